@@ -1,0 +1,122 @@
+"""Compile the symbolic layer into numerical functions (numpy, mpmath, torch).
+
+Every numerical formula in theorycheck comes from here: ``sympy.lambdify`` with an
+explicit ``modules=`` and ``cse=True``, cached, so that a constant can never differ
+between the symbolic statement and the code that integrates it. Depth L is substituted
+as an integer before compiling (``u**(L-1)`` with a float exponent is NaN for u < 0).
+
+mpmath functions work on ``mpf`` scalars at the caller's working precision
+(use ``mpmath.workdps``; this module never changes the global precision).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy as sp
+
+from . import closed_forms as cf
+from . import symbolic as sy
+
+BACKENDS: dict[str, str] = {"numpy": "numpy", "mpmath": "mpmath", "torch": "torch"}
+
+
+def _modules(backend: str) -> list[str]:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    return [BACKENDS[backend]]
+
+
+@lru_cache(maxsize=512)
+def _lambdify_cached(args: tuple, expr, backend: str) -> Callable:
+    return sp.lambdify(args, expr, modules=_modules(backend), cse=True)
+
+
+def lambdify(args, expr, backend: str = "numpy") -> Callable:
+    """``sympy.lambdify(args, expr, modules=[backend], cse=True)``, cached by (args, expr, backend)."""
+    args = tuple(args)
+    if isinstance(expr, (list, tuple)):
+        expr = tuple(expr)
+    return _lambdify_cached(args, expr, backend)
+
+
+def _depth(L: int) -> int:
+    if isinstance(L, bool) or int(L) != L or L < 1:
+        raise ValueError(f"depth must be an integer ≥ 1, got {L!r}")
+    return int(L)
+
+
+@dataclass(frozen=True)
+class BalancedField:
+    """The balanced, rescaled one-example flow in coordinate form (THEORY.md, Rescaled flows).
+
+    ``summand(z, u)`` is term j of N² (so ``N = sqrt(Σ_j summand)``; ℓ2-SAM only, the
+    others ignore N); ``field(z, u, N, rho)`` is du_j/dτ, or dθ_j/dτ with ``u`` read as
+    θ = ln u when ``log`` is true. All arguments broadcast (numpy/torch)."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log: bool
+    summand: Callable
+    field: Callable
+    uses_norm: bool
+
+
+@lru_cache(maxsize=128)
+def balanced_field(L: int, optimizer: str, backend: str = "numpy", log: bool = False) -> BalancedField:
+    """Compile :func:`closed_forms.balanced_field` (or its log-coordinate form) for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    if log:
+        expr = cf.balanced_log_field(L, optimizer)
+        var = cf.theta_j
+        summand = cf.balanced_norm_summand(L).subs(cf.u_j, sp.exp(cf.theta_j))
+    else:
+        expr = cf.balanced_field(L, optimizer)
+        var = cf.u_j
+        summand = cf.balanced_norm_summand(L)
+    return BalancedField(
+        L=L,
+        optimizer=optimizer,
+        backend=backend,
+        log=log,
+        summand=lambdify((cf.z_j, var), summand, backend),
+        field=lambdify((cf.z_j, var, cf.N, sy.rho), expr, backend),
+        uses_norm=cf.N in expr.free_symbols,
+    )
+
+
+@lru_cache(maxsize=64)
+def layer_gradient(L: int, backend: str = "numpy") -> Callable:
+    """``f(G, w_1, …, w_L) -> (g_1, …, g_L)``: ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m coordinatewise,
+    with ``G = ∂Lo/∂β`` (see :func:`symbolic.layer_gradient_coordinate`)."""
+    G, w, g = sy.layer_gradient_coordinate(_depth(L))
+    return lambdify((G, *w), g, backend)
+
+
+@lru_cache(maxsize=16)
+def perturbation(optimizer: str, backend: str = "numpy") -> Callable:
+    """``eps(g, S, rho)``: SAM's ascent step for gradient entries g with joint ℓ2 norm S
+    (:func:`symbolic.perturbation_coordinate`). GD returns zeros shaped like g."""
+    g, S, eps = sy.perturbation_coordinate(optimizer)
+    if eps == 0:
+        return lambda g_, S_, rho_: g_ * 0
+    return lambdify((g, S, sy.rho), eps, backend)
+
+
+@lru_cache(maxsize=16)
+def loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[Callable, Callable]:
+    """(ℓ, ℓ') compiled from :func:`symbolic.loss_expr` and its derivative."""
+    return lambdify((sy.s,), sy.loss_expr(loss), backend), lambdify((sy.s,), sy.loss_derivative(loss), backend)
+
+
+@lru_cache(maxsize=8)
+def reduced_l2(backend: str = "numpy") -> tuple[Callable, Callable]:
+    """C4's reduction (ℓ2-SAM, L = 2, one example, uniform α): returns
+    ``summand(z, tau, I, alpha, rho)`` (term j of N(τ, I)²) and
+    ``theta(z, tau, I, alpha, rho)`` (θ_j = ln u_j)."""
+    args = (cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho)
+    return lambdify(args, cf.l2_reduced_summand(), backend), lambdify(args, cf.l2_theta(), backend)
