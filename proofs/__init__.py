@@ -1,0 +1,26 @@
+"""THEORY.md's derivations, executable: one module per theorem.
+
+Importing this package registers every theorem in :data:`REGISTRY` (in THEORY.md's order).
+"""
+
+from . import c1, c2, c3, c4, c5, c6, rescaled  # noqa: F401  (registers R, B, C1..C6)
+from ._core import MARKS, REGISTRY, Theorem, TheoremResult
+
+__all__ = ["MARKS", "ORDER", "REGISTRY", "Theorem", "TheoremResult", "check_keys", "run_all"]
+
+
+#: THEORY.md's order
+ORDER = ("R", "B", "C1", "C2", "C3", "C4", "C5", "C6")
+
+
+def check_keys(keys: list[str]) -> None:
+    """Raise KeyError naming unknown theorem keys."""
+    unknown = [k for k in keys if k not in REGISTRY]
+    if unknown:
+        raise KeyError(f"unknown theorem(s) {', '.join(unknown)}; known: {', '.join(ORDER)}")
+
+
+def run_all(keys: list[str] | None = None) -> list[TheoremResult]:
+    """Run the registered theorems (all, or those whose keys are given), in THEORY.md's order."""
+    check_keys(keys or [])
+    return [REGISTRY[k].run() for k in (keys or [k for k in ORDER if k in REGISTRY])]
