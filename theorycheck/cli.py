@@ -22,6 +22,7 @@ from .setting import Setting, parse_floats
 
 #: subcommand modules, in the order ``theorycheck --help`` lists them
 COMMAND_MODULES: tuple[str, ...] = (
+    "theorycheck.commands.setting",
     "theorycheck.commands.derive",
     "theorycheck.commands.prove",
 )
