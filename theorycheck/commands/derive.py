@@ -97,12 +97,16 @@ def run(args: argparse.Namespace) -> int:
              f"{'one example, rescaled time dτ = −ℓ′(m̂) dt' if res['time'] == 'rescaled' else f'{args.examples} examples, real time'}")
     print(title)
     print("=" * len(title))
+    def show(k, v):
+        text = _fmt(v, args.format)
+        print(f"{k} =\n{text}\n" if "\n" in text else f"{k} = {text}")
+
     for k, v in res["equations"].items():
-        print(f"{k} = {_fmt(v, args.format)}")
+        show(k, v)
     if "system" in res:
         print(f"\nexplicit system for d = {args.dim}:")
         for k, v in res["system"].items():
-            print(f"{k} = {_fmt(v, args.format)}")
+            show(k, v)
     return 0
 
 
