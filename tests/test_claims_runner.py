@@ -38,3 +38,11 @@ def test_refined_claim_runs_when_original_fails():
     assert v.status == FAILS and v.refined is not None and v.refined.status == HOLDS
     d = v.to_dict()
     assert d["refined"]["status"] == HOLDS
+
+
+def test_a_crashing_check_is_an_error_verdict():
+    def bad(x):
+        raise ZeroDivisionError("boom")
+
+    v = run_claim(Claim("T.crash", "crash", st.integers(0, 3), bad, "exact", describe=lambda x: {"x": x}), examples=3)
+    assert v.status == "error" and "ZeroDivisionError" in v.message and v.counterexample is not None
