@@ -83,7 +83,7 @@ def test_one_seed_gives_no_interval():
     runs = [_run("gd", 5, [2.3, 1, 1, 1], [0.5] * 4), _run("sam-linf", 5, [2.3, 1, 1, 1], [0.6] * 4)]
     steps, _ = compare(runs, cfg)
     assert steps["ci95"] is None and steps["verdict"] == "one seed: no interval"
-    assert "no robust difference" in summary_line(compare(runs, cfg), "mnist")["verdict"]
+    assert "no conclusion" in summary_line(compare(runs, cfg), "mnist")["verdict"]
 
 
 def test_config_validation():

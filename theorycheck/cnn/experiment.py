@@ -359,8 +359,10 @@ def summary_line(comparisons: list[dict], dataset: str) -> dict:
         head = "SAM put LESS Grad-CAM mass on the background than GD (the opposite of E2)"
     elif counts["more"] and counts["less"]:
         head = "mixed: SAM put more background mass than GD in some settings and less in others"
-    else:
+    elif counts["not significant"] or counts["inconsistent"]:
         head = "no robust difference between SAM and GD in Grad-CAM background mass"
+    else:
+        head = "no conclusion: no setting had non-stalled pairs over at least two seeds"
     parts = [f"{counts[k]} {k}" for k in kinds if counts[k]]
     where = "; ".join(f"{s['optimizer']} α={s['alpha']:g}: {s['verdict']}" for s in settings)
     detail = (f"{n} setting(s): {', '.join(parts)} ({where}); a setting counts only when matched steps and "
