@@ -15,8 +15,8 @@ INSTALL_HINT = 'install torch==2.13.0 and captum: pip install "torch==2.13.0" &&
 def require_torch() -> None:
     """Raise a one-line :class:`TheorycheckError` when torch or captum is missing."""
     try:
+        import torch  # noqa: F401, I001  (torch first: captum needs it)
         import captum  # noqa: F401
-        import torch  # noqa: F401
     except ImportError as exc:
         raise TheorycheckError(f"the cnn experiment needs torch and captum ({exc.name} is missing): "
                                f"{INSTALL_HINT}") from None

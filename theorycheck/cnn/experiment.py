@@ -195,7 +195,7 @@ def _evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch: int = 1
 
 
 def _train_run(model: nn.Module, run: Run, order: np.ndarray, T: _Tensors, cfg: Config, fields: Fields,
-               checkpoints: Sequence[int], keep_grid: bool, log: Callable[[str], None]) -> Run:
+               checkpoints: Sequence[int], n_classes: int, keep_grid: bool, log: Callable[[str], None]) -> Run:
     lossf = nn.CrossEntropyLoss()
     if run.optimizer == "gd":
         opt: torch.optim.Optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr)
@@ -248,7 +248,7 @@ def _train_run(model: nn.Module, run: Run, order: np.ndarray, T: _Tensors, cfg: 
             record(step)
             next_ck += 1
     run.final_norm = parameter_norm(model)
-    run.stalled = run.train_loss[-1] >= STALL_FRACTION * math.log(int(T.y_train.max()) + 1)
+    run.stalled = run.train_loss[-1] >= STALL_FRACTION * math.log(n_classes)
     return run
 
 
@@ -425,7 +425,7 @@ def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict
                 run = Run(opt, alpha, seed, rho, eps_norm / init_norm, init_norm)
                 log(f"[cnn] run {len(runs) + 1}/{n_runs}: {opt} α={alpha:g} seed={seed} "
                     f"(ρ={rho:.4g}, ‖ε‖/‖θ₀‖={run.rho_relative:.4f})")
-                runs.append(_train_run(copy.deepcopy(model0), run, order, T, cfg, fields, checkpoints,
+                runs.append(_train_run(copy.deepcopy(model0), run, order, T, cfg, fields, checkpoints, n_classes,
                                        keep_grid=si == 0, log=log))
     comparisons = compare(runs, cfg)
     summary = summary_line(comparisons, cfg.dataset)
