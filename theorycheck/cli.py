@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.commands.prove",
     "theorycheck.commands.verify",
     "theorycheck.commands.thresholds",
+    "theorycheck.commands.cnn",
 )
 
 
