@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from scipy.optimize import linprog
@@ -223,14 +223,14 @@ class Setting:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_z(cls, z: Sequence[float] | str, **kwargs) -> "Setting":
+    def from_z(cls, z: Sequence[float] | str, **kwargs) -> Setting:
         """One example z = y x (label +1)."""
         if isinstance(z, str):
             z = parse_floats(z, "z")
         return cls(np.atleast_2d(np.asarray(z, dtype=float)), np.ones(1), **kwargs)
 
     @classmethod
-    def from_csv(cls, path: str | Path, **kwargs) -> "Setting":
+    def from_csv(cls, path: str | Path, **kwargs) -> Setting:
         """Examples from a CSV of rows ``x1,…,xd,y``."""
         X, y = read_csv(path)
         return cls(X, y, **kwargs)
@@ -270,7 +270,7 @@ class Setting:
     def balanced(self) -> bool:
         return self.init.balanced
 
-    def replace(self, **changes) -> "Setting":
+    def replace(self, **changes) -> Setting:
         """A copy with some fields changed (validated again)."""
         kw = dict(depth=self.depth, loss=self.loss, optimizer=self.optimizer, rho=self.rho,
                   alpha=self.init.value if self.init.kind != "scalar" else float(self.init.value))
