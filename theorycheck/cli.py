@@ -23,6 +23,8 @@ from .setting import Setting, parse_floats
 #: subcommand modules, in the order ``theorycheck --help`` lists them
 COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.commands.derive",
+    "theorycheck.commands.trajectory",
+    "theorycheck.commands.maxmargin",
 )
 
 

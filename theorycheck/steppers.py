@@ -173,15 +173,35 @@ class StepFailed(Exception):
 
 class ScipyStepper:
     """One DOP853 (8th order, 7th-order dense output) step at a time; ``nfev`` counts
-    field evaluations."""
+    field evaluations. Time is rescaled internally by a power of two T close to the
+    shortest time scale |y|/|ẏ| at the start (t = t0 + T s), because DOP853's error norm
+    squares ẏ and overflows when |ẏ| ≳ 1e150 (e.g. α = 1e200 just before a blow-up)."""
 
     def __init__(self, rhs: Callable, t0: float, y0: np.ndarray, t_bound: float, rtol: float, atol):
-        self._solver = DOP853(rhs, float(t0), np.asarray(y0, dtype=float), float(t_bound),
-                              rtol=rtol, atol=atol)
-        self.t = float(t0)
-        self.y = np.asarray(y0, dtype=float)
+        y0 = np.asarray(y0, dtype=float)
+        t0, t_bound = float(t0), float(t_bound)
+        tau = self._time_scale(rhs, t0, y0, atol)
+        T = 2.0 ** round(math.log2(tau)) if tau is not None else 1.0
+        self.T, self.t0 = T, t0
+        self._solver = DOP853(lambda s, y: T * rhs(t0 + T * s, y), 0.0, y0, (t_bound - t0) / T,
+                              rtol=rtol, atol=atol,
+                              first_step=min(1e-3, (t_bound - t0) / T) if t_bound > t0 else None)
+        self.t = t0
+        self.y = y0
         self.t_old = self.t
         self.y_old = self.y
+        self.t_bound = t_bound
+
+    @staticmethod
+    def _time_scale(rhs, t0: float, y0: np.ndarray, atol) -> float | None:
+        """The shortest |y|/|ẏ| over the components (None if the field is 0 or not finite)."""
+        with np.errstate(all="ignore"):
+            f = np.abs(np.asarray(rhs(t0, y0), dtype=float))
+            scale = np.abs(y0) + np.broadcast_to(atol, y0.shape)
+            tau = scale[f > 0] / f[f > 0]
+        if tau.size == 0 or not np.all(np.isfinite(tau)) or np.min(tau) <= 0:
+            return None
+        return float(np.clip(np.min(tau), 1e-290, 1e290))
 
     @property
     def nfev(self) -> int:
@@ -192,13 +212,26 @@ class ScipyStepper:
         msg = self._solver.step()
         if self._solver.status == "failed":
             raise StepFailed(msg or "DOP853 failed")
-        self.t, self.y = float(self._solver.t), self._solver.y.copy()
+        s = self._solver.t
+        self.t = self.t_bound if s >= self._solver.t_bound else self.t0 + self.T * s
+        self.y = self._solver.y.copy()
 
     def dense(self) -> Callable[[float], np.ndarray]:
         if self.t == self.t_old:
             y = self.y.copy()
             return lambda t: y
-        return self._solver.dense_output()
+        sol = self._solver.dense_output()
+        t0, T, t_old, t1 = self.t0, self.T, self.t_old, self.t
+        s_old, s1 = sol.t_old, sol.t
+
+        def at(t: float) -> np.ndarray:
+            if t <= t_old:
+                return sol(s_old)
+            if t >= t1:
+                return sol(s1)
+            return sol((t - t0) / T)
+
+        return at
 
 
 def _err_norm(err, y0, y1, rtol, atol) -> Any:

@@ -202,6 +202,8 @@ class BranchSystem(FlowSystem):
         uhat = self.cf.point(zj, u, sig, self.rho)
         self.sig[j], self.side[j] = sig, side
         self.c[j] = self.cf.point(zj, 0 * u, sig, self.rho)
+        if u != 0 and uhat == self.c[j]:  # |u| below the resolution of û = u + c: u is at 0
+            return "at_zero"
         if uhat == 0:
             self.frozen[j], self.ufrozen[j] = True, u
             return "stationary"
@@ -238,8 +240,13 @@ class BranchSystem(FlowSystem):
         elif u == 0:
             kind = self._at_zero(j, y)
             self.start_records.append((kind, j, "u_j = 0 at the start"))
-        elif self._set_branch(j, _sgn(u), u, y) == "stationary":
-            self.start_records.append(("stationary", j, "û_j = 0: an equilibrium (e.g. α_j = ρ)"))
+        else:
+            state = self._set_branch(j, _sgn(u), u, y)
+            if state == "stationary":
+                self.start_records.append(("stationary", j, "û_j = 0: an equilibrium (e.g. α_j = ρ)"))
+            elif state == "at_zero":
+                kind = self._at_zero(j, y)
+                self.start_records.append((kind, j, "|u_j| ≪ ρ at the start: treated as u_j = 0"))
 
     # -- the flow
     def rhs(self, t, v):
@@ -588,6 +595,10 @@ class LayersSystem(FlowSystem):
     def start_stop(self) -> str | None:
         if self._fail:
             return self._fail
+        if self.linf and self.L >= 2:  # every coordinate held at 0 (dead, or tied and sliding)
+            held = set(self.dead) | {a[1] for a in self.sliding if a[0] == "u"}
+            if len(held) == self.d:
+                return "collapse"
         if self.optimizer == "sam-l2" and self.L >= 2 and self._lnS(self.W(self.y0)) == -math.inf:
             beta = np.prod(self.W(self.y0), axis=0)
             return "collapse" if all(b == 0 for b in beta) else "stationary"

@@ -110,7 +110,8 @@ class Trajectory:
     def successful(self) -> bool:
         """True when the run ended for a reason of the flow (t_max, collapse, blow-up,
         stationary), not because a budget or the number format ran out."""
-        return self.stopped_because in ("t_max", "collapse", "blowup", "stationary", "critical_point")
+        return self.stopped_because in ("t_max", "collapse", "blowup", "stationary", "critical_point",
+                                        "steps", "norm_reached")
 
     @property
     def d(self) -> int:
@@ -127,9 +128,15 @@ class Trajectory:
         t = float(t)
         if not self.t[0] <= t <= self.t[-1]:
             raise TheorycheckError(f"time {t:g} outside the solved interval [{self.t[0]:g}, {self.t[-1]:g}]")
-        if not self._steps:
-            i = int(np.argmin(np.abs(self.t - t)))
-            return self.log_abs_beta[i].copy(), self.sign_beta[i].copy()
+        if not self._steps:  # discrete iterates: ln|β| linear between recorded points
+            i = int(np.clip(np.searchsorted(self.t, t, side="right") - 1, 0, len(self.t) - 1))
+            if i == len(self.t) - 1 or self.t[i + 1] == self.t[i]:
+                return self.log_abs_beta[i].copy(), self.sign_beta[i].copy()
+            w = (t - self.t[i]) / (self.t[i + 1] - self.t[i])
+            a, b = self.log_abs_beta[i], self.log_abs_beta[i + 1]
+            with np.errstate(invalid="ignore"):
+                la = np.where(np.isfinite(a) & np.isfinite(b), (1 - w) * a + w * b, a if w < 0.5 else b)
+            return la, (self.sign_beta[i] if w < 0.5 else self.sign_beta[i + 1]).copy()
         ends = np.array([s.t1 for s in self._steps])
         i = int(np.searchsorted(ends, t, side="left"))
         step = self._steps[min(i, len(self._steps) - 1)]
