@@ -375,3 +375,45 @@ def test_gbs_fixed_step_convergence_order(k):
         errs = [abs(gbs_fixed(rhs, mpmath.mpf(0), bk.array([a]), T, n, k)[0] - ref) for n in ns]
         order = np.polyfit(np.log([float(T / n) for n in ns]), [float(mpmath.log(e)) for e in errs], 1)[0]
     assert abs(order - 2 * k) < 0.35, (k, order)
+
+
+# ------------------------------------------------------------------ property test (new inputs)
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(z=st.lists(st.floats(0.1, 3.0), min_size=1, max_size=4),
+       ratios=st.lists(st.floats(0.05, 3.0), min_size=4, max_size=4),
+       rho=st.floats(0.1, 2.0))
+def test_linf_l2_closed_form_property(z, ratios, rho):
+    """C2 on drawn inputs: u_j(τ) = ρ + (α_j − ρ) e^{z_j τ} before its zero time, exactly 0
+    after it, and the zero times τ_j = ln(ρ/(ρ − α_j))/z_j, all to 1e-8."""
+    z = np.array(z)
+    alpha = rho * np.array(ratios[: len(z)])
+    tr = solve(Setting.from_z(z, optimizer="sam-linf", rho=rho, alpha=alpha), t_max=3.0)
+    assert tr.successful
+    slides = {e.index: e.time for e in tr.events if e.kind == "slide"}
+    zero = [linf_zero(z[j], alpha[j], rho) if alpha[j] < rho else math.inf for j in range(len(z))]
+    for j in range(len(z)):
+        if zero[j] < tr.t_end:
+            assert slides[j + 1] == pytest.approx(zero[j], rel=REL)
+        elif zero[j] > tr.t_end * (1 + 1e-9):
+            assert j + 1 not in slides
+    t = tr.t_end
+    la = tr.at(t)[0] / 2
+    for j in range(len(z)):
+        if j + 1 in slides:
+            assert la[j] == -math.inf
+        elif alpha[j] != rho and zero[j] > t * (1 + 1e-6):
+            assert la[j] == pytest.approx(math.log(abs(linf_u(z[j], alpha[j], rho, t))), abs=REL)
+
+
+@pytest.mark.parametrize("precision", [None, 20])
+def test_simultaneous_events_at_ties(precision):
+    """Equal z_j and α_j < ρ: two coordinates reach 0 at the same instant; both slide."""
+    tr = solve(Setting.from_z([1.0, 1.0, 1.0], optimizer="sam-linf", rho=1.0, alpha=[1.5, 0.5, 0.5]), t_max=3.0,
+               precision=precision)
+    slides = sorted(e.index for e in tr.events if e.kind == "slide")
+    assert slides == [2, 3]
+    la = tr.at(3.0)[0]
+    assert la[1] == la[2] == -math.inf

@@ -175,6 +175,18 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                 obs.append(seg.observe(te, ye))
                 out = seg.on_event(evfns[i], te, ye)
                 n_events += 1
+                # simultaneous events (ties, e.g. equal z_j and α_j): handle them all now,
+                # or the restarted segment would start on their surfaces and miss them
+                tol = (abs(te) + abs(te - stepper.t_old)) * (1e-12 if not mp else mpmath.mpf(10) ** (8 - mpmath.mp.dps))
+                for r, i2 in sorted(roots, key=lambda r: r[0]):
+                    if i2 == i or abs(r - te) > tol or out.stop or out.system is None:
+                        continue
+                    more = out.system.on_event(evfns[i2], te, out.y)
+                    more.records = out.records + more.records
+                    out = more
+                    n_events += 1
+                if out.system is not None and out.y is not None:  # the state after the event
+                    obs[-1] = out.system.observe(te, out.y)
                 if out.stop in ("collapse", "blowup"):  # refine the singular time
                     te_x = _extrapolated(seg, evfns[i], stepper.t_old, te, ye, dense)
                     if te_x is not None:

@@ -20,7 +20,7 @@ from . import compile as C
 from .trajectory import Trajectory
 
 __all__ = ["Switch", "direction", "dominant_index", "index_path", "switches", "margins_and_loss",
-           "final_direction", "final_index", "summary"]
+           "final_direction", "final_index", "summary", "log_norm", "direction_at_norm"]
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,12 @@ def _locate(traj: Trajectory, ta: float, ja: int, tb: float, jb: int, depth: int
                 tr = brentq(D, ta, tb, xtol=tiny, rtol=4 * np.finfo(float).eps, maxiter=200)
             except (ValueError, RuntimeError):
                 tr = 0.5 * (ta + tb)
-            # accept a single switch when j† is ja just before and jb just after
+            # accept a single switch when ja and jb lead at the crossing itself and j† is
+            # ja just before and jb just after (otherwise another index intervenes: split)
+            la_r = traj.at(tr)[0]
+            lead = max(la_r[ja - 1], la_r[jb - 1]) >= np.max(la_r) - 1e-12 * (1 + abs(np.max(la_r)))
             left, right = 0.5 * (ta + tr), 0.5 * (tr + tb)
-            if _index_at(traj, left) == ja and _index_at(traj, right) == jb:
+            if lead and _index_at(traj, left) == ja and _index_at(traj, right) == jb:
                 return [Switch(float(tr), ja, jb)]
             tm = tr if ta < tr < tb else 0.5 * (ta + tb)
         else:
@@ -137,6 +140,34 @@ def _tie_resolved(la: np.ndarray, gap: float = 1e-9) -> int:
         if lead(la[i]) > gap:
             return i
     return 0
+
+
+def log_norm(log_abs_beta: np.ndarray) -> float:
+    """ln‖β‖₂ from ln|β_j| (−inf for β = 0)."""
+    la = np.asarray(log_abs_beta, dtype=float)
+    m = np.max(la)
+    if m == -np.inf:
+        return -math.inf
+    return float(m + 0.5 * np.log(np.sum(np.exp(2 * (la - m)))))
+
+
+def direction_at_norm(traj: Trajectory, level: float) -> np.ndarray | None:
+    """β/‖β‖₂ where ln‖β‖₂ first reaches ``level`` (root on the dense output), or None if it
+    never does. Compares a flow with its discrete algorithm along the path, since their
+    clocks differ (rescaled τ, or t = kη)."""
+    norms = np.array([log_norm(row) for row in traj.log_abs_beta])
+    above = np.flatnonzero(norms >= level)
+    if above.size == 0:
+        return None
+    i = int(above[0])
+    if i == 0:
+        return direction(traj.log_abs_beta[0], traj.sign_beta[0])
+
+    def g(t: float) -> float:
+        return log_norm(traj.at(t)[0]) - level
+
+    t = brentq(g, float(traj.t[i - 1]), float(traj.t[i]), xtol=1e-300, rtol=4 * np.finfo(float).eps)
+    return direction(*traj.at(t))
 
 
 def final_index(traj: Trajectory) -> int:

@@ -128,6 +128,8 @@ class Trajectory:
         t = float(t)
         if not self.t[0] <= t <= self.t[-1]:
             raise TheorycheckError(f"time {t:g} outside the solved interval [{self.t[0]:g}, {self.t[-1]:g}]")
+        if t == self.t[-1]:  # the stored end state (after any final event)
+            return self.log_abs_beta[-1].copy(), self.sign_beta[-1].copy()
         if not self._steps:  # discrete iterates: ln|β| linear between recorded points
             i = int(np.clip(np.searchsorted(self.t, t, side="right") - 1, 0, len(self.t) - 1))
             if i == len(self.t) - 1 or self.t[i + 1] == self.t[i]:
