@@ -20,7 +20,7 @@ from . import compile as C
 from .trajectory import Trajectory
 
 __all__ = ["Switch", "direction", "dominant_index", "index_path", "switches", "margins_and_loss",
-           "final_direction", "final_index", "summary", "log_norm", "direction_at_norm"]
+           "final_direction", "final_index", "initial_index", "summary", "log_norm", "direction_at_norm"]
 
 
 @dataclass(frozen=True)
@@ -46,11 +46,16 @@ def direction(log_abs_beta: np.ndarray, sign: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-def dominant_index(log_abs_beta: np.ndarray) -> int:
-    """j† = argmax_j |β_j| (1-based), 0 when β = 0."""
+def dominant_index(log_abs_beta: np.ndarray, tie: float = 0.0) -> int:
+    """j† = argmax_j |β_j| (1-based), 0 when β = 0. With ``tie`` > 0, coordinates whose
+    ln|β_j| is within ``tie`` (relative) of the maximum count as tied and the smallest
+    index is returned (equal z and α evolve identically up to rounding)."""
     la = np.asarray(log_abs_beta, dtype=float)
     if la.size == 0 or np.max(la) == -np.inf:
         return 0
+    if tie > 0:
+        m = np.max(la)
+        return int(np.flatnonzero(la >= m - tie * max(1.0, abs(m)))[0]) + 1
     return int(np.argmax(la)) + 1
 
 
@@ -170,6 +175,12 @@ def direction_at_norm(traj: Trajectory, level: float) -> np.ndarray | None:
     return direction(*traj.at(t))
 
 
+def initial_index(traj: Trajectory) -> int:
+    """j†(0+): j† at the first stored step where a uniform start's tie is resolved."""
+    la = traj.log_abs_beta
+    return dominant_index(la[_tie_resolved(la)]) if len(la) else 0
+
+
 def final_index(traj: Trajectory) -> int:
     """j† at the end (0 after a collapse)."""
     return 0 if traj.collapsed else dominant_index(traj.log_abs_beta[-1])
@@ -216,6 +227,7 @@ def summary(traj: Trajectory) -> dict:
         "message": traj.message,
         "t_end": traj.t_end,
         "t_max": traj.t_max,
+        "initial_index": initial_index(traj),
         "final_index": final_index(traj),
         "collapsed": traj.collapsed,
         "collapse_time": traj.collapse_time,
