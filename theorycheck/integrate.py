@@ -9,7 +9,9 @@ says why it stopped (``stopped_because``) instead of raising from inside the sol
   a time so that budgets, events and progress are ours) or mpmath at ``precision`` digits
   (Gragg–Bulirsch–Stoer, :mod:`theorycheck.steppers`);
 - events: collapse, blow-up, ℓ∞ switching (cross / slide / leave), each located by root
-  finding on the step's dense output; a hybrid system restarts after each.
+  finding on the step's dense output; a hybrid system restarts after each (simultaneous
+  events, as at ties, are handled together). A segment's clock may be the arc length s
+  (dτ/ds = N, τ a state component) instead of time: that regularises an ℓ2 collapse.
 """
 
 from __future__ import annotations
