@@ -133,10 +133,11 @@ def _c1_register():
 
     def check_several(x) -> Outcome:
         from theorycheck.maxmargin import l2_max_margin
+        from theorycheck.trajectory import Budget
 
         s = Setting(np.array(x["X"]), np.array(x["y"]), depth=1, optimizer=x["optimizer"], rho=x["rho"],
                     alpha=x["alpha"])
-        tr = num.solve(s, float(decades[-1]))
+        tr = num.solve(s, float(decades[-1]), budget=Budget(max_seconds=10.0))
         if not tr.successful or tr.t_end < decades[-1]:
             return Outcome(None, detail={"stopped_because": tr.stopped_because})
         b = l2_max_margin(s.Z).direction
