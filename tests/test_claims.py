@@ -2,6 +2,7 @@
 tool reports is a real one (checked here again, independently where possible)."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -34,9 +35,13 @@ def test_every_claim_has_an_expectation():
     assert set(REGISTRY) == set(EXPECTED)
 
 
+#: drawn inputs per claim: THEORYCHECK_PROFILE=thorough runs the property tests at verify's thorough size
+EXAMPLES = {"fast": 4, "thorough": 100}[os.environ.get("THEORYCHECK_PROFILE", "fast")]
+
+
 @pytest.mark.parametrize("key", sorted(EXPECTED))
 def test_verdicts(key):
-    v = run_claim(REGISTRY[key], examples=4, seed_=1)
+    v = run_claim(REGISTRY[key], examples=EXAMPLES, seed_=1)
     want, want_refined = EXPECTED[key]
     if want == "holds-or-inconclusive":
         assert v.status in (HOLDS, "inconclusive") and v.tried >= 4, (v.message, v.counterexample)
