@@ -154,3 +154,71 @@ def alpha_gd_like() -> sp.Expr:
     """The major coordinate grows fastest from the start iff N0 ≥ ρ (z_(d) + z_(d−1)),
     i.e. α ≥ ρ (z_(d) + z_(d−1)) / (√2‖z‖₂) (C5)."""
     return sp.solve(sp.Eq(initial_norm(), rho * (z_1st + z_2nd)), alpha)[0]
+
+
+# ---------------------------------------------------------------- forms for the integrators
+# Rewritings of the formulas above that integrators need (log coordinates, locked branches,
+# log-space sums). Each is *derived* here from the forms above by substitution, never typed
+# anew, and tests/test_forms_traj.py checks that it equals the form it came from.
+
+#: ln N, so that N = e^{lnN} never overflows (ℓ2-SAM)
+lnN = sp.Symbol("lnN", real=True)
+#: a locked branch ±1 of the sign in ℓ∞-SAM's perturbation (constant between switching events)
+sigma = sp.Symbol("sigma", real=True)
+#: the sign of û_j and v_j = ln|û_j| (shifted log coordinate of the GD / ℓ∞-SAM flows)
+s_hat = sp.Symbol("s", real=True)
+v_j = sp.Symbol("v_j", real=True)
+
+
+def balanced_log_norm_summand(L) -> sp.Expr:
+    """ln of term j of N² with u_j = e^{θ_j}: N = exp(½ logsumexp_j(·)) without overflow."""
+    return sp.expand_log(sp.log(balanced_norm_summand(L).subs(u_j, sp.exp(theta_j))))
+
+
+def balanced_log_field_factored(L, optimizer: str) -> sp.Expr:
+    """dθ_j/dτ = z_j r_j^{L−1} e^{(L−2)θ_j} with r_j = û_j/u_j and N = e^{lnN}: the
+    balanced field (THEORY.md, Rescaled flows) divided by u_j, factored so that nothing
+    cancels near û_j = 0 and nothing overflows when u_j and N are huge."""
+    r = sp.Dummy("r")
+    uhat = balanced_perturbed_point(L, optimizer)
+    ratio = sp.expand(uhat / u_j)
+    f = balanced_field(L, optimizer).subs(uhat, u_j * r) / u_j
+    f = f.subs(r, ratio).subs({u_j: sp.exp(theta_j), N: sp.exp(lnN)})
+    return sp.powsimp(sp.expand_power_base(f, force=True), deep=True, force=True, combine="exp")
+
+
+def linf_branch_argument(L) -> sp.Expr:
+    """The argument a of the sign in ℓ∞-SAM's balanced perturbed point, as sympy writes it
+    (``u_j − ρ sign(z_j u_j^{L−1})``, i.e. a = z_j u_j^{L−1}); the branch is σ = sign(a)."""
+    (sgn,) = balanced_perturbed_point(L, "sam-linf").atoms(sp.sign)
+    return sgn.args[0]
+
+
+def balanced_branch_point(L, optimizer: str) -> sp.Expr:
+    """û_j with the sign locked to the branch σ = sign(:func:`linf_branch_argument`):
+    u_j − ρσ (ℓ∞-SAM), u_j (GD)."""
+    if optimizer not in ("gd", "sam-linf"):
+        raise ValueError("locked branches exist for gd and sam-linf only")
+    return balanced_perturbed_point(L, optimizer).replace(sp.sign, lambda *_: sigma)
+
+
+def balanced_branch_field(L, optimizer: str) -> sp.Expr:
+    """du_j/dτ on one branch σ of the ℓ∞ sign (GD: the field itself): z_j (u_j − ρσ)^{L−1}."""
+    if optimizer not in ("gd", "sam-linf"):
+        raise ValueError("locked branches exist for gd and sam-linf only")
+    return balanced_field(L, optimizer).replace(sp.sign, lambda *_: sigma)
+
+
+def balanced_shifted_log_field(L, optimizer: str) -> sp.Expr:
+    """dv_j/dτ for v_j = ln|û_j|, û_j = s e^{v_j} (GD, ℓ∞-SAM on a branch σ): the branch
+    field with u_j = s e^{v_j} − (û_j − u_j), divided by dû_j/dv_j = s e^{v_j}. For L = 2
+    and ℓ∞ this is z_j, so C2's u_j = ρ + (α_j − ρ) e^{z_j τ} is linear in v."""
+    uhat = balanced_branch_point(L, optimizer)
+    u_of_v = s_hat * sp.exp(v_j) - (uhat - u_j)
+    f = balanced_branch_field(L, optimizer).subs(u_j, u_of_v) / (s_hat * sp.exp(v_j))
+    return sp.powsimp(sp.expand_power_base(sp.expand(f), force=True), force=True)
+
+
+def l2_reduced_log_summand() -> sp.Expr:
+    """ln of term j of N(τ, I)² (C4's reduction), for a log-space sum."""
+    return sp.expand_log(sp.log(l2_reduced_summand()))

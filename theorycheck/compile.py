@@ -120,3 +120,77 @@ def reduced_l2(backend: str = "numpy") -> tuple[Callable, Callable]:
     ``theta(z, tau, I, alpha, rho)`` (θ_j = ln u_j)."""
     args = (cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho)
     return lambdify(args, cf.l2_reduced_summand(), backend), lambdify(args, cf.l2_theta(), backend)
+
+
+# ---------------------------------------------------------------- forms for the integrators
+@dataclass(frozen=True)
+class BalancedLogField:
+    """ℓ2-SAM / GD balanced flow in θ = ln u with N carried as ln N (no overflow):
+    ``log_summand(z, θ)`` = ln(term j of N²), ``field(z, θ, lnN, rho)`` = dθ_j/dτ."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log_summand: Callable
+    field: Callable
+
+
+@lru_cache(maxsize=128)
+def balanced_log_field(L: int, optimizer: str, backend: str = "numpy") -> BalancedLogField:
+    """Compile :func:`closed_forms.balanced_log_field_factored` and
+    :func:`closed_forms.balanced_log_norm_summand` for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    return BalancedLogField(
+        L=L, optimizer=optimizer, backend=backend,
+        log_summand=lambdify((cf.z_j, cf.theta_j), cf.balanced_log_norm_summand(L), backend),
+        field=lambdify((cf.z_j, cf.theta_j, cf.lnN, sy.rho), cf.balanced_log_field_factored(L, optimizer), backend),
+    )
+
+
+@dataclass(frozen=True)
+class BranchField:
+    """GD / ℓ∞-SAM balanced flow on a locked branch σ of the sign (C2, C3):
+    ``argument(z, u)`` (σ = sign of it), ``point(z, u, sigma, rho)`` = û_j,
+    ``field(z, u, sigma, rho)`` = du_j/dτ, ``shifted(z, v, s, sigma, rho)`` = dv_j/dτ for
+    v = ln|û|, s = sign û."""
+
+    L: int
+    optimizer: str
+    backend: str
+    argument: Callable
+    point: Callable
+    field: Callable
+    shifted: Callable
+
+
+@lru_cache(maxsize=128)
+def branch_field(L: int, optimizer: str, backend: str = "numpy") -> BranchField:
+    """Compile the locked-branch forms of :mod:`closed_forms` for GD or ℓ∞-SAM, depth L."""
+    L = _depth(L)
+    if optimizer not in ("gd", "sam-linf"):
+        raise ValueError(f"locked branches exist for gd and sam-linf, not {optimizer!r}")
+    args = (cf.z_j, cf.u_j, cf.sigma, sy.rho)
+    return BranchField(
+        L=L, optimizer=optimizer, backend=backend,
+        argument=lambdify((cf.z_j, cf.u_j), cf.linf_branch_argument(L), backend),
+        point=lambdify(args, cf.balanced_branch_point(L, optimizer), backend),
+        field=lambdify(args, cf.balanced_branch_field(L, optimizer), backend),
+        shifted=lambdify((cf.z_j, cf.v_j, cf.s_hat, cf.sigma, sy.rho),
+                         cf.balanced_shifted_log_field(L, optimizer), backend),
+    )
+
+
+@lru_cache(maxsize=8)
+def reduced_l2_log(backend: str = "numpy") -> Callable:
+    """``log_summand(z, tau, I, alpha, rho)``: ln(term j of N(τ, I)²) of C4's reduction."""
+    args = (cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho)
+    return lambdify(args, cf.l2_reduced_log_summand(), backend)
+
+
+@lru_cache(maxsize=16)
+def stable_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[Callable, Callable]:
+    """(ℓ, ℓ') compiled from the overflow-free forms :func:`symbolic.loss_expr_stable` and
+    :func:`symbolic.loss_derivative_stable` (same values as :func:`loss_functions`)."""
+    return (lambdify((sy.s,), sy.loss_expr_stable(loss), backend),
+            lambdify((sy.s,), sy.loss_derivative_stable(loss), backend))
