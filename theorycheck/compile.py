@@ -194,3 +194,12 @@ def stable_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tup
     :func:`symbolic.loss_derivative_stable` (same values as :func:`loss_functions`)."""
     return (lambdify((sy.s,), sy.loss_expr_stable(loss), backend),
             lambdify((sy.s,), sy.loss_derivative_stable(loss), backend))
+
+
+# ---------------------------------------------------------------- the model, coordinatewise (sweeps)
+@lru_cache(maxsize=32)
+def predictor(L: int, backend: str = "numpy") -> Callable:
+    """``beta(w_1, …, w_L)``: β_j = w_{1,j} ⋯ w_{L,j}, compiled from :func:`symbolic.predictor`
+    (the model's definition) for one coordinate; arguments broadcast."""
+    W = sy.layer_symbols(_depth(L), 1)
+    return lambdify(tuple(W), sy.predictor(W)[0, 0], backend)

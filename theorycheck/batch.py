@@ -1,0 +1,864 @@
+"""Batched integration: many members of one flow (an α-grid, an (α, ρ)-grid, seeds) as one
+vectorised system, each member with its own step size, clock and status.
+
+Engine (:func:`integrate`): Dormand–Prince 5(4) with scipy's tableau, error norm and step
+control (``scipy.integrate.RK45``, the default of ``solve_ivp``), so "same tolerances" means
+the same thing as for a ``solve_ivp`` loop. Members never share a step size: a member's
+result does not depend on the other members of its batch (chunks of a sweep can run on
+other machines and the results stay bitwise equal).
+
+Clocks: a member integrates in its own clock s, with the physical time τ (or t) as the
+first state component, ``dτ/ds = κ``. κ = 1 far from singularities and → 0 near one
+(ℓ2 collapse N → 0, an ℓ∞ coordinate reaching u_j = 0, an L ≥ 3 blow-up), so that the
+log-coordinate fields, whose rates diverge there, become bounded in s and every member
+reaches its event in a bounded number of steps. Output on a common grid of τ comes from
+the dense output of each step, inverted for τ (safeguarded Newton).
+
+Systems (what to integrate, all fields compiled from the symbolic layer):
+
+- :class:`ReducedL2` — C4's scalar ODE dI/dτ = 1/N(τ, I) (ℓ2-SAM, L = 2, one example,
+  uniform α): a whole (α, ρ) grid is a vector of scalar ODEs. Collapse certificate
+  N < ρ z_min, no-collapse certificate N ≥ ρ z_max (THEORY.md C5; both persist).
+- :class:`BalancedLog` — one example, balanced, θ = ln u: GD and ℓ∞-SAM (any L ≥ 2),
+  ℓ2-SAM (L = 2), per-coordinate α. ℓ∞ sliding at u_j = 0 (the coordinate is frozen at 0:
+  Filippov) and α_j = ρ exactly (an equilibrium, frozen) are handled explicitly.
+- :class:`MultiExample` — several examples, real time t, balanced, θ = ln u.
+
+Status codes of a member: see :data:`STATUS`. j† is 1-based; 0 means β = 0 (collapse),
+−1 a cell that was not computed (a budget ran out: the member's status says which).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.integrate import RK45
+
+from . import compile as C
+from .errors import TheorycheckError
+
+# ---------------------------------------------------------------------------- statuses
+RUNNING, DONE, COLLAPSE, BLOWUP, SAFE, MAX_STEPS, STEP_UNDERFLOW, NONFINITE = range(8)
+#: member status code -> name (the ``status`` arrays of results hold the codes)
+STATUS: dict[int, str] = {
+    RUNNING: "running",
+    DONE: "done",  # reached the end of the grid
+    COLLAPSE: "collapse",  # β → 0 (ℓ2: N → 0; ℓ∞: every coordinate slid to 0)
+    BLOWUP: "blowup",  # L ≥ 3: a coordinate blew up in finite rescaled time
+    SAFE: "no-collapse",  # classification runs: the no-collapse certificate holds
+    MAX_STEPS: "max_steps",  # the step budget ran out
+    STEP_UNDERFLOW: "step_underflow",  # the step size fell below the float resolution
+    NONFINITE: "nonfinite",  # the field returned inf/NaN where the step could not be shrunk
+}
+#: statuses that end a member without a budget running out
+FINISHED_OK = (DONE, COLLAPSE, BLOWUP, SAFE)
+
+#: κ clocks and event levels: a rate |dθ/dτ| > e^{EVENT_LOG}·c means the singular time is
+#: less than e^{−EVENT_LOG}/c away (c: the system's rate scale)
+EVENT_LOG = 30.0
+
+
+# ---------------------------------------------------------------------------- array backends
+class NumpyOps:
+    """The few array operations the engine needs, on numpy (float64)."""
+
+    name = "numpy"
+    float = np.float64
+
+    def asarray(self, x, dtype=None):
+        return np.asarray(x, dtype=dtype if dtype is not None else np.float64)
+
+    def zeros(self, shape, dtype=None):
+        return np.zeros(shape, dtype=dtype if dtype is not None else np.float64)
+
+    def full(self, shape, value, dtype=None):
+        return np.full(shape, value, dtype=dtype if dtype is not None else np.float64)
+
+    def arange(self, n):
+        return np.arange(n)
+
+    def cat(self, xs, axis=0):
+        return np.concatenate(xs, axis=axis)
+
+    def stack(self, xs, axis=0):
+        return np.stack(xs, axis=axis)
+
+    def sum(self, x, axis):
+        return np.sum(x, axis=axis)
+
+    def amax(self, x, axis):
+        return np.max(x, axis=axis)
+
+    def argmax(self, x, axis):
+        return np.argmax(x, axis=axis)
+
+    def logsumexp(self, x, axis):
+        m = np.max(x, axis=axis, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0.0)
+        with np.errstate(divide="ignore"):
+            return np.squeeze(m, axis) + np.log(np.sum(np.exp(x - m), axis=axis))
+
+    def nonzero(self, mask):
+        return np.flatnonzero(mask)
+
+    def any(self, x) -> bool:
+        return bool(np.any(x))
+
+    def all(self, x, axis=None):
+        return np.all(x, axis=axis)
+
+    def to_numpy(self, x) -> np.ndarray:
+        return np.asarray(x)
+
+    def errstate(self):
+        return np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore")
+
+    def __getattr__(self, name):  # exp, log, sqrt, abs, where, maximum, minimum, isfinite, sign, ...
+        return getattr(np, name)
+
+
+class TorchOps:
+    """The same operations on torch (float64), on ``device`` (default: CUDA when present)."""
+
+    name = "torch"
+
+    def __init__(self, device: str | None = None):
+        import torch
+
+        self.torch = torch
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.float = torch.float64
+
+    def _dtype(self, dtype):
+        t = self.torch
+        if dtype is None or dtype in (float, np.float64):
+            return t.float64
+        if dtype in (int, np.int64):
+            return t.int64
+        if dtype in (bool, np.bool_):
+            return t.bool
+        return dtype
+
+    def asarray(self, x, dtype=None):
+        if isinstance(x, self.torch.Tensor):
+            return x.to(device=self.device, dtype=self._dtype(dtype))
+        return self.torch.as_tensor(np.asarray(x), dtype=self._dtype(dtype), device=self.device)
+
+    def zeros(self, shape, dtype=None):
+        return self.torch.zeros(shape, dtype=self._dtype(dtype), device=self.device)
+
+    def full(self, shape, value, dtype=None):
+        return self.torch.full(shape if isinstance(shape, tuple) else (shape,), value, dtype=self._dtype(dtype),
+                               device=self.device)
+
+    def arange(self, n):
+        return self.torch.arange(n, device=self.device)
+
+    def cat(self, xs, axis=0):
+        return self.torch.cat(xs, dim=axis)
+
+    def stack(self, xs, axis=0):
+        return self.torch.stack(xs, dim=axis)
+
+    def sum(self, x, axis):
+        return self.torch.sum(x, dim=axis)
+
+    def amax(self, x, axis):
+        return self.torch.amax(x, dim=axis)
+
+    def argmax(self, x, axis):
+        return self.torch.argmax(x, dim=axis)
+
+    def logsumexp(self, x, axis):
+        return self.torch.logsumexp(x, dim=axis)
+
+    def nonzero(self, mask):
+        return self.torch.nonzero(mask).reshape(-1)
+
+    def any(self, x) -> bool:
+        return bool(self.torch.any(x))
+
+    def all(self, x, axis=None):
+        return self.torch.all(x) if axis is None else self.torch.all(x, dim=axis)
+
+    def to_numpy(self, x) -> np.ndarray:
+        return x.detach().cpu().numpy() if isinstance(x, self.torch.Tensor) else np.asarray(x)
+
+    def errstate(self):
+        import contextlib
+
+        return contextlib.nullcontext()
+
+    def where(self, c, a, b):
+        t = self.torch
+        if not isinstance(a, t.Tensor):
+            a = t.as_tensor(a, dtype=t.float64, device=self.device)
+        if not isinstance(b, t.Tensor):
+            b = t.as_tensor(b, dtype=t.float64, device=self.device)
+        return t.where(c, a, b)
+
+    def __getattr__(self, name):
+        return getattr(self.torch, name)
+
+
+def get_ops(array_backend: str = "numpy", device: str | None = None):
+    """``"numpy"`` or ``"torch"`` (CUDA when present unless ``device`` says otherwise)."""
+    if array_backend == "numpy":
+        return NumpyOps()
+    if array_backend == "torch":
+        try:
+            return TorchOps(device)
+        except ImportError:
+            raise TheorycheckError("array backend 'torch' needs torch: pip install 'torch==2.13.0'") from None
+    raise TheorycheckError(f"unknown array backend {array_backend!r}: choose numpy or torch")
+
+
+# ---------------------------------------------------------------------------- systems
+class BatchSystem:
+    """What :func:`integrate` solves. State of member b: (τ_b, y_b), y of width ``m``.
+
+    Subclasses define ``initial()``, ``rates(idx, tau, y) -> (dτ/ds, dy/ds)``,
+    ``after_step(idx, tau, y, dtau, dy) -> (codes, changed)``, ``observe(idx, tau, y)``
+    and ``fill(idx, codes)`` (values of the cells after a member stopped at an event)."""
+
+    ops: Any
+    B: int
+    m: int
+    #: observable name -> numpy dtype, and the value of a cell that was never computed
+    observables: dict[str, tuple[Any, Any]] = {}
+    #: per-member event records (numpy arrays, np.inf = did not happen)
+    events: dict[str, np.ndarray]
+    #: the physical time's name: "tau" (rescaled, one example) or "t" (real)
+    time_kind = "tau"
+
+    def initial(self):
+        raise NotImplementedError
+
+    def rates(self, idx, tau, y):
+        raise NotImplementedError
+
+    def after_step(self, idx, tau, y, dtau, dy):
+        return self.ops.zeros(len(idx), dtype=int), None
+
+    def observe(self, idx, tau, y) -> dict:
+        raise NotImplementedError
+
+    def fill(self, idx: np.ndarray, codes: np.ndarray) -> dict:
+        return {}
+
+    def metadata(self) -> dict:
+        return {}
+
+
+def _col(x):
+    return x[:, None]
+
+
+def _stable_clock(ops, log_rate, log_c):
+    """κ = 1/(1 + r/c) with r = e^{log_rate}, c = e^{log_c}, and 1/(r + c), without overflow."""
+    diff = log_rate - log_c
+    big = diff > 0
+    e = ops.exp(ops.where(big, -diff, diff))  # ≤ 1
+    kappa = ops.where(big, e / (1.0 + e), 1.0 / (1.0 + e))
+    return kappa
+
+
+class ReducedL2(BatchSystem):
+    """C4's reduction of the ℓ2-SAM flow (L = 2, one example, uniform α):
+    dI/dτ = 1/N(τ, I), N² = Σ_j 2 z_j² e^{2θ_j}, θ_j = ln α + z_j τ − ρ z_j² I.
+
+    Members: ``alpha`` (B,) and ``rho`` (B,) (broadcast). Clock: dτ/ds = N/(N + c),
+    dI/ds = 1/(N + c), c = ρ z_+ (z_+ the smallest positive z_j): smooth as N → 0 and
+    N → ∞. Collapse is certified when N < ρ z_+ (every rate negative from then on) and the
+    member stops when N ≤ ``collapse_tol``·N*, N* = ρ m²/(2 z_max) (m = min nonzero |z_j|):
+    from there dN/dτ ≤ −ρ m²/2, so the collapse time is within 2N/(ρ m²) ≤ collapse_tol/z_max
+    after the stop. With ``stop_on_safe`` a member also stops once N ≥ ρ z_max (no collapse,
+    ever): for classification runs."""
+
+    time_kind = "tau"
+    observables = {"jdag": (np.int16, -1), "log_norm": (np.float64, np.nan), "I": (np.float64, np.nan)}
+
+    def __init__(self, z, alpha, rho, *, ops=None, collapse_tol: float = 1e-10, stop_on_safe: bool = False):
+        self.ops = ops or NumpyOps()
+        z = np.asarray(z, dtype=float).reshape(-1)
+        if not np.any(z > 0):
+            raise TheorycheckError("z has no positive entry: the balanced network (β = u², u > 0) cannot fit it")
+        alpha, rho = np.broadcast_arrays(np.asarray(alpha, float).reshape(-1), np.asarray(rho, float).reshape(-1))
+        if np.any(alpha <= 0) or np.any(rho < 0) or not (np.all(np.isfinite(alpha)) and np.all(np.isfinite(rho))):
+            raise TheorycheckError("the reduced ℓ2 sweep needs α > 0 and ρ ≥ 0, finite")
+        self.B, self.m, self.d = alpha.size, 1, z.size
+        self.z_np, self.alpha_np, self.rho_np = z, alpha.copy(), rho.copy()
+        o = self.ops
+        self.z = o.asarray(z)[None, :]
+        self.alpha = o.asarray(alpha)
+        self.rho = o.asarray(rho)
+        self.log_summand = C.reduced_l2_log(o.name)
+        _, self.theta = C.reduced_l2(o.name)
+        zpos = float(z[z > 0].min())
+        nz = np.abs(z[z != 0])
+        self.zmax = float(z.max())
+        with np.errstate(divide="ignore"):
+            self.log_c = o.asarray(np.log(rho * zpos))  # −inf when ρ = 0 (GD: κ = 1)
+            self.log_cert = o.asarray(np.log(rho * zpos))  # N < ρ z_+: collapse certain
+            self.log_safe = o.asarray(np.log(rho * self.zmax))  # N ≥ ρ z_max: no collapse
+            self.log_stop = o.asarray(np.log(collapse_tol * rho * nz.min() ** 2 / (2 * self.zmax)))
+        self.collapse_tol = collapse_tol
+        self.stop_on_safe = stop_on_safe
+        self.events = {"collapse_certified": np.full(self.B, np.inf), "collapse": np.full(self.B, np.inf),
+                       "no_collapse_certified": np.full(self.B, np.inf)}
+
+    def initial(self):
+        o = self.ops
+        return o.zeros(self.B), o.zeros((self.B, 1))
+
+    def log_norm(self, idx, tau, I):
+        o = self.ops
+        s = self.log_summand(self.z, _col(tau), _col(I), _col(self.alpha[idx]), _col(self.rho[idx]))
+        return 0.5 * o.logsumexp(s, 1)
+
+    def rates(self, idx, tau, y):
+        o = self.ops
+        lnN = self.log_norm(idx, tau, y[:, 0])
+        lc = self.log_c[idx]
+        kappa = _stable_clock(o, lc, lnN)  # N/(N + c) = 1/(1 + c/N)
+        dI = kappa * o.exp(-lnN)  # 1/(N + c)
+        return kappa, dI[:, None]
+
+    def after_step(self, idx, tau, y, dtau, dy):
+        o = self.ops
+        lnN = self.log_norm(idx, tau, y[:, 0])
+        cert = lnN < self.log_cert[idx]
+        safe = lnN >= self.log_safe[idx]
+        stop = lnN <= self.log_stop[idx]
+        idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
+        for key, mask in (("collapse_certified", cert), ("no_collapse_certified", safe)):
+            m = o.to_numpy(mask)
+            ev = self.events[key]
+            first = m & ~np.isfinite(ev[idx_np])
+            ev[idx_np[first]] = tau_np[first]
+        codes = o.where(stop, COLLAPSE, 0)
+        if self.stop_on_safe:
+            codes = o.where(safe & ~stop, SAFE, codes)
+        codes = o.to_numpy(codes).astype(int)
+        self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
+        return codes, None
+
+    def thetas(self, idx, tau, I):
+        """θ_j = ln u_j at (τ, I) for members idx: (P, d)."""
+        return self.theta(self.z, _col(tau), _col(I), _col(self.alpha[idx]), _col(self.rho[idx]))
+
+    def observe(self, idx, tau, y):
+        o = self.ops
+        I = y[:, 0]
+        th = self.thetas(idx, tau, I)
+        return {"jdag": o.argmax(th, 1) + 1, "log_norm": self.log_norm(idx, tau, I), "I": I}
+
+    def fill(self, idx, codes):
+        return {"jdag": 0, "log_norm": -np.inf, "I": np.inf}
+
+    def metadata(self) -> dict:
+        return {"system": "reduced-l2", "collapse_tol": self.collapse_tol, "stop_on_safe": self.stop_on_safe,
+                "clock": "dtau/ds = N/(N + rho z_+), dI/ds = 1/(N + rho z_+)"}
+
+
+def _decoupled(optimizer: str) -> bool:
+    """GD and ℓ∞-SAM, one example: the balanced field acts coordinatewise."""
+    return optimizer in ("gd", "sam-linf")
+
+
+class BalancedLog(BatchSystem):
+    """One example, balanced layers, θ = ln u (THEORY.md, Rescaled flows):
+    dθ_j/dτ from :func:`compile.balanced_log_field` (N carried as ln N).
+
+    GD and ℓ∞-SAM for any L ≥ 2, ℓ2-SAM for L = 2. Members: ``alpha`` (B, d) (or (B,) for a
+    uniform init) and ``rho`` (B,). Clock dτ/ds = 1/(1 + ‖θ'‖₂/c), c = ‖z‖₂.
+
+    Events: an ℓ∞ coordinate whose rate falls below −e^{30}c is at most e^{−30}/c from u_j = 0,
+    where it slides (Filippov; the field at u_j = 0 is exactly 0): frozen at 0. A coordinate
+    whose field is exactly 0 at the start (α_j = ρ in ℓ∞-SAM; z_j = 0) is an equilibrium of
+    the decoupled field: frozen. A rate above e^{30}c (L ≥ 3) is a blow-up: the member stops,
+    and j† keeps the blown-up index (the real-time flow keeps it as t → ∞). ℓ2-SAM: the
+    collapse certificate and stop rule of :class:`ReducedL2`. All coordinates at 0: collapse."""
+
+    time_kind = "tau"
+    observables = {"jdag": (np.int16, -1), "log_beta_max": (np.float64, np.nan)}
+
+    def __init__(self, z, alpha, rho, *, L: int = 2, optimizer: str, ops=None, collapse_tol: float = 1e-10):
+        self.ops = o = ops or NumpyOps()
+        z = np.asarray(z, dtype=float).reshape(-1)
+        d = z.size
+        if optimizer not in ("gd", "sam-l2", "sam-linf"):
+            raise TheorycheckError(f"unknown optimizer {optimizer!r}")
+        if L < 2 or (optimizer == "sam-l2" and L != 2):
+            raise TheorycheckError(f"batched balanced sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
+                                   f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
+        alpha = np.asarray(alpha, dtype=float)
+        if alpha.ndim <= 1:
+            alpha = np.repeat(alpha.reshape(-1, 1), d, axis=1)
+        rho = np.broadcast_to(np.asarray(rho, float).reshape(-1), (alpha.shape[0],)).copy()
+        if alpha.shape[1] != d or np.any(alpha <= 0) or np.any(rho < 0):
+            raise TheorycheckError("balanced sweeps need α_j > 0 (one per feature) and ρ ≥ 0")
+        self.B, self.m, self.d, self.L, self.optimizer = alpha.shape[0], d, d, int(L), optimizer
+        self.z_np, self.alpha_np, self.rho_np = z, alpha, rho
+        self.z = o.asarray(z)[None, :]
+        self.alpha = o.asarray(alpha)
+        self.rho = o.asarray(rho)
+        self.cf = C.balanced_log_field(self.L, optimizer, o.name)
+        self.log_c = math.log(float(np.linalg.norm(z)))
+        self.c = float(np.linalg.norm(z))
+        # coordinates at an equilibrium of a decoupled field: du_j/dτ exactly 0 at the start
+        frozen = np.zeros((self.B, d), dtype=bool)
+        if _decoupled(optimizer):
+            u_field = C.balanced_field(self.L, optimizer, "numpy").field
+            frozen = np.asarray(u_field(z[None, :], alpha, 1.0, rho[:, None]) == 0, dtype=bool)
+            frozen = np.broadcast_to(frozen, (self.B, d)).copy()
+        self.frozen = o.asarray(frozen, dtype=bool)
+        self.dead = o.zeros((self.B, d), dtype=bool)
+        self.collapse_tol = collapse_tol
+        if optimizer == "sam-l2":
+            zpos = float(z[z > 0].min()) if np.any(z > 0) else np.inf
+            nz = np.abs(z[z != 0])
+            with np.errstate(divide="ignore"):
+                self.log_cert = o.asarray(np.log(rho * zpos))
+                self.log_stop = o.asarray(np.log(collapse_tol * rho * nz.min() ** 2 / (2 * z.max())))
+        self.events = {"collapse": np.full(self.B, np.inf), "blowup": np.full(self.B, np.inf),
+                       "first_zero": np.full(self.B, np.inf), "event_time_error": np.zeros(self.B),
+                       "frozen_at_start": frozen.sum(axis=1).astype(float)}
+        self.blowup_index = np.zeros(self.B, dtype=np.int16)
+
+    def initial(self):
+        o = self.ops
+        return o.zeros(self.B), o.log(self.alpha)
+
+    def _masked(self, idx, th):
+        return self.ops.where(self.dead[idx], -math.inf, th)
+
+    def log_norm(self, idx, th):
+        """ln N with N² = Σ_j L z_j² u_j^{2L−2} (ℓ2-SAM), dead coordinates excluded."""
+        o = self.ops
+        s = self.cf.log_summand(self.z, th)
+        s = o.where(self.dead[idx], -math.inf, s)
+        return 0.5 * o.logsumexp(s, 1)
+
+    def theta_rate(self, idx, tau, th):
+        o = self.ops
+        lnN = self.log_norm(idx, th)[:, None] if self.optimizer == "sam-l2" else 0.0
+        with o.errstate():
+            r = self.cf.field(self.z, th, lnN, _col(self.rho[idx]))
+        return o.where(self.frozen[idx] | self.dead[idx], 0.0, r * 1.0)
+
+    def rates(self, idx, tau, y):
+        o = self.ops
+        r = self.theta_rate(idx, tau, y)
+        nr = o.sqrt(o.sum(r * r, 1))
+        kappa = 1.0 / (1.0 + nr / self.c)
+        return kappa, r * kappa[:, None]
+
+    def after_step(self, idx, tau, y, dtau, dy):
+        o = self.ops
+        r = dy / dtau[:, None]  # dθ/dτ from the clocked field (finite: κ > 0 after an accepted step)
+        live = ~(self.frozen[idx] | self.dead[idx])
+        big = math.exp(EVENT_LOG) * self.c
+        idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
+        codes = np.zeros(len(idx_np), dtype=int)
+        changed = None
+        if _decoupled(self.optimizer):
+            newly = live & (r < -big)
+            nd = o.to_numpy(newly)
+            if nd.any():
+                self.dead[idx] = self.dead[idx] | newly
+                err = np.where(nd, 1.0 / np.maximum(np.abs(o.to_numpy(r)), 1e-300), 0.0).max(axis=1)
+                ev = self.events
+                ev["event_time_error"][idx_np] = np.maximum(ev["event_time_error"][idx_np], err)
+                first = nd.any(axis=1) & ~np.isfinite(ev["first_zero"][idx_np])
+                ev["first_zero"][idx_np[first]] = tau_np[first]
+                changed = nd.any(axis=1)
+            all_dead = o.to_numpy(o.all(self.dead[idx], 1))
+            codes[all_dead] = COLLAPSE
+        else:  # ℓ2-SAM, L = 2
+            lnN = self.log_norm(idx, y)
+            codes[o.to_numpy(lnN <= self.log_stop[idx])] = COLLAPSE
+        if self.L >= 3:
+            blow = o.to_numpy((live & (r > big)).any(1))
+            if blow.any():
+                codes[blow & (codes == 0)] = BLOWUP
+                th = o.to_numpy(self._masked(idx, y))
+                self.blowup_index[idx_np[blow]] = th[blow].argmax(axis=1) + 1
+                self.events["blowup"][idx_np[blow]] = tau_np[blow]
+                rb = o.to_numpy(r)[blow]
+                self.events["event_time_error"][idx_np[blow]] = 1.0 / ((self.L - 2) * rb.max(axis=1))
+        self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
+        return codes, changed
+
+    def observe(self, idx, tau, y):
+        o = self.ops
+        th = self._masked(idx, y)
+        mx = o.amax(th, 1)
+        j = o.argmax(th, 1) + 1
+        j = o.where(mx == -math.inf, 0, j)
+        return {"jdag": j, "log_beta_max": self.L * mx}
+
+    def fill(self, idx, codes):
+        out_j = np.where(codes == BLOWUP, self.blowup_index[idx], 0)
+        return {"jdag": out_j, "log_beta_max": np.where(codes == BLOWUP, np.inf, -np.inf)}
+
+    def metadata(self) -> dict:
+        return {"system": "balanced-log", "L": self.L, "optimizer": self.optimizer, "collapse_tol": self.collapse_tol,
+                "event_log": EVENT_LOG, "clock": "dtau/ds = 1/(1 + |dtheta/dtau|_2/|z|_2)"}
+
+
+class MultiExample(BatchSystem):
+    """Several examples, real time t, balanced layers u > 0, θ = ln u:
+    du/dt = −∇_{w_1}Lo(ŵ) at w_k = u (all layers stay equal), composed from the compiled
+    model: :func:`compile.predictor`, :func:`compile.loss_functions`,
+    :func:`compile.layer_gradient` and :func:`compile.perturbation`, with
+    G = ∂Lo/∂β = (1/n) Σ_i ℓ'(m_i) z_i (:func:`symbolic.loss_gradient_factor`) as a matrix
+    product. GD and ℓ∞-SAM for L ≥ 2, ℓ2-SAM for L = 2 (u_j > 0 is then preserved).
+
+    Clock dt/ds = 1/(1 + ‖θ'‖₂/c), c = max_i ‖z_i‖₂. A coordinate whose log-rate falls below
+    −e^{30}c is at u_j = 0 within e^{−30}/c: frozen there (ℓ∞: sliding; ℓ2: collapse);
+    every coordinate at 0 is a collapse (no certificate here: numerical)."""
+
+    time_kind = "t"
+    observables = {"jdag": (np.int16, -1), "loss": (np.float64, np.nan), "log_beta_max": (np.float64, np.nan)}
+
+    def __init__(self, Z, alpha, rho, *, L: int = 2, optimizer: str, loss: str = "logistic", ops=None):
+        self.ops = o = ops or NumpyOps()
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        n, d = Z.shape
+        if L < 2 or (optimizer == "sam-l2" and L != 2):
+            raise TheorycheckError(f"batched real-time sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
+                                   f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
+        alpha = np.asarray(alpha, dtype=float)
+        if alpha.ndim <= 1:
+            alpha = np.repeat(alpha.reshape(-1, 1), d, axis=1)
+        rho = np.broadcast_to(np.asarray(rho, float).reshape(-1), (alpha.shape[0],)).copy()
+        if alpha.shape[1] != d or np.any(alpha <= 0) or np.any(rho < 0):
+            raise TheorycheckError("balanced sweeps need α_j > 0 (one per feature) and ρ ≥ 0")
+        self.B, self.m, self.d, self.n, self.L = alpha.shape[0], d, d, n, int(L)
+        self.optimizer, self.loss = optimizer, loss
+        self.Z_np, self.alpha_np, self.rho_np = Z, alpha, rho
+        self.Z = o.asarray(Z)
+        self.alpha = o.asarray(alpha)
+        self.rho = o.asarray(rho)
+        self.ell, self.dell = C.loss_functions(loss, o.name)
+        self.grad = C.layer_gradient(self.L, o.name)
+        self.eps = C.perturbation(optimizer, o.name)
+        self.beta = C.predictor(self.L, o.name)
+        self.c = float(np.linalg.norm(Z, axis=1).max())
+        self.dead = o.zeros((self.B, d), dtype=bool)
+        self.loss0 = float(C.loss_functions(loss, "numpy")[0](0.0))
+        self.events = {"collapse": np.full(self.B, np.inf), "first_zero": np.full(self.B, np.inf),
+                       "event_time_error": np.zeros(self.B)}
+
+    def initial(self):
+        o = self.ops
+        return o.zeros(self.B), o.log(self.alpha)
+
+    def _margins(self, beta):
+        """m_i = <β, z_i> for each member (P, n); elementwise products and sums, not BLAS,
+        so that a member's numbers do not depend on the size of its batch."""
+        return self.ops.sum(beta[:, None, :] * self.Z[None, :, :], 2)
+
+    def _G(self, beta):
+        """∂Lo/∂β = (1/n) Σ_i ℓ'(<β, z_i>) z_i for each member (P, d)."""
+        w = self.dell(self._margins(beta))
+        return self.ops.sum(w[:, :, None] * self.Z[None, :, :], 1) / self.n
+
+    def u_rate(self, idx, u):
+        L = self.L
+        G = self._G(self.beta(*([u] * L)))
+        g = self.grad(G, *([u] * L))
+        g = g if isinstance(g, (tuple, list)) else (g,)
+        S = self.ops.sqrt(sum(self.ops.sum(gk * gk, 1) for gk in g))[:, None]
+        rho = _col(self.rho[idx])
+        with self.ops.errstate():
+            what = [u + self.eps(gk, S, rho) for gk in g]
+        Ghat = self._G(self.beta(*what))
+        ghat = self.grad(Ghat, *what)
+        ghat = ghat if isinstance(ghat, (tuple, list)) else (ghat,)
+        return -ghat[0]  # balanced: every layer moves the same
+
+    def theta_rate(self, idx, tau, th):
+        o = self.ops
+        u = o.where(self.dead[idx], 0.0, o.exp(th))
+        du = self.u_rate(idx, u)
+        with o.errstate():
+            r = du / u
+        return o.where(self.dead[idx], 0.0, r)
+
+    def rates(self, idx, tau, y):
+        o = self.ops
+        r = self.theta_rate(idx, tau, y)
+        nr = o.sqrt(o.sum(r * r, 1))
+        kappa = 1.0 / (1.0 + nr / self.c)
+        return kappa, r * kappa[:, None]
+
+    def after_step(self, idx, tau, y, dtau, dy):
+        o = self.ops
+        r = dy / dtau[:, None]
+        newly = ~self.dead[idx] & (r < -math.exp(EVENT_LOG) * self.c)
+        nd = o.to_numpy(newly)
+        idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
+        codes = np.zeros(len(idx_np), dtype=int)
+        changed = None
+        if nd.any():
+            self.dead[idx] = self.dead[idx] | newly
+            err = np.where(nd, 1.0 / np.maximum(np.abs(o.to_numpy(r)), 1e-300), 0.0).max(axis=1)
+            ev = self.events
+            ev["event_time_error"][idx_np] = np.maximum(ev["event_time_error"][idx_np], err)
+            first = nd.any(axis=1) & ~np.isfinite(ev["first_zero"][idx_np])
+            ev["first_zero"][idx_np[first]] = tau_np[first]
+            changed = nd.any(axis=1)
+        all_dead = o.to_numpy(o.all(self.dead[idx], 1))
+        codes[all_dead] = COLLAPSE
+        self.events["collapse"][idx_np[all_dead]] = tau_np[all_dead]
+        return codes, changed
+
+    def observe(self, idx, tau, y):
+        o = self.ops
+        th = o.where(self.dead[idx], -math.inf, y)
+        mx = o.amax(th, 1)
+        j = o.where(mx == -math.inf, 0, o.argmax(th, 1) + 1)
+        u = o.exp(th)
+        margins = self._margins(self.beta(*([u] * self.L)))
+        loss = o.sum(self.ell(margins), 1) / self.n
+        return {"jdag": j, "loss": loss, "log_beta_max": self.L * mx}
+
+    def fill(self, idx, codes):
+        return {"jdag": 0, "loss": self.loss0, "log_beta_max": -np.inf}
+
+    def metadata(self) -> dict:
+        return {"system": "multi-example-real-time", "L": self.L, "optimizer": self.optimizer, "loss": self.loss,
+                "event_log": EVENT_LOG, "clock": "dt/ds = 1/(1 + |dtheta/dt|_2/max_i |z_i|_2)"}
+
+
+# ---------------------------------------------------------------------------- the engine
+_A, _B, _E, _P = RK45.A, RK45.B, RK45.E, RK45.P
+_ORDER_EXP = -1.0 / (RK45.error_estimator_order + 1)
+SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
+
+
+@dataclass
+class BatchResult:
+    """Output of :func:`integrate`: ``grid`` (T,), ``obs`` name -> (B, T) arrays,
+    ``status`` (B,) codes (:data:`STATUS`), ``t_stop`` (B,) physical time where each member
+    stopped, ``steps``/``rejected`` (B,) step counts, ``events`` name -> (B,) arrays of
+    event times (np.inf: did not happen), ``seconds`` (wall time, for benchmarks only)."""
+
+    grid: np.ndarray
+    obs: dict[str, np.ndarray]
+    status: np.ndarray
+    t_stop: np.ndarray
+    steps: np.ndarray
+    rejected: np.ndarray
+    events: dict[str, np.ndarray] = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def status_counts(self) -> dict[str, int]:
+        return {STATUS[int(k)]: int(v) for k, v in zip(*np.unique(self.status, return_counts=True))}
+
+    @property
+    def ok(self) -> bool:
+        """No member stopped because a budget ran out."""
+        return bool(np.all(np.isin(self.status, FINISHED_OK)))
+
+
+def _rms(ops, x):
+    return ops.sqrt(ops.sum(x * x, 1) / x.shape[1])
+
+
+def _initial_step(ops, F, idx, Y0, f0, rtol, atol):
+    """scipy's ``select_initial_step`` (Hairer, Nørsett, Wanner II.4), vectorised."""
+    scale = atol + ops.abs(Y0) * rtol
+    d0, d1 = _rms(ops, Y0 / scale), _rms(ops, f0 / scale)
+    h0 = ops.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / ops.maximum(d1, 1e-300))
+    f1 = F(idx, Y0 + h0[:, None] * f0)
+    d2 = _rms(ops, (f1 - f0) / scale) / h0
+    dm = ops.maximum(d1, d2)
+    with ops.errstate():
+        h1 = ops.where(dm <= 1e-15, ops.maximum(h0 * 1e-3, 1e-6), (0.01 / ops.maximum(dm, 1e-300)) ** (-_ORDER_EXP))
+    h = ops.minimum(100 * h0, h1)
+    return ops.where(ops.isfinite(h) & (h > 0), h, 1e-6)
+
+
+def _invert_tau(ops, tau_old, H, Qt, target, maxit=50):
+    """σ ∈ [0, 1] with τ(σ) = target, τ(σ) = τ_old + H Σ_k Qt_k σ^k (the dense output's
+    τ component, monotone): Newton, safeguarded by bisection on the bracket [lo, hi]."""
+    lo = ops.zeros(tau_old.shape[0])
+    hi = lo + 1.0
+    span = H * ops.sum(Qt, 1)
+    sig = ops.where(span > 0, (target - tau_old) / ops.where(span > 0, span, 1.0), 1.0)
+    sig = ops.minimum(ops.maximum(sig, 0.0), 1.0)
+    q1, q2, q3, q4 = Qt[:, 0], Qt[:, 1], Qt[:, 2], Qt[:, 3]
+    tol = 1e-13  # in σ: the step's own error is far larger
+    live = ops.isfinite(sig)  # pairs still iterating (a converged pair is never touched again:
+    for _ in range(maxit):   # its result must not depend on the other pairs of the batch)
+        g = tau_old + H * (sig * (q1 + sig * (q2 + sig * (q3 + sig * q4)))) - target
+        dg = H * (q1 + sig * (2 * q2 + sig * (3 * q3 + sig * 4 * q4)))
+        hi = ops.where(g > 0, sig, hi)
+        lo = ops.where(g <= 0, sig, lo)
+        with ops.errstate():
+            newton = sig - g / dg
+        ok = (dg > 0) & (newton >= lo) & (newton <= hi) & ops.isfinite(newton)
+        new = ops.where(ok, newton, 0.5 * (lo + hi))
+        small_g = ops.abs(g) <= 8 * np.finfo(float).eps * ops.abs(target)
+        conv = small_g | (ops.abs(new - sig) <= tol)
+        sig = ops.where(live & ~small_g, new, sig)
+        live = live & ~conv
+        if not ops.any(live):
+            break
+    return sig
+
+
+def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e-10, max_steps: int = 200_000,
+              progress: Callable[[float], None] | None = None) -> BatchResult:
+    """Integrate every member of ``system`` over the physical-time ``grid`` (increasing, ≥ 0)
+    and record the system's observables at each grid point. Terminates: a member stops at
+    the end of the grid, at an event, or when its budget (``max_steps`` attempted steps)
+    runs out; cells after a budget stop stay at the observable's "unknown" value (j† −1)."""
+    ops = system.ops
+    grid_np = np.asarray(grid, dtype=float).reshape(-1)
+    if grid_np.size == 0 or np.any(np.diff(grid_np) <= 0) or grid_np[0] < 0 or not np.all(np.isfinite(grid_np)):
+        raise TheorycheckError("the time grid must be finite, ≥ 0 and strictly increasing")
+    t_start = time.perf_counter()
+    B, T = system.B, grid_np.size
+    out = {k: np.full((B, T), fill, dtype=dt) for k, (dt, fill) in system.observables.items()}
+
+    def F(idx, Y):
+        dtau, dy = system.rates(idx, Y[:, 0], Y[:, 1:])
+        return ops.cat([dtau[:, None], dy], 1)
+
+    all_idx = ops.arange(B)
+    tau0, y0 = system.initial()
+    Ycur = ops.cat([tau0[:, None], y0], 1)
+    with ops.errstate():
+        fcur = F(all_idx, Ycur)
+    kpos = np.searchsorted(grid_np, ops.to_numpy(tau0), side="right")  # grid points ≤ τ0 are output now
+    status = np.zeros(B, dtype=np.int8)
+    steps = np.zeros(B, dtype=np.int64)
+    rejected = np.zeros(B, dtype=np.int64)
+    t_stop = np.full(B, np.nan)
+    s_cur = np.zeros(B)
+    last_rejected = np.zeros(B, dtype=bool)
+    tau0_np = ops.to_numpy(tau0)
+    for k in range(T):
+        at0 = np.flatnonzero(grid_np[k] <= tau0_np)
+        if at0.size:
+            ii = ops.asarray(at0, dtype=int)
+            vals = system.observe(ii, Ycur[ii, 0], Ycur[ii, 1:])
+            for name, v in vals.items():
+                out[name][at0, k] = ops.to_numpy(v)
+    with ops.errstate():
+        h = _initial_step(ops, F, all_idx, Ycur, fcur, rtol, atol)
+    h = ops.to_numpy(h).astype(float)
+    status[kpos >= T] = DONE
+    t_stop[kpos >= T] = tau0_np[kpos >= T]
+    Kbuf = None
+    last_report = 0.0
+    while True:
+        run = np.flatnonzero(status == RUNNING)
+        if run.size == 0:
+            break
+        idx = ops.asarray(run, dtype=int)
+        Y = Ycur[idx]
+        H = ops.asarray(h[run])[:, None]
+        Kbuf = [fcur[idx]] + [None] * 6
+        with ops.errstate():
+            for i in range(1, 6):
+                dY = sum(float(_A[i, j]) * Kbuf[j] for j in range(i) if _A[i, j] != 0)
+                Kbuf[i] = F(idx, Y + H * dY)
+            Ynew = Y + H * sum(float(_B[j]) * Kbuf[j] for j in range(6) if _B[j] != 0)
+            Kbuf[6] = F(idx, Ynew)
+            err = H * sum(float(_E[j]) * Kbuf[j] for j in range(7) if _E[j] != 0)
+            scale = atol + rtol * ops.maximum(ops.abs(Y), ops.abs(Ynew))
+            en = _rms(ops, err / scale)
+            finite = ops.all(ops.isfinite(Ynew), 1) & ops.all(ops.isfinite(Kbuf[6]), 1) & ops.isfinite(en)
+        en_np = ops.to_numpy(en).astype(float)
+        fin_np = ops.to_numpy(finite).astype(bool)
+        acc = fin_np & (en_np <= 1.0)
+        steps[run] += 1
+        rejected[run[~acc]] += 1
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            fac = np.where(en_np == 0, MAX_FACTOR, SAFETY * en_np**_ORDER_EXP)
+        fac = np.where(acc, np.minimum(MAX_FACTOR, fac), np.maximum(MIN_FACTOR, np.where(fin_np, fac, MIN_FACTOR)))
+        fac = np.where(acc & last_rejected[run], np.minimum(1.0, fac), fac)
+        fac = np.where(np.isfinite(fac), fac, MIN_FACTOR)
+        h_old = h[run].copy()
+        h[run] = h_old * fac
+        last_rejected[run] = ~acc
+        s_cur[run] = np.where(acc, s_cur[run] + h_old, s_cur[run])
+        # members that cannot shrink any further
+        tiny = (~acc) & (h[run] < 10 * np.spacing(np.maximum(np.abs(s_cur[run]), 1.0)))
+        if tiny.any():
+            status[run[tiny]] = np.where(fin_np[tiny], STEP_UNDERFLOW, NONFINITE)
+            t_stop[run[tiny]] = ops.to_numpy(Y[:, 0])[tiny]
+        if acc.any():
+            a = np.flatnonzero(acc)
+            ia = ops.asarray(a, dtype=int)
+            mem = run[a]
+            imem = ops.asarray(mem, dtype=int)
+            Ya, Yn, Ha = Y[ia], Ynew[ia], H[ia]
+            tau_new_np = ops.to_numpy(Yn[:, 0])
+            # dense output: y(σ) = y_old + H Σ_k Q_k σ^k, Q = Kᵀ P
+            Q = sum(Kbuf[j][ia][:, :, None] * ops.asarray(_P[j])[None, None, :] for j in range(7)
+                    if np.any(_P[j] != 0))  # (A, 1+m, 4), elementwise: no BLAS blocking
+
+            kend = np.searchsorted(grid_np, tau_new_np, side="right")
+            cnt = np.maximum(kend - kpos[mem], 0)
+            if cnt.any():
+                p = np.repeat(np.arange(mem.size), cnt)  # one row per (member, grid point) in this step
+                ks = kpos[mem][p] + (np.arange(p.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+                ip = ops.asarray(p, dtype=int)
+                targ = ops.asarray(grid_np[ks])
+                sig = _invert_tau(ops, Ya[ip, 0], Ha[ip, 0], Q[ip, 0, :], targ)
+                pw = ops.stack([sig, sig**2, sig**3, sig**4], 1)[:, None, :]
+                Yi = Ya[ip] + Ha[ip] * ops.sum(Q[ip] * pw, 2)
+                vals = system.observe(ops.asarray(mem[p], dtype=int), targ, Yi[:, 1:])
+                for name, v in vals.items():
+                    out[name][mem[p], ks] = ops.to_numpy(v)
+                kpos[mem] += cnt
+            Ycur[imem] = Yn
+            fcur[imem] = Kbuf[6][ia]
+            codes, changed = system.after_step(imem, Yn[:, 0], Yn[:, 1:], Kbuf[6][ia, 0], Kbuf[6][ia, 1:])
+            codes = np.asarray(codes, dtype=int)
+            if changed is not None and np.any(changed):
+                ch = np.flatnonzero(changed)
+                ich = ops.asarray(mem[ch], dtype=int)
+                with ops.errstate():
+                    fcur[ich] = F(ich, Ycur[ich])
+            done = kpos[mem] >= T
+            status[mem[done]] = DONE
+            t_stop[mem[done]] = tau_new_np[done]
+            ev = (codes != 0) & ~done
+            if ev.any():
+                e = np.flatnonzero(ev)
+                status[mem[e]] = codes[e]
+                t_stop[mem[e]] = tau_new_np[e]
+                fills = system.fill(mem[e], codes[e])
+                for b, c in zip(mem[e], range(e.size)):
+                    for name, v in fills.items():
+                        vv = v[c] if np.ndim(v) else v
+                        out[name][b, kpos[b]:] = vv
+        over = (status[run] == RUNNING) & (steps[run] >= max_steps)
+        if over.any():
+            status[run[over]] = MAX_STEPS
+            t_stop[run[over]] = ops.to_numpy(Ycur[ops.asarray(run[over], dtype=int), 0])
+        if progress is not None:
+            now = time.perf_counter()
+            if now - last_report > 0.2:
+                last_report = now
+                progress(float(np.mean(np.minimum(kpos, T)) / T))
+    if progress is not None:
+        progress(1.0)
+    meta = {"method": "DOPRI5 (scipy RK45 tableau), per-member steps and clocks", "rtol": rtol, "atol": atol,
+            "max_steps": max_steps, "array_backend": ops.name, **system.metadata()}
+    return BatchResult(grid=grid_np, obs=out, status=status.astype(np.int8), t_stop=t_stop, steps=steps,
+                       rejected=rejected, events={k: v.copy() for k, v in system.events.items()}, meta=meta,
+                       seconds=time.perf_counter() - t_start)
