@@ -99,9 +99,10 @@ class NumpyOps:
 
     def logsumexp(self, x, axis):
         m = np.max(x, axis=axis, keepdims=True)
-        m = np.where(np.isfinite(m), m, 0.0)
+        if not np.all(np.isfinite(m)):
+            m = np.where(np.isfinite(m), m, 0.0)
         with np.errstate(divide="ignore"):
-            return np.squeeze(m, axis) + np.log(np.sum(np.exp(x - m), axis=axis))
+            return np.log(np.sum(np.exp(x - m), axis=axis)) + np.squeeze(m, axis)
 
     def nonzero(self, mask):
         return np.flatnonzero(mask)
@@ -202,6 +203,22 @@ class TorchOps:
             b = t.as_tensor(b, dtype=t.float64, device=self.device)
         return t.where(c, a, b)
 
+    def maximum(self, a, b):
+        t = self.torch
+        if not isinstance(b, t.Tensor):
+            return t.clamp(a, min=float(b))
+        if not isinstance(a, t.Tensor):
+            return t.clamp(b, min=float(a))
+        return t.maximum(a, b)
+
+    def minimum(self, a, b):
+        t = self.torch
+        if not isinstance(b, t.Tensor):
+            return t.clamp(a, max=float(b))
+        if not isinstance(a, t.Tensor):
+            return t.clamp(b, max=float(a))
+        return t.minimum(a, b)
+
     def __getattr__(self, name):
         return getattr(self.torch, name)
 
@@ -281,10 +298,17 @@ class ReducedL2(BatchSystem):
     ever): for classification runs."""
 
     time_kind = "tau"
-    observables = {"jdag": (np.int16, -1), "log_norm": (np.float64, np.nan), "I": (np.float64, np.nan)}
 
-    def __init__(self, z, alpha, rho, *, ops=None, collapse_tol: float = 1e-10, stop_on_safe: bool = False):
+    def __init__(self, z, alpha, rho, *, ops=None, collapse_tol: float = 1e-10, stop_on_safe: bool = False,
+                 observe: str = "levels", observe_norm: bool = False):
         self.ops = ops or NumpyOps()
+        if observe not in ("levels", "theta"):
+            raise TheorycheckError(f"observe must be 'levels' or 'theta', not {observe!r}")
+        # ln N at every cell costs O(d) per cell: only on request (I alone determines it)
+        self.observables = {"jdag": (np.int16, -1), "I": (np.float64, np.nan)}
+        if observe_norm:
+            self.observables["log_norm"] = (np.float64, np.nan)
+        self.observe_norm = observe_norm
         z = np.asarray(z, dtype=float).reshape(-1)
         if not np.any(z > 0):
             raise TheorycheckError("z has no positive entry: the balanced network (β = u², u > 0) cannot fit it")
@@ -297,8 +321,22 @@ class ReducedL2(BatchSystem):
         self.z = o.asarray(z)[None, :]
         self.alpha = o.asarray(alpha)
         self.rho = o.asarray(rho)
-        self.log_summand = C.reduced_l2_log(o.name)
         _, self.theta = C.reduced_l2(o.name)
+        # ln(term j of N²) = K_bj + τ·A_bj + I·G_bj: coefficients once per member (affine in τ, I)
+        lin = C.reduced_l2_log_linear("numpy")
+        zz, aa, rr = z[None, :], alpha[:, None], rho[:, None]
+        with np.errstate(divide="ignore"):
+            full = np.broadcast_shapes(zz.shape, aa.shape)
+            coef = [np.broadcast_to(f(zz, aa, rr), full) for f in (lin.c0, lin.c_tau, lin.c_I)]
+        # a coefficient that is the same for every member (e.g. one ρ) is stored once, (1, d)
+        self.coef = [o.asarray(c[:1].copy() if np.all(c == c[:1]) else c.copy()) for c in coef]
+        self._gathered: tuple = (None, None)
+        # j† from N̄ = τ/I: the switch levels N̄ = ρ(z_j + z_k) between consecutive distinct z (C4)
+        zs, first = np.unique(z, return_index=True)
+        self.observe_mode = observe
+        levels = C.l2_switch_level("numpy")(zs[:-1][None, :], zs[1:][None, :], rho[:, None])  # (B, D−1)
+        self.levels = levels[:1].copy() if np.all(levels == levels[:1]) else levels  # one ρ: one row
+        self.level_index = first + 1  # 1-based index of the first coordinate with each distinct z
         zpos = float(z[z > 0].min())
         nz = np.abs(z[z != 0])
         self.zmax = float(z.max())
@@ -316,10 +354,17 @@ class ReducedL2(BatchSystem):
         o = self.ops
         return o.zeros(self.B), o.zeros((self.B, 1))
 
+    def _coef(self, idx):
+        """(K, A, G) rows for members idx; the engine calls the field six times a step with
+        the same idx object, so the gathered rows are kept for it."""
+        if self._gathered[0] is not idx:
+            self._gathered = (idx, [c if c.shape[0] == 1 else c[idx] for c in self.coef])
+        return self._gathered[1]
+
     def log_norm(self, idx, tau, I):
-        o = self.ops
-        s = self.log_summand(self.z, _col(tau), _col(I), _col(self.alpha[idx]), _col(self.rho[idx]))
-        return 0.5 * o.logsumexp(s, 1)
+        """ln N(τ, I) = ½ logsumexp_j(K_j + τ A_j + I G_j) for members idx."""
+        K, A, G = self._coef(idx)
+        return 0.5 * self.ops.logsumexp(K + _col(tau) * A + _col(I) * G, 1)
 
     def rates(self, idx, tau, y):
         o = self.ops
@@ -355,15 +400,41 @@ class ReducedL2(BatchSystem):
     def observe(self, idx, tau, y):
         o = self.ops
         I = y[:, 0]
-        th = self.thetas(idx, tau, I)
-        return {"jdag": o.argmax(th, 1) + 1, "log_norm": self.log_norm(idx, tau, I), "I": I}
+        if self.observe_mode == "theta":  # argmax_j θ_j(τ, I): O(d) per cell
+            j = o.argmax(self.thetas(idx, tau, I), 1) + 1
+        else:  # C4: j† = argmax z_j (1 − ρ z_j/N̄), N̄ = τ/I, by the switch levels: O(log d) per cell
+            nbar = o.to_numpy(tau / I)
+            if self.levels.shape[0] == 1:
+                pos = np.searchsorted(self.levels[0], nbar, side="left")
+            else:
+                pos = _rowwise_searchsorted(self.levels[o.to_numpy(idx)], nbar)
+            j = self.level_index[pos]
+        out = {"jdag": j, "I": I}
+        if self.observe_norm:
+            out["log_norm"] = self.log_norm(idx, tau, I)
+        return out
 
     def fill(self, idx, codes):
-        return {"jdag": 0, "log_norm": -np.inf, "I": np.inf}
+        return {"jdag": 0, "log_norm": -np.inf, "I": np.inf} if self.observe_norm else {"jdag": 0, "I": np.inf}
 
     def metadata(self) -> dict:
         return {"system": "reduced-l2", "collapse_tol": self.collapse_tol, "stop_on_safe": self.stop_on_safe,
+                "observe": self.observe_mode,
                 "clock": "dtau/ds = N/(N + rho z_+), dI/ds = 1/(N + rho z_+)"}
+
+
+def _rowwise_searchsorted(levels: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """For each row r: the number of entries of the sorted row levels[r] that are < x[r]."""
+    lo = np.zeros(x.size, dtype=np.int64)
+    hi = np.full(x.size, levels.shape[1], dtype=np.int64)
+    rows = np.arange(x.size)
+    while np.any(lo < hi):
+        mid = (lo + hi) // 2
+        less = levels[rows, np.minimum(mid, levels.shape[1] - 1)] < x
+        act = lo < hi
+        lo = np.where(act & less, mid + 1, lo)
+        hi = np.where(act & ~less, mid, hi)
+    return lo
 
 
 def _decoupled(optimizer: str) -> bool:
@@ -640,6 +711,11 @@ class MultiExample(BatchSystem):
 
 # ---------------------------------------------------------------------------- the engine
 _A, _B, _E, _P = RK45.A, RK45.B, RK45.E, RK45.P
+#: nonzero tableau entries as (index, float) lists: stage i uses Σ_j A_ij K_j
+_A_ROWS = [[(j, float(_A[i, j])) for j in range(i) if _A[i, j] != 0] for i in range(6)]
+_B_ROW = [(j, float(_B[j])) for j in range(6) if _B[j] != 0]
+_E_ROW = [(j, float(_E[j])) for j in range(7) if _E[j] != 0]
+_P_ROWS = [(j, _P[j]) for j in range(7) if np.any(_P[j] != 0)]
 _ORDER_EXP = -1.0 / (RK45.error_estimator_order + 1)
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
@@ -772,11 +848,11 @@ def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e
         Kbuf = [fcur[idx]] + [None] * 6
         with ops.errstate():
             for i in range(1, 6):
-                dY = sum(float(_A[i, j]) * Kbuf[j] for j in range(i) if _A[i, j] != 0)
+                dY = sum(a * Kbuf[j] for j, a in _A_ROWS[i])
                 Kbuf[i] = F(idx, Y + H * dY)
-            Ynew = Y + H * sum(float(_B[j]) * Kbuf[j] for j in range(6) if _B[j] != 0)
+            Ynew = Y + H * sum(b * Kbuf[j] for j, b in _B_ROW)
             Kbuf[6] = F(idx, Ynew)
-            err = H * sum(float(_E[j]) * Kbuf[j] for j in range(7) if _E[j] != 0)
+            err = H * sum(e * Kbuf[j] for j, e in _E_ROW)
             scale = atol + rtol * ops.maximum(ops.abs(Y), ops.abs(Ynew))
             en = _rms(ops, err / scale)
             finite = ops.all(ops.isfinite(Ynew), 1) & ops.all(ops.isfinite(Kbuf[6]), 1) & ops.isfinite(en)
@@ -807,8 +883,8 @@ def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e
             Ya, Yn, Ha = Y[ia], Ynew[ia], H[ia]
             tau_new_np = ops.to_numpy(Yn[:, 0])
             # dense output: y(σ) = y_old + H Σ_k Q_k σ^k, Q = Kᵀ P
-            Q = sum(Kbuf[j][ia][:, :, None] * ops.asarray(_P[j])[None, None, :] for j in range(7)
-                    if np.any(_P[j] != 0))  # (A, 1+m, 4), elementwise: no BLAS blocking
+            Q = sum(Kbuf[j][ia][:, :, None] * ops.asarray(pj)[None, None, :] for j, pj in _P_ROWS)
+            # Q: (A, 1+m, 4), elementwise (no BLAS blocking: a member's numbers never depend on its batch)
 
             kend = np.searchsorted(grid_np, tau_new_np, side="right")
             cnt = np.maximum(kend - kpos[mem], 0)

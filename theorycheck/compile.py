@@ -203,3 +203,33 @@ def predictor(L: int, backend: str = "numpy") -> Callable:
     (the model's definition) for one coordinate; arguments broadcast."""
     W = sy.layer_symbols(_depth(L), 1)
     return lambdify(tuple(W), sy.predictor(W)[0, 0], backend)
+
+
+@dataclass(frozen=True)
+class ReducedL2Linear:
+    """C4's ln(term j of N(τ, I)²) is affine in (τ, I): ``c0(z, alpha, rho) + c_tau(z, alpha,
+    rho)·τ + c_I(z, alpha, rho)·I``. The coefficients are sympy derivatives of
+    :func:`closed_forms.l2_reduced_log_summand` (affinity is checked when compiling), so a
+    batch precomputes them once per member and evaluates N with two multiply-adds per term."""
+
+    c0: Callable
+    c_tau: Callable
+    c_I: Callable
+
+
+@lru_cache(maxsize=8)
+def reduced_l2_log_linear(backend: str = "numpy") -> ReducedL2Linear:
+    """Compile the affine decomposition of C4's log summand in (τ, I) (see :class:`ReducedL2Linear`)."""
+    e = cf.l2_reduced_log_summand()
+    c_tau, c_I = sp.diff(e, sy.tau), sp.diff(e, cf.I)
+    c0 = e.subs({sy.tau: 0, cf.I: 0})
+    if sp.simplify(e - (c0 + c_tau * sy.tau + c_I * cf.I)) != 0 or ({sy.tau, cf.I} & (c_tau.free_symbols | c_I.free_symbols)):
+        raise AssertionError("C4's log summand is not affine in (tau, I): the batched reduction needs it")
+    args = (cf.z_j, cf.alpha, sy.rho)
+    return ReducedL2Linear(lambdify(args, c0, backend), lambdify(args, c_tau, backend), lambdify(args, c_I, backend))
+
+
+@lru_cache(maxsize=8)
+def l2_switch_level(backend: str = "numpy") -> Callable:
+    """``level(z_j, z_k, rho)``: N̄ at which j† switches between j and k (C4)."""
+    return lambdify((cf.z_j, cf.z_k, sy.rho), cf.l2_switch_level(), backend)
