@@ -72,3 +72,55 @@ register(Theorem(
               "classifier (one example: z/‖z‖).",
     build=build,
 ))
+
+
+# ---------------------------------------------------------------------------- claims
+def _c1_register():
+    import numpy as np
+    from hypothesis import strategies as st
+
+    from theorycheck import strategies as tcs
+    from theorycheck.claims import Claim, Outcome
+    from theorycheck.claims import register as register_claim
+    from theorycheck.compile import lambdify
+    from theorycheck.setting import Setting
+
+    from . import _numerics as num
+
+    w_of = lambdify((cf.alpha_j, cf.z_j, sy.tau), cf.l1_solution())
+
+    @st.composite
+    def inputs(draw):
+        return {"z": draw(tcs.single_examples(d=(1, 4))).tolist(), "alpha": draw(tcs.init_scales(0.01, 3.0)),
+                "rho": draw(st.floats(0.0, 2.0)), "optimizer": draw(st.sampled_from(sy.OPTIMIZERS))}
+
+    def check(x) -> Outcome:
+        z = np.array(x["z"])
+        s = Setting.from_z(z, depth=1, optimizer=x["optimizer"], rho=x["rho"], alpha=x["alpha"])
+        T = 1e4
+        tr = num.solve(s, T)
+        if not tr.successful:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        beta = tr.beta()[-1]
+        pred = w_of(x["alpha"], z, T)
+        rel = float(np.max(np.abs(beta - pred) / np.abs(pred)))
+        d = num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1])
+        angle = float(np.arccos(np.clip(d @ z / np.linalg.norm(z), -1, 1)))
+        a = x["alpha"] * np.sqrt(z.size)
+        bound = a / (T * np.linalg.norm(z) - a)  # sin(angle(α + zT, z)) ≤ ‖α‖/‖α + zT‖
+        ok = rel <= 1e-8 and np.sin(angle) <= bound * (1 + 1e-9) + 1e-15
+        return Outcome(ok, angle, {"relative_error_vs_alpha_plus_z_tau": rel, "angle_at_T": angle,
+                                   "angle_bound": float(bound), "T": T})
+
+    register_claim(Claim(
+        key="C1.one-example",
+        statement="L = 1, one example, GD / ℓ2-SAM / ℓ∞-SAM: w(τ) = α + zτ and the direction converges to "
+                  "z/‖z‖ at rate ‖α‖/(τ‖z‖)",
+        inputs=inputs(), check=check,
+        tolerance="β(τ=1e4) within 1e-8 (relative) of α + zτ; sin(angle to z) ≤ ‖α‖/(τ‖z‖ − ‖α‖)",
+        pinned=[{"z": [1.0], "alpha": 1.0, "rho": 0.0, "optimizer": "gd"},
+                {"z": [2.0, 2.0], "alpha": 0.5, "rho": 1.0, "optimizer": "sam-linf"}],
+    ))
+
+
+_c1_register()

@@ -106,3 +106,132 @@ register(Theorem(
               "α_j = ρ stationary; limit e_(j°), j° = argmax{z_j : α_j > ρ}, or 0 when no α_j > ρ.",
     build=build,
 ))
+
+
+# ---------------------------------------------------------------------------- claims
+def _c2_register():
+    import numpy as np
+    from hypothesis import strategies as st
+
+    from theorycheck import strategies as tcs
+    from theorycheck.claims import Claim, Outcome
+    from theorycheck.claims import register as register_claim
+    from theorycheck.compile import lambdify
+    from theorycheck.setting import Setting
+
+    from . import _numerics as num
+
+    u_of = lambdify((cf.alpha_j, cf.z_j, rho, tau), cf.linf_l2_solution())
+    tau0_of = lambdify((cf.alpha_j, cf.z_j, rho), cf.linf_l2_zero_time())
+
+    @st.composite
+    def inputs(draw, ties=False):
+        z = draw(tcs.single_examples(d=(1, 4), min_value=0.2, max_value=5.0, ties=ties))
+        r = draw(st.floats(0.1, 2.0))
+        alpha = []
+        for _ in z:
+            kind = draw(st.sampled_from(["above", "below", "at"] if ties else ["above", "below"]))
+            if kind == "at":
+                alpha.append(r)
+            elif kind == "above":
+                alpha.append(r * draw(st.floats(1.05, 3.0)))
+            else:
+                alpha.append(r * draw(st.floats(0.05, 0.95)))
+        return {"z": z.tolist(), "alpha": alpha, "rho": r}
+
+    def setting(x):
+        return Setting.from_z(x["z"], depth=2, optimizer="sam-linf", rho=x["rho"], alpha=x["alpha"])
+
+    def check_solution(x) -> Outcome:
+        z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
+        T = 2.0 / z.min()
+        tr = num.solve(setting(x), T)
+        if not tr.successful:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        worst = 0.0
+        slides = {e.index: e.time for e in tr.events if e.kind == "slide"}
+        la = tr.log_abs_beta[-1]
+        for j in range(z.size):
+            if a[j] > r:
+                pred = np.log(u_of(a[j], z[j], r, T))
+                worst = max(worst, abs(0.5 * la[j] - pred) / max(1.0, abs(pred)))
+            else:
+                t0 = float(tau0_of(a[j], z[j], r))
+                if t0 < T:
+                    if j + 1 not in slides:
+                        return Outcome(False, np.inf, {"missing_slide": j + 1, "tau_j": t0})
+                    worst = max(worst, abs(slides[j + 1] - t0) / t0)
+                    if np.isfinite(la[j]) and la[j] > -50:
+                        return Outcome(False, np.inf, {"left_zero": j + 1, "log_abs_beta": float(la[j])})
+        return Outcome(worst <= 1e-8, worst, {"T": T, "slide_times": slides})
+
+    register_claim(Claim(
+        key="C2.solution",
+        statement="ℓ∞-SAM, L = 2: u_j = ρ + (α_j − ρ)e^(z_j τ) for α_j > ρ; for α_j < ρ, u_j hits 0 at "
+                  "τ_j = ln(ρ/(ρ − α_j))/z_j and stays there (sliding)",
+        inputs=inputs(), check=check_solution,
+        tolerance="relative 1e-8 on ln u_j and on τ_j; after τ_j, |β_j| < e^(−50)",
+    ))
+
+    def limit_T(z, a, r):
+        """A horizon at which non-maximal coordinates are negligible: e^(−2·gap·T) < 1e-14."""
+        zs = np.unique(z[a > r]) if np.any(a > r) else np.unique(z)
+        gap = np.min(np.diff(zs)) if zs.size > 1 else 1.0
+        return min(20.0 / gap, 1e5), 20.0 / gap <= 1e5
+
+    def observed_direction(x):
+        z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
+        T, ok = limit_T(z, a, r)
+        tr = num.solve(setting(x), max(T, 2 * float(np.max(tau0_of(np.minimum(a, r * 0.999), z, r)))))
+        if not ok or not tr.successful:
+            return None, tr
+        return num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1]), tr
+
+    def check_limit(x) -> Outcome:
+        from theorycheck.thresholds import linf_prediction
+
+        d, tr = observed_direction(x)
+        if d is None:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        j = linf_prediction(x["z"], x["alpha"], x["rho"], 2)
+        want = np.zeros(len(x["z"]))
+        if j:
+            want[j - 1] = 1.0
+        dev = float(np.linalg.norm(d - want))
+        return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
+
+    def check_limit_refined(x) -> Outcome:
+        d, tr = observed_direction(x)
+        if d is None:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
+        want = np.zeros(z.size)
+        if np.any(a > r):
+            top = z[a > r].max()
+            m = (a > r) & (z == top)
+            want[m] = (a[m] - r) ** 2
+        elif np.any(a == r):
+            want[a == r] = r**2
+        if want.any():
+            want /= np.linalg.norm(want)
+        dev = float(np.linalg.norm(d - want))
+        return Outcome(dev <= 1e-6, dev, {"predicted_direction": want.tolist(), "observed_direction": d.tolist()})
+
+    tie = {"z": [1.0, 1.0], "alpha": [2.0, 3.0], "rho": 1.0}
+    boundary = {"z": [1.0, 2.0], "alpha": [1.0, 0.5], "rho": 1.0}
+    refined = Claim(
+        key="C2.limit-refined",
+        statement="(refined by theorycheck) ℓ∞-SAM, L = 2: the limit direction is ∝ ((α_j − ρ)²) over the maximisers "
+                  "of z among {α_j > ρ}; if no α_j > ρ, ∝ 1[α_j = ρ]; 0 iff every α_j < ρ",
+        inputs=inputs(ties=True), check=check_limit_refined, pinned=[tie, boundary],
+        tolerance="‖direction(T) − prediction‖ ≤ 1e-6 at T = 20/gap",
+    )
+    register_claim(Claim(
+        key="C2.limit",
+        statement="ℓ∞-SAM, L = 2: the limit direction is e_(j°), j° = argmax{z_j : α_j > ρ}, or 0 when no α_j > ρ",
+        inputs=inputs(ties=True), check=check_limit, pinned=[tie, boundary], refined=refined,
+        tolerance="‖direction(T) − e_(j°)‖ ≤ 1e-6 at T = 20/gap (gap: smallest difference of distinct z)",
+    ))
+
+
+_c2_register()

@@ -104,3 +104,136 @@ register(Theorem(
               "the winner is argmax_j z_j (α_j − ρ)^(L−2) among α_j > ρ.",
     build=build,
 ))
+
+
+# ---------------------------------------------------------------------------- claims
+def _c3_register():
+    import numpy as np
+    from hypothesis import strategies as st
+
+    from theorycheck import strategies as tcs
+    from theorycheck.claims import Claim, Outcome
+    from theorycheck.claims import register as register_claim
+    from theorycheck.compile import lambdify
+    from theorycheck.setting import Setting
+
+    from . import _numerics as num
+
+    Li = sp.Symbol("Li", positive=True)
+    t_star = lambdify((cf.alpha_j, cf.z_j, rho, Li), cf.linf_blowup_time(Li))
+
+    @st.composite
+    def inputs(draw, below=False):
+        z = draw(tcs.single_examples(d=(1, 4), min_value=0.2, max_value=5.0))
+        r = draw(st.floats(0.1, 2.0))
+        L = draw(st.sampled_from([3, 4, 5]))
+        if below:
+            alpha = [r * draw(st.floats(0.05, 0.95)) for _ in z]
+        else:
+            alpha = [r * draw(st.floats(0.05, 3.0)) for _ in z]
+            if not any(a > r for a in alpha):
+                alpha[draw(st.integers(0, z.size - 1))] = r * draw(st.floats(1.05, 3.0))
+        return {"z": z.tolist(), "alpha": alpha, "rho": r, "L": L}
+
+    def run(x, T):
+        s = Setting.from_z(x["z"], depth=x["L"], optimizer="sam-linf", rho=x["rho"], alpha=x["alpha"])
+        return num.solve(s, T)
+
+    def predicted(x):
+        z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(a > r, t_star(a, z, r, L), np.inf)
+
+    def check_time(x) -> Outcome:
+        ts = predicted(x)
+        tr = run(x, 2 * float(ts.min()))
+        if tr.stopped_because != "blowup":
+            return Outcome(None if not tr.successful else False, np.inf, {"stopped_because": tr.stopped_because})
+        rel = abs(tr.blowup_time - ts.min()) / ts.min()
+        return Outcome(rel <= 1e-6, rel, {"observed": tr.blowup_time, "predicted": float(ts.min())})
+
+    register_claim(Claim(
+        key="C3.blowup-time",
+        statement="ℓ∞-SAM, L ≥ 3: the flow blows up at min_j τ_j*, τ_j* = 1/((L−2) z_j (α_j − ρ)^(L−2)) over α_j > ρ",
+        inputs=inputs(), check=check_time, tolerance="relative 1e-6 on the blow-up time",
+    ))
+
+    def winner_direction(x):
+        ts = predicted(x)
+        tr = run(x, 2 * float(ts.min()))
+        if tr.stopped_because != "blowup":
+            return None, tr
+        return num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1]), tr
+
+    def check_winner(x) -> Outcome:
+        from theorycheck.thresholds import linf_prediction
+
+        d, tr = winner_direction(x)
+        if d is None:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        j = linf_prediction(x["z"], x["alpha"], x["rho"], x["L"])
+        e = np.zeros(d.size)
+        e[j - 1] = 1
+        dev = float(np.linalg.norm(d - e))
+        return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
+
+    def check_winner_refined(x) -> Outcome:
+        d, tr = winner_direction(x)
+        if d is None:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        z, L = np.array(x["z"]), x["L"]
+        ts = predicted(x)
+        m = ts == ts.min()
+        want = np.where(m, z ** (-L / (L - 2)), 0.0)
+        want /= np.linalg.norm(want)
+        dev = float(np.linalg.norm(d - want))
+        return Outcome(dev <= 1e-4, dev, {"predicted_direction": want.tolist(), "observed_direction": d.tolist()})
+
+    tie = {"z": [1.0, 2.0], "alpha": [3.0, 2.0], "rho": 1.0, "L": 3}
+    minor = {"z": [1.0, 2.0], "alpha": [3.0, 1.2], "rho": 1.0, "L": 3}
+    register_claim(Claim(
+        key="C3.winner",
+        statement="ℓ∞-SAM, L ≥ 3: the first coordinate to blow up wins: the direction tends to e_j, "
+                  "j = argmax z_j (α_j − ρ)^(L−2) among α_j > ρ (it can be a minor coordinate)",
+        inputs=inputs(), check=check_winner, pinned=[minor, tie],
+        tolerance="‖direction at blow-up − e_j‖ ≤ 1e-6",
+        refined=Claim(
+            key="C3.winner-refined",
+            statement="(refined by theorycheck) at a tie of the top score the coordinates blow up together and the "
+                      "direction tends to ∝ z_j^(−L/(L−2)) over the tied coordinates (e_j when unique)",
+            inputs=inputs(), check=check_winner_refined, pinned=[minor, tie],
+            tolerance="‖direction at blow-up − prediction‖ ≤ 1e-4 (the integrator stops at a finite distance from τ*)"),
+    ))
+
+    def check_below(x) -> Outcome:
+        z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]
+        if L % 2 == 1:
+            T = 1e4 / z.min()
+            tr = run(x, T)
+            if not tr.successful:
+                return Outcome(None, detail={"stopped_because": tr.stopped_because})
+            u = np.exp(tr.log_abs_beta[-1] / L)
+            # u = ρ − v with v^(−(L−2)) = (ρ−α)^(−(L−2)) + (L−2) z T
+            v = ((r - a) ** (-(L - 2)) + (L - 2) * z * T) ** (-1.0 / (L - 2))
+            dev = float(np.max(np.abs((r - u) - v) / v))
+            ok = bool(np.all(u < r)) and dev <= 1e-6
+            return Outcome(ok, dev, {"u_T": u.tolist(), "T": T})
+        tau0 = ((r - a) ** (-(L - 2)) - r ** (-(L - 2))) / ((L - 2) * z)
+        tr = run(x, 2 * float(tau0.max()))
+        slides = {e.index: e.time for e in tr.events if e.kind == "slide"}
+        if set(slides) != set(range(1, z.size + 1)):
+            return Outcome(False, np.inf, {"slides": slides, "predicted": tau0.tolist()})
+        dev = max(abs(slides[j + 1] - tau0[j]) / tau0[j] for j in range(z.size))
+        return Outcome(dev <= 1e-8, dev, {"slides": slides, "predicted": tau0.tolist(), "collapsed": tr.collapsed})
+
+    register_claim(Claim(
+        key="C3.below-rho",
+        statement="(found by theorycheck) ℓ∞-SAM, L ≥ 3, α_j < ρ: for odd L, u_j rises to ρ (u = ρ − v, "
+                  "v^(−(L−2)) = (ρ−α)^(−(L−2)) + (L−2)zτ), never reaching 0; for even L, u_j hits 0 at "
+                  "τ0 = ((ρ−α)^(−(L−2)) − ρ^(−(L−2)))/((L−2)z) and slides",
+        inputs=inputs(below=True), check=check_below,
+        tolerance="odd L: relative 1e-6 on ρ − u at τ = 1e4/z_min; even L: relative 1e-8 on τ0",
+    ))
+
+
+_c3_register()

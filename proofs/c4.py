@@ -75,3 +75,178 @@ register(Theorem(
               "N̄ = τ/I; a switch j → k happens where N̄ = ρ(z_j + z_k).",
     build=build,
 ))
+
+
+# ---------------------------------------------------------------------------- claims
+def _l2_inputs(lo_factor: float = 0.5, hi_factor: float = 2.0, ties: bool = False):
+    """One example z (sorted: feature 1 minor, d major), ρ, and α log-uniform around the C5 window."""
+    import numpy as np
+    from hypothesis import strategies as st
+
+    from theorycheck import strategies as tcs
+    from theorycheck.thresholds import alpha_all_shrink, alpha_gd_like
+
+    @st.composite
+    def inputs(draw):
+        z = draw(tcs.single_examples(d=(2, 5), min_value=0.2, max_value=5.0, ties=ties, sort=True))
+        r = draw(st.floats(0.2, 2.0))
+        lo = alpha_all_shrink(z, r).value * lo_factor
+        hi = max(alpha_gd_like(z, r).value, lo) * hi_factor
+        a = float(np.exp(draw(st.floats(float(np.log(lo)), float(np.log(hi))))))
+        return {"z": z.tolist(), "rho": r, "alpha": a}
+
+    return inputs()
+
+
+def _alpha_for_N0(z, N0):
+    import numpy as np
+
+    return float(N0 / (np.sqrt(2) * np.linalg.norm(z)))
+
+
+def _c4_register():
+    import numpy as np
+
+    from theorycheck.claims import Claim, Outcome
+    from theorycheck.claims import register as register_claim
+    from theorycheck.setting import Setting
+
+    from . import _numerics as num
+
+    def setting(x):
+        return Setting.from_z(x["z"], depth=2, optimizer="sam-l2", rho=x["rho"], alpha=x["alpha"])
+
+    def horizon(x):
+        return 30.0 / min(x["z"])
+
+    def I_from_theta(x, tau_, la):
+        """I(τ) = (ln α + z_j τ − θ_j)/(ρ z_j²), θ_j = ½ ln|β_j|, for every j (C4)."""
+        z = np.array(x["z"])
+        return (np.log(x["alpha"]) + z * tau_ - 0.5 * la) / (x["rho"] * z**2)
+
+    def check_reduction(x) -> Outcome:
+        s = setting(x)
+        T = horizon(x)
+        full = num.solve(s, T, method="scipy")
+        red = num.solve(s, T, method="reduced")
+        if not (full.successful and red.successful):
+            return Outcome(None, detail={"full": full.stopped_because, "reduced": red.stopped_because})
+        end = min(full.t_end, red.t_end) * (0.99 if (full.collapsed or red.collapsed) else 1.0)
+        worst_theta = worst_I = 0.0
+        for tt in np.linspace(end / 16, end, 16):
+            a, b = full.at(tt)[0], red.at(tt)[0]
+            worst_theta = max(worst_theta, float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(a)))))
+            Ij = I_from_theta(x, tt, a)
+            worst_I = max(worst_I, float((Ij.max() - Ij.min()) / max(abs(Ij).max(), 1e-300)))
+        dev = max(worst_theta, worst_I)
+        both = (full.collapse_time, red.collapse_time)
+        if (both[0] is None) != (both[1] is None):
+            return Outcome(False, np.inf, {"collapse_times": both})
+        return Outcome(dev <= 1e-8, dev, {"theta_full_vs_reduced": worst_theta, "I_spread_over_j": worst_I,
+                                          "collapse_times": both})
+
+    register_claim(Claim(
+        key="C4.reduction",
+        statement="ℓ2-SAM, L = 2: θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ) with one I for all j, and the scalar ODE "
+                  "dI/dτ = 1/N(τ, I) reproduces the full d-dimensional flow",
+        inputs=_l2_inputs(), check=check_reduction,
+        tolerance="relative 1e-8 on ln|β_j| (full vs reduced, 16 times) and on the spread of I over j",
+    ))
+
+    def check_switch_level(x) -> Outcome:
+        tr = num.solve(setting(x), horizon(x), method="scipy")
+        if not tr.successful:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        z = np.array(x["z"])
+        worst, rows = 0.0, []
+        for ts, a, b in num.switches(tr):
+            if tr.collapse_time is not None and ts > 0.999 * tr.collapse_time:
+                continue
+            I = I_from_theta(x, ts, tr.at(ts)[0])[-1]
+            nbar = ts / I
+            want = x["rho"] * (z[a - 1] + z[b - 1])
+            rel = abs(nbar - want) / want
+            worst = max(worst, rel)
+            rows.append({"time": ts, "from": a, "to": b, "Nbar": nbar, "rho(z_from+z_to)": want})
+        return Outcome(worst <= 1e-6, worst, {"switches": rows})
+
+    register_claim(Claim(
+        key="C4.switch-level",
+        statement="ℓ2-SAM, L = 2: every switch j → k of j† happens where N̄ = τ/I = ρ (z_j + z_k)",
+        inputs=_l2_inputs(1.0, 1.0), check=check_switch_level,
+        tolerance="relative 1e-6 on N̄ at each observed switch (switch times located to 1e-12)",
+        pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0, "alpha": 0.6}],
+    ))
+
+    nonmono = {"z": [1.0, 1.1, 10.0], "rho": 1.0, "alpha": _alpha_for_N0([1.0, 1.1, 10.0], 7.5)}
+
+    def switch_list(x):
+        tr = num.solve(setting(x), horizon(x), method="scipy")
+        if not tr.successful:
+            return None, tr
+        return [(t_, a, b) for t_, a, b in num.switches(tr)
+                if tr.collapse_time is None or t_ < 0.999 * tr.collapse_time], tr
+
+    def check_sequential(x) -> Outcome:
+        sw, tr = switch_list(x)
+        if sw is None:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        z = np.array(x["z"])
+        down = [s_ for s_ in sw if z[s_[2] - 1] < z[s_[1] - 1]]
+        return Outcome(not down, float(len(down)), {"switches": [list(s_) for s_ in sw], "collapsed": tr.collapsed})
+
+    def check_unimodal(x) -> Outcome:
+        sw, tr = switch_list(x)
+        if sw is None:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        z = np.array(x["z"])
+        ups = [z[b - 1] > z[a - 1] for _, a, b in sw]
+        turns = sum(1 for u, v in zip(ups, ups[1:]) if u != v)
+        ok = turns == 0 or (turns == 1 and not ups[0])
+        return Outcome(ok, float(turns), {"switches": [list(s_) for s_ in sw], "collapsed": tr.collapsed})
+
+    register_claim(Claim(
+        key="C4.sequential",
+        statement="ℓ2-SAM, L = 2 ('minor first, major last'): along τ, j† only moves to larger z",
+        inputs=_l2_inputs(1.0, 1.0), check=check_sequential, pinned=[nonmono],
+        tolerance="exact: no switch from a larger to a smaller z",
+        refined=Claim(
+            key="C4.sequential-refined",
+            statement="(refined by theorycheck) j† is the z_j nearest N̄/(2ρ) and dN̄/dτ = (1 − N̄/N)/I: while N is "
+                      "below its harmonic mean N̄ (N shrinking first) j† moves to SMALLER z; the path is 'down, "
+                      "then up': at most one change of direction, down before up",
+            inputs=_l2_inputs(1.0, 1.0), check=check_unimodal, pinned=[nonmono],
+            tolerance="exact: the sequence of switch directions is down*, up*"),
+    ))
+
+    def check_limit(x, conditional: bool) -> Outcome:
+        tr = num.solve(setting(x), 4 * horizon(x), method="scipy")
+        if not tr.successful:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        z = np.array(x["z"])
+        if tr.collapsed:
+            return Outcome(True if conditional else False, 0.0 if conditional else 1.0,
+                           {"collapse_time": tr.collapse_time, "note": "collapse: the limit is 0 (regime 1)"})
+        d = num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1])
+        e = (z == z.max()).astype(float)
+        e /= np.linalg.norm(e)
+        dev = float(np.linalg.norm(d - e))
+        return Outcome(dev <= 1e-6, dev, {"direction": d.tolist(), "T": tr.t_end})
+
+    register_claim(Claim(
+        key="C4.limit",
+        statement="ℓ2-SAM, L = 2: the limit direction is the ℓ1 max-margin solution e_(argmax z), as for GD",
+        inputs=_l2_inputs(0.3, 3.0), check=lambda x: check_limit(x, False),
+        pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0, "alpha": 0.1}],
+        tolerance="‖direction(τ = 120/z_min) − e_(argmax z)‖ ≤ 1e-6",
+        refined=Claim(
+            key="C4.limit-refined",
+            statement="(refined by theorycheck) the limit is e_(argmax z) for every α that does not collapse "
+                      "(α > α_c, regime 2 and 3); for α < α_c it is 0 (C5)",
+            inputs=_l2_inputs(0.3, 3.0), check=lambda x: check_limit(x, True),
+            pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0, "alpha": 0.1}],
+            tolerance="‖direction(τ = 120/z_min) − e_(argmax z)‖ ≤ 1e-6 when no collapse"),
+    ))
+
+
+_c4_register()

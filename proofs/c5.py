@@ -121,3 +121,157 @@ register(Theorem(
               "N0 ≥ ρ(z_(d) + z_(d−1)); j†(0+) = argmax_j z_j(1 − ρ z_j/N0).",
     build=build,
 ))
+
+
+# ---------------------------------------------------------------------------- claims
+def _c5_register():
+    import numpy as np
+    from hypothesis import strategies as st
+
+    from theorycheck import strategies as tcs
+    from theorycheck import thresholds as th
+    from theorycheck.claims import Claim, Outcome
+    from theorycheck.claims import register as register_claim
+    from theorycheck.setting import Setting
+
+    from . import _numerics as num
+    from .c4 import _alpha_for_N0, _l2_inputs
+
+    def setting(x, alpha=None):
+        return Setting.from_z(x["z"], depth=2, optimizer="sam-l2", rho=x["rho"],
+                              alpha=x["alpha"] if alpha is None else alpha)
+
+    def check_initial(x) -> Outcome:
+        z = np.array(x["z"])
+        rates = th.initial_rates(z, x["alpha"], x["rho"])
+        top = np.sort(rates)[-2:] if z.size > 1 else rates
+        tau_obs = 1e-3 / max(1.0, float(np.abs(rates).max()))
+        gap = float(top[-1] - top[0]) if z.size > 1 else np.inf
+        if 1e-13 < gap * tau_obs < 1e-9:  # neither a clear first-order winner nor an exact tie
+            return Outcome(None, detail={"rate_gap": gap})
+        tr = num.solve(setting(x), tau_obs * 1.01, method="scipy")
+        if not tr.successful:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        # compare values of z, not indices: tied z are one feature value
+        obs, pred = num.index_at(tr, tau_obs), th.initial_index(z, x["alpha"], x["rho"])
+        ok = z[obs - 1] == z[pred - 1]
+        return Outcome(ok, 0.0 if ok else 1.0, {"observed": obs, "predicted": pred, "rates": rates.tolist()})
+
+    tie = {"z": [1.0, 2.0, 3.0], "rho": 1.0, "alpha": _alpha_for_N0([1.0, 2.0, 3.0], 3.0)}
+    register_claim(Claim(
+        key="C5.initial-index",
+        statement="ℓ2-SAM, L = 2: j†(0+) = argmax_j z_j (1 − ρ z_j/N0), N0 = α√2‖z‖ (ties of the rates broken at "
+                  "second order by the sign of N'(0), as refined by theorycheck prove)",
+        inputs=_l2_inputs(), check=check_initial, pinned=[tie],
+        tolerance="exact index at τ = 1e-3/max|rate| (inconclusive when the rate gap is unresolvable there)",
+    ))
+
+    def regime3(x, alpha):
+        """Observed: j† is a maximiser of z for every τ > 0 (no switch away from the top).
+        j† is first read at τ_e where the first-order rate gap has separated the leaders
+        beyond the tie tolerance; None when that gap is too small to resolve in float64."""
+        z = np.array(x["z"])
+        rates = th.initial_rates(z, alpha, x["rho"])
+        top, rest = rates[z == z.max()].max(), rates[z != z.max()]
+        gap = float(abs(top - rest.max())) if rest.size else 1.0
+        if gap < 1e-3:  # the early lead is ~gap²: below ~1e-6 it is lost in the tie tolerance
+            return None, None
+        tr = num.solve(setting(x, alpha), 30.0 / z.min(), method="scipy")
+        if not tr.successful:
+            return None, tr
+        tau_e = min(tr.t_end, 1e-7 / gap)  # lead gap·τ_e = 1e-7 ≫ tie tolerance, before any O(gap) switch
+        early = num.index_at(tr, tau_e)
+        idx = {early} | {b for t_, _, b in num.switches(tr) if t_ > tau_e}
+        return all(z[j - 1] == z.max() for j in idx if j), tr
+
+    def check_gd_like(x, refined: bool) -> Outcome:
+        z = np.array(x["z"])
+        if refined:
+            thr = th.alpha_gd_like(z, x["rho"]).value
+        else:
+            zs = np.sort(z)
+            thr = x["rho"] * (zs[-1] + zs[-2]) / (np.sqrt(2) * np.linalg.norm(z))  # THEORY.md's z_(d-1) literally
+        if thr > 0 and abs(x["alpha"] / thr - 1) < 1e-9:
+            return Outcome(None, detail={"note": "α on the threshold to 1e-9: not decidable in float64"})
+        obs, tr = regime3(x, x["alpha"])
+        if obs is None:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because if tr else "initial rate gap < 1e-3"})
+        pred = x["alpha"] >= thr
+        return Outcome(obs == pred, float(obs != pred), {"alpha_threshold": thr, "observed_regime3": obs})
+
+    @st.composite
+    def near_top(draw):
+        z = draw(tcs.single_examples(d=(2, 4), min_value=0.2, max_value=5.0, ties=True, sort=True))
+        r = draw(st.floats(0.2, 2.0))
+        f = draw(st.floats(0.01, 0.7)) * draw(st.sampled_from([-1, 1]))  # not on the threshold itself
+        a = th.alpha_gd_like(z, r).value * float(np.exp(f))
+        return {"z": z.tolist(), "rho": r, "alpha": max(a, 1e-3)}
+
+    top_tie = {"z": [1.0, 2.0, 2.0], "rho": 1.0, "alpha": _alpha_for_N0([1.0, 2.0, 2.0], 3.5)}
+    register_claim(Claim(
+        key="C5.gd-like",
+        statement="ℓ2-SAM, L = 2: the major coordinate leads from the start (and j† stays on it: regime 3) iff "
+                  "N0 ≥ ρ (z_(d) + z_(d−1))",
+        inputs=near_top(), check=lambda x: check_gd_like(x, False), pinned=[top_tie],
+        tolerance="exact (α within 1e-9 of the threshold is inconclusive)",
+        refined=Claim(
+            key="C5.gd-like-refined",
+            statement="(refined by theorycheck) … iff N0 ≥ ρ (z_(d) + z_next), z_next the largest value strictly "
+                      "below z_(d)",
+            inputs=near_top(), check=lambda x: check_gd_like(x, True), pinned=[top_tie],
+            tolerance="exact (α within 1e-9 of the threshold is inconclusive)"),
+    ))
+
+    def classify_full(x, alpha):
+        """Collapse or not, with the FULL d-dimensional flow (independent of C4's reduction)."""
+        z = np.array(x["z"])
+        tr = num.solve(setting(x, alpha), 200.0 / z.min(), method="scipy")
+        if tr.collapsed:
+            return True, tr
+        if not tr.successful:
+            return None, tr
+        la = tr.log_abs_beta[-1]
+        N = np.sqrt(np.sum(2 * z**2 * np.exp(np.minimum(la, 700))))
+        return (False if N >= x["rho"] * z.max() else None), tr
+
+    def check_regimes(x) -> Outcome:
+        z, r = np.array(x["z"]), x["rho"]
+        ac = th.collapse_threshold(z, r, rel_tol=1e-9, max_seconds=60)
+        lo, hi = th.alpha_all_shrink(z, r).value, th.alpha_gd_like(z, r).value
+        problems, rows = [], {}
+        if not lo <= ac.value * (1 + 1e-9) and ac.value <= hi * (1 + 1e-9):
+            problems.append("α_c outside [alpha_all_shrink, alpha_gd_like]")
+        for f in (1 - 1e-2, 1 - 1e-6, 1 + 1e-6, 1 + 1e-2):
+            c, tr = classify_full(x, ac.value * f)
+            rows[f"collapse at alpha_c*{f}"] = c
+            if c is None:
+                return Outcome(None, detail={"alpha": ac.value * f, "stopped_because": tr.stopped_because})
+            if c != (f < 1):
+                problems.append(f"α = α_c·{f}: collapse = {c}")
+        if ac.value < hi:
+            mid = float(np.sqrt(ac.value * hi)) if ac.value > 0 else hi / 2
+            tr = num.solve(setting(x, mid), 200.0 / z.min(), method="scipy")
+            sw = num.switches(tr)
+            first = num.index_at(tr, min(1e-6, tr.t_end))
+            rows["regime2_switches"] = [list(s_) for s_ in sw]
+            if tr.collapsed or z[first - 1] == z.max() or not sw or z[sw[-1][2] - 1] != z.max():
+                problems.append(f"α = {mid:.6g} in (α_c, α_gd_like) is not sequential amplification")
+        rows.update(alpha_c=ac.value, alpha_all_shrink=lo, alpha_gd_like=hi)
+        return Outcome(not problems, float(len(problems)), {**rows, "problems": problems})
+
+    @st.composite
+    def zr(draw):
+        z = draw(tcs.single_examples(d=(2, 4), min_value=0.5, max_value=4.0, sort=True))
+        return {"z": z.tolist(), "rho": draw(st.floats(0.2, 2.0))}
+
+    register_claim(Claim(
+        key="C5.regimes",
+        statement="ℓ2-SAM, L = 2: three regimes in α: collapse for α < α_c; sequential amplification (j† starts "
+                  "below the major coordinate and ends on it) for α_c < α < α_gd_like; GD-like above",
+        inputs=zr(), check=check_regimes, pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0}], max_examples=3,
+        tolerance="α_c to 1e-9 (bisection on the reduced ODE); the FULL flow must collapse at α_c·(1 − 1e-6), "
+                  "(1 − 1e-2) and not at α_c·(1 + 1e-6), (1 + 1e-2)",
+    ))
+
+
+_c5_register()

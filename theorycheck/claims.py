@@ -8,7 +8,8 @@ Claim) that the tool found to hold where the original fails. The runner gives a
 
 - ``holds``: every input tried agreed;
 - ``fails``: some input disagreed — the counterexample is the one hypothesis shrank to;
-- ``inconclusive``: no disagreement, but some check ran out of budget (never "holds").
+- ``inconclusive``: no disagreement, but some check ran out of budget (never "holds");
+- ``error``: a check raised (a bug of the tool, reported with the input, never hidden).
 
 Claims are registered by ``proofs/`` beside their derivations.
 """
@@ -24,7 +25,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-HOLDS, FAILS, INCONCLUSIVE = "holds", "fails", "inconclusive"
+HOLDS, FAILS, INCONCLUSIVE, ERROR = "holds", "fails", "inconclusive", "error"
 
 #: examples per claim for each profile of ``theorycheck verify``
 PROFILES: dict[str, int] = {"fast": 12, "thorough": 100}
@@ -39,6 +40,11 @@ class Outcome:
     ok: bool | None
     deviation: float = 0.0
     detail: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:  # numpy booleans are not `False`: normalise once, here
+        if self.ok is not None:
+            self.ok = bool(self.ok)
+        self.deviation = float(self.deviation)
 
 
 @dataclass
@@ -84,6 +90,10 @@ class _Disagrees(AssertionError):
     pass
 
 
+class _Crashed(Exception):
+    pass
+
+
 def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
               progress: Callable[[str, int], None] | None = None) -> Verdict:
     """Check ``claim`` on its pinned inputs, then on ``examples`` drawn inputs; on a
@@ -93,7 +103,11 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
     last_fail: dict[str, Any] = {}
 
     def one(x) -> Outcome:
-        out = claim.check(x)
+        try:
+            out = claim.check(x)
+        except Exception as exc:
+            last_fail["x"], last_fail["exc"] = x, exc
+            raise _Crashed() from exc
         stats["tried"] += 1
         if progress:
             progress(claim.key, stats["tried"])
@@ -110,8 +124,15 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress)
         return v
 
+    def crashed() -> Verdict:
+        exc = last_fail["exc"]
+        return verdict(ERROR, f"the check raised {type(exc).__name__}: {exc}", claim.describe(last_fail["x"]))
+
     for x in claim.pinned:
-        out = one(x)
+        try:
+            out = one(x)
+        except _Crashed:
+            return crashed()
         if out.ok is False:
             return verdict(FAILS, "a pinned edge case disagrees", claim.describe(x), out.detail)
 
@@ -130,6 +151,8 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
 
         try:
             _search()
+        except _Crashed:
+            return crashed()
         except _Disagrees:
             x, out = last_fail["x"], last_fail["out"]
             return verdict(FAILS, "hypothesis shrank a disagreement to this input", claim.describe(x), out.detail)
@@ -153,9 +176,14 @@ def select(prefixes: Sequence[str] | None) -> list[Claim]:
     """Claims whose key equals a prefix or starts with ``prefix.`` (``C4`` selects ``C4.*``)."""
     if not prefixes:
         return list(REGISTRY.values())
+    every: dict[str, Claim] = {}
+    for c in REGISTRY.values():  # refined claims run with their parent, and alone on request
+        while c is not None:
+            every.setdefault(c.key, c)
+            c = c.refined
     out = []
     for p in prefixes:
-        hits = [c for k, c in REGISTRY.items() if k == p or k.startswith(p + ".")]
+        hits = [c for k, c in every.items() if k == p or k.startswith(p + ".") or k.startswith(p + "-")]
         if not hits:
             raise KeyError(p)
         out += [c for c in hits if c not in out]

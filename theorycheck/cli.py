@@ -25,6 +25,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.commands.setting",
     "theorycheck.commands.derive",
     "theorycheck.commands.prove",
+    "theorycheck.commands.verify",
+    "theorycheck.commands.thresholds",
 )
 
 

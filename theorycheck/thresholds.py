@@ -138,3 +138,166 @@ def linf_prediction(z, alpha, rho: float, L: int) -> int:
         f = lambdify((cf.z_j, cf.alpha_j, rho_sym), cf.linf_blowup_score(L))
         score = np.where(above, f(z, a, rho), -np.inf)
     return int(np.argmax(score)) + 1
+
+
+# ---------------------------------------------------------------------------- α_c
+@dataclass
+class Classification:
+    """One trajectory's fate with its certificate: ``collapses`` True (N fell below ρ z_min:
+    every rate is negative from then on), False (N reached ρ z_max: every rate is ≥ 0 from
+    then on), or None (no certificate within the budget: inconclusive)."""
+
+    alpha: float
+    collapses: bool | None
+    certificate: str
+    time: float | None
+    N: float | None
+    method: str
+
+    def to_dict(self) -> dict:
+        return {"alpha": self.alpha, "collapses": self.collapses, "certificate": self.certificate,
+                "time": self.time, "N": self.N, "method": self.method}
+
+
+def _norm_path(tr, z: np.ndarray) -> np.ndarray:
+    """N(τ) at the stored steps of an ℓ2, L = 2 trajectory: N² = Σ_j summand(z_j, u_j), u = |β|^{1/2}."""
+    from .compile import balanced_field
+
+    f = balanced_field(2, "sam-l2")
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        u = np.exp(0.5 * np.asarray(tr.log_abs_beta, dtype=float))
+        return np.sqrt(np.nansum(f.summand(z[None, :], u), axis=1))
+
+
+def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = None,
+                      t_max: float | None = None, max_seconds: float = 60.0) -> Classification:
+    """Integrate C4's reduced ODE for (z, α, ρ) until a certificate of collapse or of growth
+    (ℓ2-SAM, L = 2, one example, z > 0). The horizon doubles from ``t_max`` (default
+    10/z_min) until a certificate or until ``max_seconds`` is spent."""
+    from .integrate import solve
+    from .setting import Setting
+    from .trajectory import Budget
+
+    z = np.asarray(z, float)
+    if np.any(z <= 0):
+        raise TheorycheckError("the collapse threshold is computed for z > 0 (see alpha_all_shrink for other signs)")
+    s = Setting.from_z(z, depth=2, optimizer="sam-l2", rho=rho, alpha=alpha)
+    lo_level, hi_level = rho * z.min(), rho * z.max()
+    T = float(t_max or 10.0 / z.min())
+    import time as _time
+
+    t0 = _time.perf_counter()
+    method = f"reduced C4 ODE, {'mpmath ' + str(precision) + ' digits' if precision else 'float64'}"
+    while True:
+        left = max_seconds - (_time.perf_counter() - t0)
+        if left <= 0:
+            return Classification(alpha, None, f"no certificate by τ = {T / 2:g} within {max_seconds:g} s",
+                                  None, None, method)
+        tr = solve(s, t_max=T, method="reduced", precision=precision, budget=Budget(max_seconds=left))
+        N = _norm_path(tr, z)
+        below = np.flatnonzero(N < lo_level)
+        above = np.flatnonzero(N >= hi_level)
+        first_below = below[0] if below.size else None
+        first_above = above[0] if above.size else None
+        if tr.collapse_time is not None and first_below is None:
+            return Classification(alpha, True, "the integrator's collapse event (N → 0)", float(tr.collapse_time),
+                                  0.0, method)
+        if first_below is not None and (first_above is None or first_below < first_above):
+            return Classification(alpha, True, "N < ρ z_min: every coordinate shrinks from then on",
+                                  float(tr.t[first_below]), float(N[first_below]), method)
+        if first_above is not None:
+            return Classification(alpha, False, "N ≥ ρ z_max: every coordinate grows from then on",
+                                  float(tr.t[first_above]), float(N[first_above]), method)
+        if not tr.successful:
+            return Classification(alpha, None, f"integration stopped: {tr.stopped_because} ({tr.message})",
+                                  None, None, method)
+        T *= 2
+
+
+def collapse_threshold(z, rho: float, *, rel_tol: float = 1e-12, precision: int = 30,
+                       max_seconds: float = 300.0) -> Threshold:
+    """α_c: trajectories collapse for α < α_c and do not for α > α_c (ℓ2-SAM, L = 2, one
+    example, z > 0). Bisection in log α between alpha_all_shrink (collapses) and
+    alpha_gd_like (grows) with float64 classifications, then the two bracketing α are
+    re-classified at ``precision`` digits (mpmath) and the bisection continues there if
+    float64 was wrong. The certificate is the pair of bracketing classifications.
+    For z with all entries equal, α_c = alpha_all_shrink exactly (closed form)."""
+    import time as _time
+
+    z = np.asarray(z, float)
+    if np.any(z <= 0):
+        raise TheorycheckError("the collapse threshold is computed for z > 0")
+    if rho == 0:
+        return Threshold("alpha_collapse", 0.0, True, "0", "ρ = 0 is GD: no collapse for any α > 0")
+    lo_t = alpha_all_shrink(z, rho)
+    if np.all(z == z[0]):
+        return Threshold("alpha_collapse", lo_t.value, True, lo_t.expression,
+                         "all entries of z equal: every coordinate has the same rate, so collapse ⇔ N0 < ρ z_min")
+    hi = alpha_gd_like(z, rho).value
+    lo = lo_t.value
+    t0 = _time.perf_counter()
+
+    def budget_left() -> float:
+        return max_seconds - (_time.perf_counter() - t0)
+
+    def bisect(lo_c: Classification, hi_c: Classification, precision_: int | None) -> tuple:
+        while hi_c.alpha / lo_c.alpha - 1 > rel_tol:
+            if budget_left() <= 0:
+                return lo_c, hi_c, "max_seconds"
+            mid = float(np.sqrt(lo_c.alpha * hi_c.alpha))
+            if mid in (lo_c.alpha, hi_c.alpha):
+                break
+            c = classify_collapse(z, mid, rho, precision=precision_, max_seconds=max(1.0, budget_left()))
+            if c.collapses is None:
+                return lo_c, hi_c, f"inconclusive at α = {mid!r}: {c.certificate}"
+            if c.collapses:
+                lo_c = c
+            else:
+                hi_c = c
+        return lo_c, hi_c, None
+
+    lo_c = Classification(lo, True, "α ≤ alpha_all_shrink: every coordinate shrinks from the start (C5, proved)",
+                          0.0, None, "closed form")
+    hi_c = Classification(hi, False, "α ≥ alpha_gd_like: every coordinate grows from the start (C5, proved)",
+                          0.0, None, "closed form")
+    lo_c, hi_c, stop = bisect(lo_c, hi_c, None)
+    # certify the float64 bracket at high precision; continue there if float64 misjudged
+    for _ in range(8):
+        if stop:
+            break
+        checks = []
+        for c in (lo_c, hi_c):
+            if c.method == "closed form":
+                checks.append(c)
+                continue
+            m = classify_collapse(z, c.alpha, rho, precision=precision, max_seconds=max(1.0, budget_left()))
+            checks.append(m)
+        lo_m, hi_m = checks
+        if lo_m.collapses is None or hi_m.collapses is None:
+            stop = "high-precision certificate inconclusive"
+            break
+        if lo_m.collapses and not hi_m.collapses:
+            lo_c, hi_c = lo_m, hi_m
+            break
+        # float64 was wrong at one end: widen to a consistent bracket and bisect at high precision
+        w = hi_c.alpha / lo_c.alpha
+        if not lo_m.collapses:
+            hi_c = lo_m
+            lo_c = classify_collapse(z, lo_c.alpha / w**4, rho, precision=precision, max_seconds=max(1.0, budget_left()))
+        else:
+            lo_c = hi_m
+            hi_c = classify_collapse(z, hi_c.alpha * w**4, rho, precision=precision, max_seconds=max(1.0, budget_left()))
+        if lo_c.collapses is not True or hi_c.collapses is not False:
+            stop = "could not re-bracket at high precision"
+            break
+        lo_c, hi_c, stop = bisect(lo_c, hi_c, precision)
+    value = float(np.sqrt(lo_c.alpha * hi_c.alpha))
+    width = hi_c.alpha / lo_c.alpha - 1
+    digits = float(-np.log10(width / 2)) if width > 0 else 16.0
+    note = (f"bisection bracket [{lo_c.alpha!r}, {hi_c.alpha!r}] (relative width {width:.2e}, "
+            f"≈ {digits:.1f} significant digits)")
+    if stop:
+        note += f"; stopped early: {stop}"
+    return Threshold("alpha_collapse", value, False, None, note,
+                     {"collapses": lo_c.to_dict(), "grows": hi_c.to_dict(), "relative_width": width,
+                      "significant_digits": digits})

@@ -1,0 +1,48 @@
+"""The claims runner: holds / fails (with a shrunk counterexample) / inconclusive."""
+
+from hypothesis import strategies as st
+
+from theorycheck.claims import FAILS, HOLDS, INCONCLUSIVE, Claim, Outcome, run_claim
+
+
+def test_holds():
+    c = Claim("T.sq", "x² ≥ 0", st.floats(-10, 10), lambda x: Outcome(x * x >= 0, 0.0), "exact")
+    v = run_claim(c, examples=20)
+    assert v.status == HOLDS and v.tried == 20 and v.inconclusive == 0
+
+
+def test_fails_and_shrinks():
+    c = Claim("T.small", "x < 5", st.integers(0, 1000), lambda x: Outcome(x < 5, float(x)), "exact",
+              describe=lambda x: {"x": x})
+    v = run_claim(c, examples=50)
+    assert v.status == FAILS and v.counterexample == {"x": 5}  # hypothesis shrinks to the boundary
+
+
+def test_pinned_edge_case_fails_first():
+    c = Claim("T.pin", "x ≠ 0", st.integers(1, 5), lambda x: Outcome(x != 0), "exact", pinned=[0],
+              describe=lambda x: {"x": x})
+    v = run_claim(c, examples=5)
+    assert v.status == FAILS and v.counterexample == {"x": 0} and "pinned" in v.message
+
+
+def test_inconclusive_is_never_holds():
+    c = Claim("T.budget", "budget", st.integers(0, 3), lambda x: Outcome(None if x == 2 else True), "exact")
+    v = run_claim(c, examples=30)
+    assert v.status == INCONCLUSIVE and v.inconclusive >= 1
+
+
+def test_refined_claim_runs_when_original_fails():
+    refined = Claim("T.refined", "x ≤ 1000", st.integers(0, 1000), lambda x: Outcome(x <= 1000), "exact")
+    c = Claim("T.orig", "x < 5", st.integers(0, 1000), lambda x: Outcome(x < 5), "exact", refined=refined)
+    v = run_claim(c, examples=30)
+    assert v.status == FAILS and v.refined is not None and v.refined.status == HOLDS
+    d = v.to_dict()
+    assert d["refined"]["status"] == HOLDS
+
+
+def test_a_crashing_check_is_an_error_verdict():
+    def bad(x):
+        raise ZeroDivisionError("boom")
+
+    v = run_claim(Claim("T.crash", "crash", st.integers(0, 3), bad, "exact", describe=lambda x: {"x": x}), examples=3)
+    assert v.status == "error" and "ZeroDivisionError" in v.message and v.counterexample is not None
