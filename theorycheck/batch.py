@@ -437,6 +437,19 @@ def _rowwise_searchsorted(levels: np.ndarray, x: np.ndarray) -> np.ndarray:
     return lo
 
 
+def _top_gap(ops, th):
+    """θ_(1) − θ_(2): how far the cell is from a tie of j† (inf with one live coordinate).
+    A gap below the integration error (≈ rtol·|θ| + atol) means j† there is not resolved."""
+    if th.shape[1] < 2:
+        return ops.full((th.shape[0],), math.inf)
+    top = ops.amax(th, 1)
+    am = ops.argmax(th, 1)
+    mask = ops.arange(th.shape[1])[None, :] == am[:, None]
+    second = ops.amax(ops.where(mask, -math.inf, th), 1)
+    with ops.errstate():
+        return ops.where(top == -math.inf, math.inf, top - second)
+
+
 def _decoupled(optimizer: str) -> bool:
     """GD and ℓ∞-SAM, one example: the balanced field acts coordinatewise."""
     return optimizer in ("gd", "sam-linf")
@@ -457,7 +470,7 @@ class BalancedLog(BatchSystem):
     collapse certificate and stop rule of :class:`ReducedL2`. All coordinates at 0: collapse."""
 
     time_kind = "tau"
-    observables = {"jdag": (np.int16, -1), "log_beta_max": (np.float64, np.nan)}
+    observables = {"jdag": (np.int16, -1), "log_beta_max": (np.float64, np.nan), "gap": (np.float64, np.nan)}
 
     def __init__(self, z, alpha, rho, *, L: int = 2, optimizer: str, ops=None, collapse_tol: float = 1e-10):
         self.ops = o = ops or NumpyOps()
@@ -572,11 +585,11 @@ class BalancedLog(BatchSystem):
         mx = o.amax(th, 1)
         j = o.argmax(th, 1) + 1
         j = o.where(mx == -math.inf, 0, j)
-        return {"jdag": j, "log_beta_max": self.L * mx}
+        return {"jdag": j, "log_beta_max": self.L * mx, "gap": _top_gap(o, th)}
 
     def fill(self, idx, codes):
         out_j = np.where(codes == BLOWUP, self.blowup_index[idx], 0)
-        return {"jdag": out_j, "log_beta_max": np.where(codes == BLOWUP, np.inf, -np.inf)}
+        return {"jdag": out_j, "log_beta_max": np.where(codes == BLOWUP, np.inf, -np.inf), "gap": np.inf}
 
     def metadata(self) -> dict:
         return {"system": "balanced-log", "L": self.L, "optimizer": self.optimizer, "collapse_tol": self.collapse_tol,
@@ -596,7 +609,8 @@ class MultiExample(BatchSystem):
     every coordinate at 0 is a collapse (no certificate here: numerical)."""
 
     time_kind = "t"
-    observables = {"jdag": (np.int16, -1), "loss": (np.float64, np.nan), "log_beta_max": (np.float64, np.nan)}
+    observables = {"jdag": (np.int16, -1), "loss": (np.float64, np.nan), "log_beta_max": (np.float64, np.nan),
+                   "gap": (np.float64, np.nan)}
 
     def __init__(self, Z, alpha, rho, *, L: int = 2, optimizer: str, loss: str = "logistic", ops=None):
         self.ops = o = ops or NumpyOps()
@@ -699,10 +713,10 @@ class MultiExample(BatchSystem):
         u = o.exp(th)
         margins = self._margins(self.beta(*([u] * self.L)))
         loss = o.sum(self.ell(margins), 1) / self.n
-        return {"jdag": j, "loss": loss, "log_beta_max": self.L * mx}
+        return {"jdag": j, "loss": loss, "log_beta_max": self.L * mx, "gap": _top_gap(o, th)}
 
     def fill(self, idx, codes):
-        return {"jdag": 0, "loss": self.loss0, "log_beta_max": -np.inf}
+        return {"jdag": 0, "loss": self.loss0, "log_beta_max": -np.inf, "gap": np.inf}
 
     def metadata(self) -> dict:
         return {"system": "multi-example-real-time", "L": self.L, "optimizer": self.optimizer, "loss": self.loss,

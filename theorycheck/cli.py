@@ -27,6 +27,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.commands.prove",
     "theorycheck.commands.verify",
     "theorycheck.commands.thresholds",
+    "theorycheck.commands.heatmap",
+    "theorycheck.commands.reproduce",
 )
 
 
