@@ -108,10 +108,10 @@ def redraw(name: str, out: Path) -> Report:
     files = sorted(folder.glob("*.json"))
     if not files:
         raise TheorycheckError(f"no saved arrays for {name} in {folder}: run `theorycheck reproduce {name}` first")
-    results = {p.stem: SweepResult.load(p.with_suffix("")) for p in files}
+    results = {p.name[: -len(".json")]: SweepResult.load(p) for p in files}
     t0 = time.perf_counter()
     rep = _finish(mod, name, results, Path(out))
-    rep.data = [p for f in files for p in (f.with_suffix(".npz"), f)]
+    rep.data = [p for f in files for p in (Path(str(f)[: -len(".json")] + ".npz"), f)]
     rep.seconds = time.perf_counter() - t0
     return rep
 

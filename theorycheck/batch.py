@@ -43,7 +43,7 @@ from . import compile as C
 from .errors import TheorycheckError
 
 # ---------------------------------------------------------------------------- statuses
-RUNNING, DONE, COLLAPSE, BLOWUP, SAFE, MAX_STEPS, STEP_UNDERFLOW, NONFINITE = range(8)
+RUNNING, DONE, COLLAPSE, BLOWUP, SAFE, MAX_STEPS, STEP_UNDERFLOW, NONFINITE, SIGN_CHANGE = range(9)
 #: member status code -> name (the ``status`` arrays of results hold the codes)
 STATUS: dict[int, str] = {
     RUNNING: "running",
@@ -54,6 +54,7 @@ STATUS: dict[int, str] = {
     MAX_STEPS: "max_steps",  # the step budget ran out
     STEP_UNDERFLOW: "step_underflow",  # the step size fell below the float resolution
     NONFINITE: "nonfinite",  # the field returned inf/NaN where the step could not be shrunk
+    SIGN_CHANGE: "sign_change",  # discrete runs: a step would take some u_j through 0 (overshoot)
 }
 #: statuses that end a member without a budget running out
 FINISHED_OK = (DONE, COLLAPSE, BLOWUP, SAFE)
@@ -598,15 +599,16 @@ class BalancedLog(BatchSystem):
 
 class MultiExample(BatchSystem):
     """Several examples, real time t, balanced layers u > 0, θ = ln u:
-    du/dt = −∇_{w_1}Lo(ŵ) at w_k = u (all layers stay equal), composed from the compiled
-    model: :func:`compile.predictor`, :func:`compile.loss_functions`,
-    :func:`compile.layer_gradient` and :func:`compile.perturbation`, with
-    G = ∂Lo/∂β = (1/n) Σ_i ℓ'(m_i) z_i (:func:`symbolic.loss_gradient_factor`) as a matrix
-    product. GD and ℓ∞-SAM for L ≥ 2, ℓ2-SAM for L = 2 (u_j > 0 is then preserved).
+    dθ_j/dt = −Ĝ_j r_j^{L−1} e^{(L−2)θ_j}, r_j = û_j/u_j (:func:`compile.balanced_multi_log`),
+    with G = ∂Lo/∂β = (1/n) Σ_i ℓ'(m_i) z_i (:func:`symbolic.loss_gradient_factor`, as sums
+    over examples), Ĝ the same at the perturbed point û = r u, β from
+    :func:`compile.predictor`, ℓ' from :func:`compile.loss_functions`, and
+    ln S = ½ logsumexp_j(ln(term j of S²)). GD and ℓ∞-SAM for L ≥ 2, ℓ2-SAM for L = 2.
 
-    Clock dt/ds = 1/(1 + ‖θ'‖₂/c), c = max_i ‖z_i‖₂. A coordinate whose log-rate falls below
-    −e^{30}c is at u_j = 0 within e^{−30}/c: frozen there (ℓ∞: sliding; ℓ2: collapse);
-    every coordinate at 0 is a collapse (no certificate here: numerical)."""
+    Clock dt/ds = 1/(1 + ‖θ'‖₂/c), c = max_i ‖z_i‖₂. Events: ℓ∞-SAM — a coordinate whose
+    log-rate falls below −e^{30}c is within e^{−30}/c of u_j = 0, where it slides (Filippov):
+    frozen at 0. ℓ2-SAM — collapse (S → 0) when every live coordinate's log-rate is below
+    −e^{30}c (numerical: no certificate for several examples). Every coordinate at 0: collapse."""
 
     time_kind = "t"
     observables = {"jdag": (np.int16, -1), "loss": (np.float64, np.nan), "log_beta_max": (np.float64, np.nan),
@@ -632,9 +634,8 @@ class MultiExample(BatchSystem):
         self.alpha = o.asarray(alpha)
         self.rho = o.asarray(rho)
         self.ell, self.dell = C.loss_functions(loss, o.name)
-        self.grad = C.layer_gradient(self.L, o.name)
-        self.eps = C.perturbation(optimizer, o.name)
         self.beta = C.predictor(self.L, o.name)
+        self.cf = C.balanced_multi_log(self.L, optimizer, o.name)
         self.c = float(np.linalg.norm(Z, axis=1).max())
         self.dead = o.zeros((self.B, d), dtype=bool)
         self.loss0 = float(C.loss_functions(loss, "numpy")[0](0.0))
@@ -655,27 +656,22 @@ class MultiExample(BatchSystem):
         w = self.dell(self._margins(beta))
         return self.ops.sum(w[:, :, None] * self.Z[None, :, :], 1) / self.n
 
-    def u_rate(self, idx, u):
-        L = self.L
-        G = self._G(self.beta(*([u] * L)))
-        g = self.grad(G, *([u] * L))
-        g = g if isinstance(g, (tuple, list)) else (g,)
-        S = self.ops.sqrt(sum(self.ops.sum(gk * gk, 1) for gk in g))[:, None]
-        rho = _col(self.rho[idx])
-        with self.ops.errstate():
-            what = [u + self.eps(gk, S, rho) for gk in g]
-        Ghat = self._G(self.beta(*what))
-        ghat = self.grad(Ghat, *what)
-        ghat = ghat if isinstance(ghat, (tuple, list)) else (ghat,)
-        return -ghat[0]  # balanced: every layer moves the same
-
     def theta_rate(self, idx, tau, th):
         o = self.ops
-        u = o.where(self.dead[idx], 0.0, o.exp(th))
-        du = self.u_rate(idx, u)
+        dead = self.dead[idx]
         with o.errstate():
-            r = du / u
-        return o.where(self.dead[idx], 0.0, r)
+            u = o.where(dead, 0.0, o.exp(th))
+            G = self._G(self.beta(*([u] * self.L)))
+            if self.optimizer == "sam-l2":
+                ls = o.where(dead, -math.inf, self.cf.log_summand(G, th))
+                lnS = 0.5 * o.logsumexp(ls, 1)[:, None]
+            else:
+                lnS = 0.0
+            r = self.cf.ratio(G, th, lnS, _col(self.rho[idx])) * 1.0
+            r = o.where(dead, 0.0, r)
+            Ghat = self._G(self.beta(*([r * u] * self.L)))
+            rate = self.cf.rate(Ghat, r, th)
+        return o.where(dead, 0.0, rate)
 
     def rates(self, idx, tau, y):
         o = self.ops
@@ -687,22 +683,27 @@ class MultiExample(BatchSystem):
     def after_step(self, idx, tau, y, dtau, dy):
         o = self.ops
         r = dy / dtau[:, None]
-        newly = ~self.dead[idx] & (r < -math.exp(EVENT_LOG) * self.c)
-        nd = o.to_numpy(newly)
+        big = -math.exp(EVENT_LOG) * self.c
+        live = ~self.dead[idx]
         idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
         codes = np.zeros(len(idx_np), dtype=int)
         changed = None
-        if nd.any():
-            self.dead[idx] = self.dead[idx] | newly
-            err = np.where(nd, 1.0 / np.maximum(np.abs(o.to_numpy(r)), 1e-300), 0.0).max(axis=1)
-            ev = self.events
-            ev["event_time_error"][idx_np] = np.maximum(ev["event_time_error"][idx_np], err)
-            first = nd.any(axis=1) & ~np.isfinite(ev["first_zero"][idx_np])
-            ev["first_zero"][idx_np[first]] = tau_np[first]
-            changed = nd.any(axis=1)
-        all_dead = o.to_numpy(o.all(self.dead[idx], 1))
-        codes[all_dead] = COLLAPSE
-        self.events["collapse"][idx_np[all_dead]] = tau_np[all_dead]
+        if self.optimizer == "sam-l2":  # collapse: S → 0 drives every log-rate to −∞ together
+            top = o.amax(o.where(live, r, -math.inf), 1)
+            codes[o.to_numpy(top < big)] = COLLAPSE
+        else:
+            newly = live & (r < big)
+            nd = o.to_numpy(newly)
+            if nd.any():
+                self.dead[idx] = self.dead[idx] | newly
+                err = np.where(nd, 1.0 / np.maximum(np.abs(o.to_numpy(r)), 1e-300), 0.0).max(axis=1)
+                ev = self.events
+                ev["event_time_error"][idx_np] = np.maximum(ev["event_time_error"][idx_np], err)
+                first = nd.any(axis=1) & ~np.isfinite(ev["first_zero"][idx_np])
+                ev["first_zero"][idx_np[first]] = tau_np[first]
+                changed = nd.any(axis=1)
+            codes[o.to_numpy(o.all(self.dead[idx], 1))] = COLLAPSE
+        self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
         return codes, changed
 
     def observe(self, idx, tau, y):
@@ -710,7 +711,8 @@ class MultiExample(BatchSystem):
         th = o.where(self.dead[idx], -math.inf, y)
         mx = o.amax(th, 1)
         j = o.where(mx == -math.inf, 0, o.argmax(th, 1) + 1)
-        u = o.exp(th)
+        with o.errstate():
+            u = o.exp(th)
         margins = self._margins(self.beta(*([u] * self.L)))
         loss = o.sum(self.ell(margins), 1) / self.n
         return {"jdag": j, "loss": loss, "log_beta_max": self.L * mx, "gap": _top_gap(o, th)}
@@ -951,4 +953,72 @@ def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e
             "max_steps": max_steps, "array_backend": ops.name, **system.metadata()}
     return BatchResult(grid=grid_np, obs=out, status=status.astype(np.int8), t_stop=t_stop, steps=steps,
                        rejected=rejected, events={k: v.copy() for k, v in system.events.items()}, meta=meta,
+                       seconds=time.perf_counter() - t_start)
+
+
+# ---------------------------------------------------------------------------- discrete algorithms
+def discrete_run(system: MultiExample, eta: float, grid, *, max_steps: int = 10_000_000,
+                 progress: Callable[[float], None] | None = None) -> BatchResult:
+    """GD / SAM as the algorithm, w ← w − η ∇Lo(w + ε(w)), from the balanced start of every
+    member of ``system`` (real time t = kη; all layers move alike, so u ← u − η ∂Lo/∂w_1(û)
+    = u (1 + η θ'(θ)), θ' the flow's log-rate from the same compiled forms). In θ = ln u:
+    θ ← θ + ln(1 + η θ'). A step with 1 + η θ'_j ≤ 0 would take u_j through 0 (an overshoot
+    the flow never makes): the member stops there with status ``sign_change``. Observables
+    are recorded at the iterate k = ⌈t/η⌉ for each grid time t (``grid`` is returned as the
+    times kη actually recorded, per member identical since η is shared)."""
+    ops = system.ops
+    grid_np = np.asarray(grid, dtype=float).reshape(-1)
+    if not (eta > 0 and math.isfinite(eta)):
+        raise TheorycheckError(f"η = {eta}: the step size must be finite and > 0")
+    ks = np.ceil(grid_np / eta - 1e-9).astype(np.int64)
+    if np.any(np.diff(ks) < 0) or ks[-1] > max_steps:
+        raise TheorycheckError(f"discrete run: t_max/η = {ks[-1]} steps exceeds max_steps = {max_steps}")
+    t_start = time.perf_counter()
+    B, T = system.B, grid_np.size
+    out = {k: np.full((B, T), fill, dtype=dt) for k, (dt, fill) in system.observables.items()}
+    status = np.zeros(B, dtype=np.int8)
+    t_stop = np.full(B, np.nan)
+    _, th = system.initial()
+    all_idx = ops.arange(B)
+    k_rec = 0
+    n = 0
+    while k_rec < T and ks[k_rec] == 0:
+        vals = system.observe(all_idx, None, th)
+        for name, v in vals.items():
+            out[name][:, k_rec] = ops.to_numpy(v)
+        k_rec += 1
+    alive = np.ones(B, dtype=bool)
+    while k_rec < T and alive.any():
+        idx_np = np.flatnonzero(alive)
+        idx = ops.asarray(idx_np, dtype=int)
+        r = system.theta_rate(idx, None, th[idx])
+        step = 1.0 + eta * r
+        bad = ops.to_numpy((step <= 0).any(1))
+        if bad.any():
+            status[idx_np[bad]] = SIGN_CHANGE
+            t_stop[idx_np[bad]] = n * eta
+            alive[idx_np[bad]] = False
+        with ops.errstate():
+            th[idx] = th[idx] + ops.log(ops.maximum(step, 1e-300))
+        n += 1
+        fin = ops.to_numpy(ops.all(ops.isfinite(th[idx]), 1))
+        if not fin.all():
+            status[idx_np[~fin & alive[idx_np]]] = NONFINITE
+            t_stop[idx_np[~fin]] = n * eta
+            alive[idx_np[~fin]] = False
+        while k_rec < T and ks[k_rec] == n:
+            rec = np.flatnonzero(alive)
+            if rec.size:
+                vals = system.observe(ops.asarray(rec, dtype=int), None, th[ops.asarray(rec, dtype=int)])
+                for name, v in vals.items():
+                    out[name][rec, k_rec] = ops.to_numpy(v)
+            k_rec += 1
+        if progress is not None and n % 1000 == 0:
+            progress(k_rec / T)
+    status[alive] = DONE
+    t_stop[alive] = n * eta
+    meta = {"method": f"discrete {system.optimizer}, eta = {eta}", "eta": eta, "steps": n,
+            "array_backend": ops.name, **system.metadata()}
+    return BatchResult(grid=ks * eta, obs=out, status=status, t_stop=t_stop, steps=np.full(B, n),
+                       rejected=np.zeros(B, dtype=np.int64), events={}, meta=meta,
                        seconds=time.perf_counter() - t_start)

@@ -233,3 +233,30 @@ def reduced_l2_log_linear(backend: str = "numpy") -> ReducedL2Linear:
 def l2_switch_level(backend: str = "numpy") -> Callable:
     """``level(z_j, z_k, rho)``: N̄ at which j† switches between j and k (C4)."""
     return lambdify((cf.z_j, cf.z_k, sy.rho), cf.l2_switch_level(), backend)
+
+
+@dataclass(frozen=True)
+class BalancedMultiLog:
+    """Several examples, balanced layers, θ = ln u (closed_forms, "several examples"):
+    ``log_summand(G, θ)`` = ln(term j of S²), ``ratio(G, θ, lnS, rho)`` = û_j/u_j,
+    ``rate(Ghat, r, θ)`` = dθ_j/dt. Arguments broadcast."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log_summand: Callable
+    ratio: Callable
+    rate: Callable
+
+
+@lru_cache(maxsize=64)
+def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> BalancedMultiLog:
+    """Compile the several-examples balanced forms for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    return BalancedMultiLog(
+        L=L, optimizer=optimizer, backend=backend,
+        log_summand=lambdify((cf.G_j, cf.theta_j), cf.balanced_multi_log_norm_summand(L), backend),
+        ratio=lambdify((cf.G_j, cf.theta_j, cf.lnS, sy.rho), cf.balanced_multi_ratio(L, optimizer), backend),
+        rate=lambdify((cf.Ghat_j, cf.r_j, cf.theta_j), cf.balanced_multi_log_rate(L), backend),
+    )

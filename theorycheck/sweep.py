@@ -230,6 +230,15 @@ def _json_safe(obj: Any) -> Any:
     return obj
 
 
+def _paths(prefix: str | Path) -> tuple[Path, Path]:
+    """PREFIX.npz and PREFIX.json (a trailing .npz/.json is dropped; dots in PREFIX are kept)."""
+    text = str(prefix)
+    for suf in (".npz", ".json"):
+        if text.endswith(suf):
+            text = text[: -len(suf)]
+    return Path(text + ".npz"), Path(text + ".json")
+
+
 @dataclass
 class SweepResult:
     """A sweep's arrays and metadata.
@@ -245,21 +254,15 @@ class SweepResult:
         return self.arrays[key]
 
     def save(self, prefix: str | Path) -> tuple[Path, Path]:
-        prefix = Path(prefix)
-        if prefix.suffix in (".npz", ".json"):
-            prefix = prefix.with_suffix("")
-        prefix.parent.mkdir(parents=True, exist_ok=True)
-        npz, js = prefix.with_suffix(".npz"), prefix.with_suffix(".json")
+        npz, js = _paths(prefix)
+        npz.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(npz, **self.arrays)
         js.write_text(json.dumps(_json_safe(self.meta), indent=2, allow_nan=False, ensure_ascii=False) + "\n")
         return npz, js
 
     @classmethod
     def load(cls, prefix: str | Path) -> SweepResult:
-        prefix = Path(prefix)
-        if prefix.suffix in (".npz", ".json"):
-            prefix = prefix.with_suffix("")
-        npz, js = prefix.with_suffix(".npz"), prefix.with_suffix(".json")
+        npz, js = _paths(prefix)
         if not npz.is_file() or not js.is_file():
             raise TheorycheckError(f"no saved sweep at {prefix} (need {npz.name} and {js.name})")
         with np.load(npz) as f:
