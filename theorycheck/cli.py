@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.commands.thresholds",
     "theorycheck.commands.heatmap",
     "theorycheck.commands.reproduce",
+    "theorycheck.commands.cnn",
 )
 
 

@@ -1,0 +1,89 @@
+"""The claims of THEORY.md: each verdict is what the math says, and every counterexample the
+tool reports is a real one (checked here again, independently where possible)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import proofs  # noqa: F401  (registers the claims)
+from theorycheck.claims import FAILS, HOLDS, REGISTRY, run_claim, select
+from theorycheck.cli import main
+
+#: what `theorycheck verify` must find, and, for claims false as stated, what the refinement finds
+EXPECTED = {
+    "C1.one-example": (HOLDS, None),
+    "C2.solution": (HOLDS, None),
+    "C2.limit": (FAILS, HOLDS),
+    "C3.blowup-time": (HOLDS, None),
+    "C3.winner": (FAILS, HOLDS),
+    "C3.below-rho": (HOLDS, None),
+    "C4.reduction": (HOLDS, None),
+    "C4.switch-level": (HOLDS, None),
+    "C4.sequential": (FAILS, HOLDS),
+    "C4.limit": (FAILS, HOLDS),
+    "C5.initial-index": (HOLDS, None),
+    "C5.gd-like": (FAILS, HOLDS),
+    "C5.regimes": (HOLDS, None),
+    "C6.gd": (FAILS, HOLDS),
+}
+
+
+def test_every_claim_has_an_expectation():
+    assert set(REGISTRY) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED))
+def test_verdicts(key):
+    v = run_claim(REGISTRY[key], examples=4, seed_=1)
+    want, want_refined = EXPECTED[key]
+    assert v.status == want, (v.message, v.counterexample, v.counterexample_detail)
+    if want == FAILS:
+        assert v.counterexample is not None and v.refined is not None
+        assert v.refined.status == want_refined, (v.refined.message, v.refined.counterexample)
+    else:
+        assert v.inconclusive == 0 and v.tried >= 4
+
+
+def test_sequential_counterexample_goes_down_then_up():
+    """'Minor first, major last' fails: z = (1, 1.1, 10), N0 = 7.5: j† 2 → 1 → 2 → 3."""
+    v = run_claim(REGISTRY["C4.sequential"], examples=0)
+    sw = v.counterexample_detail["switches"]
+    assert [(a, b) for _, a, b in sw] == [(2, 1), (1, 2), (2, 3)]
+    assert not v.counterexample_detail["collapsed"]
+
+
+def test_select_and_refined_lookup():
+    assert {c.key for c in select(["C4"])} == {"C4.reduction", "C4.switch-level", "C4.sequential", "C4.limit"}
+    assert [c.key for c in select(["C2.limit-refined"])] == ["C2.limit-refined"]
+    with pytest.raises(KeyError):
+        select(["C9"])
+
+
+def test_verify_cli_json(capsys, tmp_path):
+    out = tmp_path / "v.json"
+    rc = main(["verify", "--claims", "C2,C6", "--examples", "2", "--json", str(out)])
+    text = capsys.readouterr().out
+    res = json.loads(out.read_text())
+    assert rc == 1  # C2.limit and C6.gd fail as stated
+    assert res["failed"] == ["C2.limit", "C6.gd"]
+    keys = {c["key"]: c for c in res["claims"]}
+    assert keys["C2.solution"]["status"] == "holds" and keys["C2.limit"]["refined"]["status"] == "holds"
+    for c in res["claims"]:
+        assert set(c) >= {"key", "statement", "status", "tried", "inconclusive", "worst_deviation", "tolerance",
+                          "seconds", "counterexample", "counterexample_detail", "message", "refined"}
+    assert "✗ fails" in text and "↳ C2.limit-refined" in text and "counterexample" in text
+
+
+def test_verify_cli_holds_exit_0_and_errors(capsys):
+    assert main(["verify", "--claims", "C2.solution", "--examples", "2"]) == 0
+    assert main(["verify", "--claims", "C9"]) == 2
+    assert "no claim matches" in capsys.readouterr().err
+    assert main(["verify", "--list"]) == 0
+
+
+def test_c2_counterexample_detail_is_the_tie():
+    v = run_claim(REGISTRY["C2.limit"], examples=0)
+    assert v.counterexample == {"z": [1.0, 1.0], "alpha": [2.0, 3.0], "rho": 1.0}
+    np.testing.assert_allclose(v.counterexample_detail["observed_direction"], np.array([1.0, 4.0]) / np.sqrt(17),
+                               rtol=1e-9)

@@ -1,0 +1,466 @@
+"""The E2 experiment: paired GD / SAM training of small CNNs and their Grad-CAM attention.
+
+For every seed and init scale α one initialisation is drawn (``torch.manual_seed(seed)``,
+then scaled by α) and one batch order (``numpy`` generator seeded with the seed); every
+optimizer starts from that same network and sees the same batches (*paired runs*). GD is
+plain minibatch SGD with step η (no momentum, no weight decay); ``sam-l2`` / ``sam-linf``
+are :class:`~theorycheck.cnn.sam.SAM` around the same SGD. At evenly spaced checkpoints a
+run records training loss and accuracy (on a fixed slice of the training set), test
+accuracy, and the Grad-CAM background fraction of a fixed set of test images (target:
+the true class). THEORY.md E2 lists why each of these choices is there.
+
+The comparison: for each SAM variant and α, the per-seed difference SAM − GD of the mean
+background fraction, (a) at the last step (matched steps) and (b) at the first
+checkpoint where each run's training loss is at most the loss both runs reach (matched
+loss); the mean over seeds with a Student-t 95 % interval. Pairs where a run *stalled*
+(final training loss ≥ 90 % of ln C, i.e. it never left chance level: C5's collapse
+regime when ρ is large next to ‖θ₀‖) are reported apart and left out.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..errors import TheorycheckError
+from ..symbolic import OPTIMIZERS
+from . import data as D
+from .gradcam import UPSAMPLING, Fields, gradcam, receptive_fields, summarize, upsample
+from .models import SmallCNN, parameter_norm
+from .sam import SAM
+
+__all__ = ["Config", "quick_config", "run_experiment", "STALL_FRACTION"]
+
+#: a run has stalled when its final training loss is at least this fraction of ln C
+STALL_FRACTION = 0.9
+
+#: default ℓ2 radius per dataset: at α = 1 (‖θ₀‖ ≈ 4.7) SAM-ℓ2 trains visibly slower than GD
+#: but leaves chance level (the intermediate regime), chosen from the training loss of pilot
+#: runs without Grad-CAM; ρ = 0.2 stalls on the CIFAR-10 subset (the collapse regime)
+DEFAULT_RHO = {"mnist": 0.2, "cifar10": 0.1, "svhn": 0.1}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything that determines the numbers (the same Config gives the same results)."""
+
+    dataset: str = "mnist"
+    optimizers: tuple[str, ...] = ("gd", "sam-l2", "sam-linf")
+    init_scales: tuple[float, ...] = (0.7, 1.0, 2.0)
+    rho: float | None = None         # ℓ2-SAM radius; None: DEFAULT_RHO[dataset]
+    rho_linf: float | None = None    # ℓ∞-SAM radius; None: rho/√P (the same ‖ε‖₂ as ℓ2)
+    lr: float = 0.1
+    epochs: int = 5
+    batch_size: int = 64
+    seed: int = 0
+    seeds: int = 5
+    train_size: int | None = None    # None: the whole training split
+    test_size: int | None = None
+    cam_images: int = 1000
+    eval_train: int = 2000           # training images used for the training loss/accuracy
+    checkpoints: int = 8
+    widths: tuple[int, ...] = (8, 16, 32)
+    batchnorm: bool = False
+    upsample: str = "rf"
+    grid_images: int = 8
+    device: str = "cpu"
+    threads: int = 1
+    data_dir: str | None = None
+
+    def validate(self) -> Config:
+        """Check every field; returns the Config with ρ resolved (one-line errors)."""
+        if self.dataset not in D.DATASETS:
+            raise TheorycheckError(f"--dataset {self.dataset!r}: choose one of {', '.join(D.DATASETS)}")
+        if not self.optimizers or "gd" not in self.optimizers or len(set(self.optimizers)) != len(self.optimizers):
+            raise TheorycheckError("--optimizers must list gd (the reference of every comparison) and SAM "
+                                   "variants, each once, e.g. gd,sam-l2,sam-linf")
+        bad = [o for o in self.optimizers if o not in OPTIMIZERS]
+        if bad:
+            raise TheorycheckError(f"--optimizers: unknown {', '.join(bad)}; choose from {', '.join(OPTIMIZERS)}")
+        if not self.init_scales or any(not (a > 0 and math.isfinite(a)) for a in self.init_scales):
+            raise TheorycheckError("--init-scales must be positive finite numbers, e.g. 0.7,1,2")
+        for name in ("rho", "lr"):
+            v = getattr(self, name)
+            if v is None:
+                continue
+            if not (v >= 0 and math.isfinite(v)) or (name == "lr" and v == 0):
+                raise TheorycheckError(f"--{name} {v}: must be {'> 0' if name == 'lr' else '≥ 0'} and finite")
+        if self.rho_linf is not None and not (self.rho_linf >= 0 and math.isfinite(self.rho_linf)):
+            raise TheorycheckError(f"--rho-linf {self.rho_linf}: must be ≥ 0 and finite")
+        for name in ("epochs", "batch_size", "seeds", "cam_images", "eval_train", "grid_images", "threads"):
+            if getattr(self, name) < 1:
+                raise TheorycheckError(f"--{name.replace('_', '-')} must be ≥ 1")
+        if self.checkpoints < 2:
+            raise TheorycheckError("--checkpoints must be ≥ 2 (the start and the end)")
+        if self.upsample not in UPSAMPLING:
+            raise TheorycheckError(f"--upsample {self.upsample!r}: choose one of {', '.join(UPSAMPLING)}")
+        if self.device not in ("cpu", "cuda"):
+            raise TheorycheckError(f"--device {self.device!r}: choose cpu or cuda")
+        if self.device == "cuda" and not torch.cuda.is_available():
+            raise TheorycheckError("--device cuda: no CUDA device is visible to torch here; use --device cpu")
+        if not 1 <= len(self.widths) <= 4 or any(w < 1 for w in self.widths):
+            raise TheorycheckError("--widths: 1 to 4 positive channel counts, e.g. 8,16,32")
+        if self.rho is None:
+            return replace(self, rho=DEFAULT_RHO[self.dataset])
+        return self
+
+
+def quick_config(**overrides) -> Config:
+    """``--quick``: a small class-balanced subset and few steps (about two minutes on 2 CPU
+    cores with the default three optimizers and one α): 2000 training images, 10 epochs
+    of batch 64 (310 steps), 5 seeds, α = 1, 200 Grad-CAM images, 7 checkpoints."""
+    base = Config(init_scales=(1.0,), epochs=10, seeds=5, train_size=2000, test_size=500, cam_images=200,
+                  eval_train=500, checkpoints=7)
+    return replace(base, **overrides)
+
+
+# ---------------------------------------------------------------------------- data
+@dataclass
+class _Tensors:
+    x_train: torch.Tensor
+    y_train: torch.Tensor
+    x_eval: torch.Tensor
+    y_eval: torch.Tensor
+    x_test: torch.Tensor
+    y_test: torch.Tensor
+    x_cam: torch.Tensor
+    y_cam: torch.Tensor
+    mask_cam: np.ndarray
+    raw_cam: np.ndarray
+    mean: list[float]
+    std: list[float]
+
+
+def _tensors(ds: D.ImageSet, cfg: Config) -> _Tensors:
+    dev = torch.device(cfg.device)
+    xtr = torch.from_numpy(D.to_float(ds.x_train))
+    mean = xtr.mean(dim=(0, 2, 3)).tolist()
+    std = xtr.std(dim=(0, 2, 3)).clamp_min(1e-6).tolist()
+    xte = torch.from_numpy(D.to_float(ds.x_test))
+    ytr, yte = torch.from_numpy(ds.y_train), torch.from_numpy(ds.y_test)
+    n_eval, n_cam = min(cfg.eval_train, len(ytr)), min(cfg.cam_images, len(yte))
+    return _Tensors(xtr.to(dev), ytr.to(dev), xtr[:n_eval].to(dev), ytr[:n_eval].to(dev), xte.to(dev),
+                    yte.to(dev), xte[:n_cam].to(dev), yte[:n_cam].to(dev),
+                    D.background_mask(ds.name, ds.x_test[:n_cam]), ds.x_test[:n_cam], mean, std)
+
+
+# ---------------------------------------------------------------------------- one run
+@dataclass
+class Run:
+    """The record of one (optimizer, α, seed) training run."""
+
+    optimizer: str
+    alpha: float
+    seed: int
+    rho: float
+    rho_relative: float
+    init_norm: float
+    final_norm: float = math.nan
+    stalled: bool = False
+    steps: list[int] = field(default_factory=list)
+    train_loss: list[float] = field(default_factory=list)
+    train_accuracy: list[float] = field(default_factory=list)
+    test_accuracy: list[float] = field(default_factory=list)
+    background_fraction: list[float | None] = field(default_factory=list)
+    blank_maps: list[int] = field(default_factory=list)
+    baseline_pixels: list[float] = field(default_factory=list)
+    baseline_cells: list[float] = field(default_factory=list)
+    grid_maps: np.ndarray | None = None  # final pixel maps of the grid images (first seed only)
+
+    def as_json(self) -> dict:
+        d = asdict(self)
+        d.pop("grid_maps")
+        return d
+
+
+@torch.no_grad()
+def _evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch: int = 1000) -> tuple[float, float]:
+    was = model.training
+    model.eval()
+    loss, correct = 0.0, 0
+    for i in range(0, len(y), batch):
+        out = model(x[i:i + batch])
+        loss += float(nn.functional.cross_entropy(out, y[i:i + batch], reduction="sum"))
+        correct += int((out.argmax(1) == y[i:i + batch]).sum())
+    model.train(was)
+    return loss / len(y), correct / len(y)
+
+
+def _train_run(model: nn.Module, run: Run, order: np.ndarray, T: _Tensors, cfg: Config, fields: Fields,
+               checkpoints: Sequence[int], n_classes: int, keep_grid: bool, log: Callable[[str], None]) -> Run:
+    lossf = nn.CrossEntropyLoss()
+    if run.optimizer == "gd":
+        opt: torch.optim.Optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr)
+    else:
+        opt = SAM(model.parameters(), torch.optim.SGD, rho=run.rho, optimizer=run.optimizer, model=model, lr=cfg.lr)
+    order_t = torch.from_numpy(order).to(T.x_train.device)
+    size = T.mask_cam.shape[-1]
+    total = checkpoints[-1]
+    t0 = time.perf_counter()
+
+    def record(step: int) -> None:
+        tl, ta = _evaluate(model, T.x_eval, T.y_eval)
+        _, te = _evaluate(model, T.x_test, T.y_test)
+        cams = gradcam(model, model.target_layer, T.x_cam, T.y_cam)
+        maps = upsample(cams, size, cfg.upsample, fields)
+        s = summarize(maps, T.mask_cam, cell_side=cams.shape[-1], method=cfg.upsample, fields=fields)
+        run.steps.append(step)
+        run.train_loss.append(tl)
+        run.train_accuracy.append(ta)
+        run.test_accuracy.append(te)
+        run.background_fraction.append(s.fraction)
+        run.blank_maps.append(s.n_blank)
+        run.baseline_pixels.append(s.baseline_pixels)
+        run.baseline_cells.append(s.baseline_cells)
+        if keep_grid and step == total:
+            run.grid_maps = maps[: cfg.grid_images]
+        bg = "blank" if s.fraction is None else f"{s.fraction:.3f}"
+        log(f"  {run.optimizer:8s} α={run.alpha:g} seed={run.seed} step {step:5d}/{total}: loss {tl:.4f} "
+            f"test acc {te:.3f} background {bg} (flat {s.baseline_cells:.3f}) blank {s.n_blank} "
+            f"[{time.perf_counter() - t0:.1f} s]")
+
+    record(0)
+    next_ck = 1
+    for step in range(1, total + 1):
+        idx = order_t[(step - 1) * cfg.batch_size: step * cfg.batch_size]
+        x, y = T.x_train[idx], T.y_train[idx]
+
+        def closure(x=x, y=y) -> torch.Tensor:
+            loss = lossf(model(x), y)
+            loss.backward()
+            return loss
+
+        if isinstance(opt, SAM):
+            opt.step(closure)
+        else:
+            opt.zero_grad()
+            closure()
+            opt.step()
+        if step == checkpoints[next_ck]:
+            record(step)
+            next_ck += 1
+    run.final_norm = parameter_norm(model)
+    run.stalled = run.train_loss[-1] >= STALL_FRACTION * math.log(n_classes)
+    return run
+
+
+# ---------------------------------------------------------------------------- statistics
+def _t_interval(d: np.ndarray) -> tuple[float, list[float] | None]:
+    mean = float(d.mean())
+    if len(d) < 2:
+        return mean, None
+    from scipy.stats import t
+
+    half = float(t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d)))
+    return mean, [mean - half, mean + half]
+
+
+def _verdict(ci: list[float] | None, n: int) -> str:
+    if n == 0:
+        return "no pairs"
+    if ci is None:
+        return "one seed: no interval"
+    if ci[0] > 0:
+        return "more"
+    if ci[1] < 0:
+        return "less"
+    return "not significant"
+
+
+def _matched_loss_index(loss: list[float], target: float) -> int:
+    """First checkpoint ≥ 1 whose training loss is ≤ target (the last one if none is)."""
+    for k in range(1, len(loss)):
+        if loss[k] <= target:
+            return k
+    return len(loss) - 1
+
+
+def compare(runs: list[Run], cfg: Config) -> list[dict]:
+    """Paired SAM − GD differences of the background fraction, per SAM variant and α."""
+    by = {(r.optimizer, r.alpha, r.seed): r for r in runs}
+    out = []
+    for opt in [o for o in cfg.optimizers if o != "gd"]:
+        for alpha in cfg.init_scales:
+            pairs, stalled = [], []
+            for s in range(cfg.seed, cfg.seed + cfg.seeds):
+                g, v = by[("gd", alpha, s)], by[(opt, alpha, s)]
+                (stalled if (g.stalled or v.stalled) else pairs).append((g, v))
+            for matched in ("steps", "loss"):
+                diffs, fg, fv, kg, kv = [], [], [], [], []
+                no_map = 0
+                for g, v in pairs:
+                    if matched == "steps":
+                        ig = iv = len(g.steps) - 1
+                    else:
+                        target = max(min(g.train_loss[1:]), min(v.train_loss[1:]))
+                        ig, iv = _matched_loss_index(g.train_loss, target), _matched_loss_index(v.train_loss, target)
+                    a, b = g.background_fraction[ig], v.background_fraction[iv]
+                    if a is None or b is None:
+                        no_map += 1
+                        continue
+                    diffs.append(b - a)
+                    fg.append(a)
+                    fv.append(b)
+                    kg.append(g.steps[ig])
+                    kv.append(v.steps[iv])
+                d = np.array(diffs)
+                mean, ci = _t_interval(d) if len(d) else (None, None)
+                ref = pairs[0][0] if pairs else by[("gd", alpha, cfg.seed)]
+                out.append({
+                    "optimizer": opt, "alpha": alpha, "matched": matched,
+                    "n_pairs": len(d), "n_stalled_pairs": len(stalled), "n_all_blank_pairs": no_map,
+                    "stalled_seeds": [g.seed for g, _ in stalled],
+                    "differences": diffs, "mean_difference": mean, "ci95": ci,
+                    "verdict": _verdict(ci, len(d)),
+                    "gd_fraction": float(np.mean(fg)) if fg else None,
+                    "sam_fraction": float(np.mean(fv)) if fv else None,
+                    "gd_steps": kg, "sam_steps": kv,
+                    "baseline_pixels": ref.baseline_pixels[-1], "baseline_cells": ref.baseline_cells[-1],
+                })
+    return out
+
+
+def settings_verdicts(comparisons: list[dict]) -> list[dict]:
+    """One verdict per (SAM variant, α): ``more`` / ``less`` only when the matched-steps and
+    the matched-loss intervals agree (both exclude 0 on the same side); ``inconsistent``
+    when only one of them excludes 0 (or they disagree); else their common verdict."""
+    out = []
+    keys = sorted({(c["optimizer"], c["alpha"]) for c in comparisons}, key=lambda k: (k[0], k[1]))
+    for opt, alpha in keys:
+        v = {c["matched"]: c["verdict"] for c in comparisons if c["optimizer"] == opt and c["alpha"] == alpha}
+        a, b = v.get("steps"), v.get("loss")
+        if a == b:
+            verdict = a
+        elif "more" in (a, b) or "less" in (a, b):
+            verdict = "inconsistent"
+        else:
+            verdict = "not significant"
+        out.append({"optimizer": opt, "alpha": alpha, "steps": a, "loss": b, "verdict": verdict})
+    return out
+
+
+def summary_line(comparisons: list[dict], dataset: str) -> dict:
+    """The overall verdict over the (SAM variant, α) settings of :func:`settings_verdicts`."""
+    settings = settings_verdicts(comparisons)
+    kinds = ("more", "less", "inconsistent", "not significant", "no pairs", "one seed: no interval")
+    counts = {k: sum(s["verdict"] == k for s in settings) for k in kinds}
+    n = len(settings)
+    if counts["more"] and not counts["less"]:
+        head = "SAM put MORE Grad-CAM mass on the background than GD"
+    elif counts["less"] and not counts["more"]:
+        head = "SAM put LESS Grad-CAM mass on the background than GD (the opposite of E2)"
+    elif counts["more"] and counts["less"]:
+        head = "mixed: SAM put more background mass than GD in some settings and less in others"
+    elif counts["not significant"] or counts["inconsistent"]:
+        head = "no robust difference between SAM and GD in Grad-CAM background mass"
+    else:
+        head = "no conclusion: no setting had non-stalled pairs over at least two seeds"
+    parts = [f"{counts[k]} {k}" for k in kinds if counts[k]]
+    where = "; ".join(f"{s['optimizer']} α={s['alpha']:g}: {s['verdict']}" for s in settings)
+    detail = (f"{n} setting(s): {', '.join(parts)} ({where}); a setting counts only when matched steps and "
+              "matched loss agree, 95% t-intervals across seeds, not adjusted for multiple comparisons")
+    return {"verdict": f"E2 on {dataset}: {head}. {detail}.", "supported": counts["more"] > 0 and not counts["less"],
+            "counts": counts, "settings": settings}
+
+
+# ---------------------------------------------------------------------------- driver
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict:
+    """Train every (seed, α, optimizer), compare, and return the JSON-ready result
+    (figures are made by :mod:`theorycheck.cnn.figures`, from ``result["_grid"]``)."""
+    cfg = cfg.validate()
+    torch.set_num_threads(cfg.threads)
+    if cfg.device == "cuda":
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+    t_start = time.perf_counter()
+    full = D.load(cfg.dataset, cfg.data_dir)
+    ds = full.subset(cfg.train_size, cfg.test_size, seed=0)
+    T = _tensors(ds, cfg)
+    n_classes = len(full.classes)
+    n_train = len(ds.y_train)
+    steps_per_epoch = n_train // cfg.batch_size
+    if steps_per_epoch < 1:
+        raise TheorycheckError(f"--batch-size {cfg.batch_size} is larger than the {n_train} training images")
+    total = steps_per_epoch * cfg.epochs
+    checkpoints = sorted(set(np.linspace(0, total, cfg.checkpoints).round().astype(int).tolist()))
+    log(f"[cnn] {cfg.dataset}: {n_train} train / {len(ds.y_test)} test images ({full.source}); "
+        f"{len(cfg.optimizers)} optimizers × {len(cfg.init_scales)} init scales × {cfg.seeds} seeds, "
+        f"{total} steps each (batch {cfg.batch_size}, lr {cfg.lr})")
+
+    def build(alpha: float, seed: int) -> SmallCNN:
+        torch.manual_seed(seed)
+        return SmallCNN(ds.channels, n_classes, ds.size, widths=cfg.widths, alpha=alpha,
+                        batchnorm=cfg.batchnorm, mean=T.mean, std=T.std).to(cfg.device)
+
+    probe = build(1.0, cfg.seed)
+    n_params = sum(p.numel() for p in probe.parameters())
+    fields = receptive_fields(list(probe.features), ds.size)
+    rho_linf = cfg.rho_linf if cfg.rho_linf is not None else cfg.rho / math.sqrt(n_params)
+
+    runs: list[Run] = []
+    n_runs = len(cfg.optimizers) * len(cfg.init_scales) * cfg.seeds
+    for si, seed in enumerate(range(cfg.seed, cfg.seed + cfg.seeds)):
+        rng = np.random.default_rng(seed)
+        order = np.concatenate([rng.permutation(n_train)[: steps_per_epoch * cfg.batch_size]
+                                for _ in range(cfg.epochs)])
+        for alpha in cfg.init_scales:
+            model0 = build(alpha, seed)
+            init_norm = parameter_norm(model0)
+            for opt in cfg.optimizers:
+                rho = 0.0 if opt == "gd" else (rho_linf if opt == "sam-linf" else cfg.rho)
+                # ‖ε‖₂ relative to ‖θ₀‖: ρ for ℓ2, ρ√P for ℓ∞
+                eps_norm = rho * (math.sqrt(n_params) if opt == "sam-linf" else 1.0)
+                run = Run(opt, alpha, seed, rho, eps_norm / init_norm, init_norm)
+                log(f"[cnn] run {len(runs) + 1}/{n_runs}: {opt} α={alpha:g} seed={seed} "
+                    f"(ρ={rho:.4g}, ‖ε‖/‖θ₀‖={run.rho_relative:.4f})")
+                runs.append(_train_run(copy.deepcopy(model0), run, order, T, cfg, fields, checkpoints, n_classes,
+                                       keep_grid=si == 0, log=log))
+    comparisons = compare(runs, cfg)
+    summary = summary_line(comparisons, cfg.dataset)
+    log(f"[cnn] done in {time.perf_counter() - t_start:.0f} s")
+    cfg_json = asdict(cfg)
+    cfg_json["rho_linf"] = rho_linf
+    return {
+        "command": "cnn",
+        "dataset": cfg.dataset,
+        "data_source": full.source,
+        "config": cfg_json,
+        "n_params": n_params,
+        "n_train": n_train,
+        "n_test": int(len(ds.y_test)),
+        "steps": total,
+        "checkpoint_steps": checkpoints,
+        "background": {
+            "definition": _background_definition(cfg.dataset),
+            "upsample": cfg.upsample,
+            "cam_images": int(len(T.y_cam)),
+            "target": "true class",
+            "cells_per_side": len(fields),
+            "receptive_field": int(max(hi - lo + 1 for lo, hi in fields.intervals)),
+        },
+        "stall_rule": f"final training loss ≥ {STALL_FRACTION} · ln {n_classes}",
+        "runs": [r.as_json() for r in runs],
+        "comparisons": comparisons,
+        "summary": summary,
+        "_grid": {"runs": [r for r in runs if r.grid_maps is not None], "images": ds.x_test[: cfg.grid_images],
+                  "masks": T.mask_cam[: cfg.grid_images]},
+    }
+
+
+def _background_definition(name: str) -> str:
+    if name == "mnist":
+        return f"pixels with un-normalised intensity < {D.MNIST_BACKGROUND_THRESHOLD} (of 1)"
+    return (f"border ring of width {D.BORDER_WIDTH} px (proxy: {name} has no object masks; the centre box "
+            "is taken as the object)")
