@@ -377,7 +377,8 @@ class ReducedL2(BatchSystem):
 
     def after_step(self, idx, tau, y, dtau, dy):
         o = self.ops
-        lnN = self.log_norm(idx, tau, y[:, 0])
+        with o.errstate():  # ln N from the step's last stage: dI/ds = κ/N, κ = dτ/ds (no extra sum over j)
+            lnN = o.log(dtau) - o.log(dy[:, 0])
         cert = lnN < self.log_cert[idx]
         safe = lnN >= self.log_safe[idx]
         stop = lnN <= self.log_stop[idx]
@@ -782,29 +783,33 @@ def _initial_step(ops, F, idx, Y0, f0, rtol, atol):
 
 def _invert_tau(ops, tau_old, H, Qt, target, maxit=50):
     """σ ∈ [0, 1] with τ(σ) = target, τ(σ) = τ_old + H Σ_k Qt_k σ^k (the dense output's
-    τ component, monotone): Newton, safeguarded by bisection on the bracket [lo, hi]."""
-    lo = ops.zeros(tau_old.shape[0])
-    hi = lo + 1.0
+    τ component, monotone): Newton from the linear guess, safeguarded by bisection on the
+    bracket [lo, hi]. Each pair iterates until its own test passes and is then left alone
+    (its result never depends on the other pairs)."""
     span = H * ops.sum(Qt, 1)
     sig = ops.where(span > 0, (target - tau_old) / ops.where(span > 0, span, 1.0), 1.0)
     sig = ops.minimum(ops.maximum(sig, 0.0), 1.0)
-    q1, q2, q3, q4 = Qt[:, 0], Qt[:, 1], Qt[:, 2], Qt[:, 3]
-    tol = 1e-13  # in σ: the step's own error is far larger
-    live = ops.isfinite(sig)  # pairs still iterating (a converged pair is never touched again:
-    for _ in range(maxit):   # its result must not depend on the other pairs of the batch)
-        g = tau_old + H * (sig * (q1 + sig * (q2 + sig * (q3 + sig * q4)))) - target
-        dg = H * (q1 + sig * (2 * q2 + sig * (3 * q3 + sig * 4 * q4)))
-        hi = ops.where(g > 0, sig, hi)
-        lo = ops.where(g <= 0, sig, lo)
+    lo = ops.zeros(tau_old.shape[0])
+    hi = lo + 1.0
+    live = ops.arange(tau_old.shape[0])
+    eps8 = 8 * np.finfo(float).eps
+    for _ in range(maxit):
+        s_, q = sig[live], Qt[live]
+        q1, q2, q3, q4 = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+        h_, tgt = H[live], target[live]
+        g = tau_old[live] + h_ * (s_ * (q1 + s_ * (q2 + s_ * (q3 + s_ * q4)))) - tgt
+        small_g = ops.abs(g) <= eps8 * ops.abs(tgt)
+        dg = h_ * (q1 + s_ * (2 * q2 + s_ * (3 * q3 + s_ * 4 * q4)))
+        hi_, lo_ = ops.where(g > 0, s_, hi[live]), ops.where(g <= 0, s_, lo[live])
         with ops.errstate():
-            newton = sig - g / dg
-        ok = (dg > 0) & (newton >= lo) & (newton <= hi) & ops.isfinite(newton)
-        new = ops.where(ok, newton, 0.5 * (lo + hi))
-        small_g = ops.abs(g) <= 8 * np.finfo(float).eps * ops.abs(target)
-        conv = small_g | (ops.abs(new - sig) <= tol)
-        sig = ops.where(live & ~small_g, new, sig)
-        live = live & ~conv
-        if not ops.any(live):
+            newton = s_ - g / dg
+        ok = (dg > 0) & (newton >= lo_) & (newton <= hi_) & ops.isfinite(newton)
+        new = ops.where(ok, newton, 0.5 * (lo_ + hi_))
+        conv = small_g | (ops.abs(new - s_) <= 1e-13)  # in σ: the step's own error is far larger
+        sig[live] = ops.where(small_g, s_, new)
+        hi[live], lo[live] = hi_, lo_
+        live = live[~conv]
+        if live.shape[0] == 0:
             break
     return sig
 
