@@ -113,7 +113,8 @@ def explain(Jb: np.ndarray, Jn: np.ndarray, gap: np.ndarray, full_rows: np.ndarr
     return {"cells": int(diff.size), "differ": int(diff.sum()), "fraction_equal": float(1 - diff.mean()),
             "differ_next_to_a_switch": near_switch, "differ_at_collapse_edge": zero_vs,
             "max_theta_gap_where_differ": float(np.max(gaps[np.isfinite(gaps)])) if np.isfinite(gaps).any() else None,
-            "median_theta_gap_all_cells": float(np.median(gap[np.isfinite(gap)])) if full_rows.size else None}
+            "median_theta_gap_all_cells": float(np.median(gap[np.isfinite(gap)])) if full_rows.size else None,
+            "min_theta_gap_all_cells": float(np.min(gap[np.isfinite(gap)])) if full_rows.size else None}
 
 
 def run_case(name: str, baseline_alphas: int | None) -> dict:
@@ -184,6 +185,11 @@ def markdown(results: list[dict], command: str) -> str:
     for r in results:
         for k in ("batched_reduced", "batched_full"):
             a = r["agreement"][k]
+            if a["differ"] == 0:
+                lines.append(f"- ({r['case']}) {k}: no cell of {a['cells']} differs; the closest call is a cell where "
+                             f"the two largest θ_j of the naive solution are {a['min_theta_gap_all_cells']:.2g} apart "
+                             f"(median {a['median_theta_gap_all_cells']:.3g}); the two methods agree even there.")
+                continue
             lines.append(f"- ({r['case']}) {k}: {a['differ']} of {a['cells']} cells differ; "
                          f"{a['differ_next_to_a_switch']} of them are next to a switch of j† (in τ or α), "
                          f"{a['differ_at_collapse_edge']} at the collapse edge (0 vs an index); the largest gap "
@@ -193,7 +199,23 @@ def markdown(results: list[dict], command: str) -> str:
         lines.append(f"- ({r['case']}) reduced vs full batched, all rows: "
                      f"{100 * r['agreement']['reduced_vs_full_all_rows']:.3f} % equal. Batched statuses: "
                      f"{r['batched_status']}; the naive loop stopped at collapse for {r['naive_collapsed']} α.")
-    lines += ["", "Raw numbers: `benchmarks/heatmap_results.json`.", ""]
+    met = [r["speedup"]["batched_reduced"] >= 50 and r["agreement"]["batched_reduced"]["fraction_equal"] >= 0.999
+           for r in results]
+    lines += ["", "Target of issue 5: ≥ 50× faster with ≥ 99.9 % of cells equal — "
+              + "; ".join(f"case ({r['case']}): {'met' if ok else 'NOT met'} "
+                          f"({r['speedup']['batched_reduced']:.0f}×, "
+                          f"{100 * r['agreement']['batched_reduced']['fraction_equal']:.3f} %)"
+                          for r, ok in zip(results, met)) + ".", "",
+              "Where the time goes: the naive loop takes about 130 RK45 steps per α (error control on 100 "
+              "components) at about 20 µs of Python overhead per field evaluation; the reduced ODE needs about "
+              "36 steps per α (one controlled component) and the batch pays the Python overhead once per step "
+              "for all α. What is left is arithmetic that both methods must do: ln N(τ, I) is a log-sum over the "
+              "d = 100 features at every stage of every member (the reduction removes the d-dimensional state, "
+              "not the sum over d). With numpy on one core the log-sum alone costs about 0.4 µs per (member, stage) "
+              "here (about 1.2 µs with everything else, measured with cProfile on case ii), so the ratio grows with the batch (case ii) and is limited by the per-call overhead of numpy for "
+              "small batches (case i). `--array-backend torch` on a GPU moves that floor; not measured here (no "
+              "GPU on this machine).", "",
+              "Raw numbers: `benchmarks/heatmap_results.json`.", ""]
     return "\n".join(lines)
 
 
