@@ -372,3 +372,30 @@ def test_regime_map_classifies_cells_like_the_boundaries():
     np.testing.assert_array_equal(reg == 1, A < res["alpha_c"][:, None])
     np.testing.assert_array_equal(reg == 3, A >= res["alpha_gd_like"][:, None])
     assert set(np.unique(reg)) == {1, 2, 3}
+
+
+def test_depth_sweep_linf_blows_up_for_alpha_above_rho_only_at_depth_3():
+    z, rho = np.array([1.0, 2.0, 3.0]), 0.5
+    alphas = np.array([0.3, 0.45, 0.6, 1.0])
+    res = S.depth_sweep(z, depths=[2, 3], optimizer="sam-linf", rho=rho, alphas=alphas, times=S.time_grid(30.0, 60),
+                        backend="serial")
+    assert res["jdag"].shape == (2, 4, 60)
+    names = [[bt.STATUS[int(s)] for s in row] for row in res["status"]]
+    assert names[0] == ["collapse", "collapse", "done", "done"]  # L = 2: α < ρ slides to 0, α > ρ grows
+    assert names[1][2:] == ["blowup", "blowup"]  # L = 3: α > ρ blows up ...
+    t_star = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_blowup_time(3))(3.0, alphas[2:], rho)
+    np.testing.assert_allclose(res["event_blowup"][1, 2:], t_star, rtol=1e-6)
+    assert np.all(res["jdag"][:, 2:, -1] == 3)
+    # ... and for odd L, α < ρ rises to ρ without reaching 0 (C3 incomplete): no collapse
+    assert names[1][:2] == ["done", "done"] and np.all(res["jdag"][1, :2, -1] > 0)
+
+
+def test_seed_sweep_is_deterministic_and_matches_c2():
+    kw = dict(seeds=[3, 1, 4, 1, 5], alpha=0.5, spread=0.5, optimizer="sam-linf", rho=0.5, times=np.array([2.0, 40.0]),
+              backend="serial")
+    a, b = S.seed_sweep(Z6, **kw), S.seed_sweep(Z6, **kw)
+    np.testing.assert_array_equal(a["alpha0"], b["alpha0"])
+    np.testing.assert_array_equal(a["jdag"], b["jdag"])
+    np.testing.assert_array_equal(a["alpha0"][1], a["alpha0"][3])  # same seed, same init
+    pred = [th.linf_prediction(Z6, row, 0.5, 2) for row in a["alpha0"]]
+    assert a["jdag"][:, -1].tolist() == pred
