@@ -1,12 +1,17 @@
-"""Numerical observations used by the claims of proofs/ (integrate + observe, imported lazily
-so that ``theorycheck prove`` stays purely symbolic)."""
+"""Numerical observations used by the claims of proofs/: thin wrappers over
+:mod:`theorycheck.integrate` and :mod:`theorycheck.observe`, imported lazily so that
+``theorycheck prove`` stays purely symbolic."""
 
 from __future__ import annotations
 
 import numpy as np
 
+#: coordinates within this (relative, in ln|β|) of the maximum count as tied for j†
+TIE = 1e-9
+
 
 def solve(setting, t_max: float, **kw):
+    """integrate.solve with a 30 s budget unless another is given."""
     from theorycheck.integrate import solve as _solve
     from theorycheck.trajectory import Budget
 
@@ -14,52 +19,35 @@ def solve(setting, t_max: float, **kw):
     return _solve(setting, t_max=t_max, **kw)
 
 
-#: coordinates within this (relative, in ln|β|) of the maximum count as tied for j†
-TIE = 1e-9
+def direction(log_abs_beta, sign_beta) -> np.ndarray:
+    from theorycheck.observe import direction as _direction
 
-
-def index_of(log_abs_beta: np.ndarray) -> int:
-    """j† = argmax |β_j| (1-based), 0 when β = 0. Coordinates within TIE of the maximum of
-    ln|β| are tied (equal z and α evolve identically up to rounding); the smallest index of a
-    tie is returned, so rounding noise between tied coordinates is never a switch."""
-    la = np.asarray(log_abs_beta, dtype=float)
-    if not np.any(np.isfinite(la)):
-        return 0
-    m = la.max()
-    return int(np.flatnonzero(la >= m - TIE * max(1.0, abs(m)))[0]) + 1
-
-
-def direction(log_abs_beta: np.ndarray, sign_beta: np.ndarray) -> np.ndarray:
-    """β/‖β‖ computed in log space (no overflow); zeros when β = 0."""
-    la = np.asarray(log_abs_beta, dtype=float)
-    if not np.any(np.isfinite(la)):
-        return np.zeros_like(la)
-    w = np.exp(la - la.max()) * np.asarray(sign_beta, dtype=float)
-    return w / np.linalg.norm(w)
+    return _direction(log_abs_beta, sign_beta)
 
 
 def index_at(tr, t: float) -> int:
-    return index_of(tr.at(t)[0])
+    """j† at time t, ties (within TIE) resolved to the smallest index."""
+    from theorycheck.observe import dominant_index
+
+    return dominant_index(tr.at(t)[0], tie=TIE)
 
 
-def switches(tr, *, xtol: float = 1e-12) -> list[tuple[float, int, int]]:
-    """Every change of j† along the stored steps, each located by bisection on the dense
-    output to ``xtol`` (relative): (time, from, to), 1-based."""
-    t = np.asarray(tr.t, dtype=float)
-    rows = np.asarray(tr.log_abs_beta, dtype=float)
-    idx = [index_of(row) for row in rows]
-    # a uniform start has every |β_j| equal: j† is undefined at τ = 0, so start after it
-    start = 1 if rows.shape[0] > 1 and np.sum(rows[0] >= rows[0].max() - TIE * max(1.0, abs(rows[0].max()))) > 1 else 0
-    out = []
-    for k in range(start + 1, len(t)):
-        if idx[k] == idx[k - 1] or t[k] <= t[k - 1]:
+def switches(tr) -> list[tuple[float, int, int]]:
+    """observe.switches as (time, from, to), in terms of feature *values*: a change between
+    coordinates with equal z (rounding between tied coordinates) is not a switch, and the
+    final switch to 0 of a collapse is left out (collapse is reported separately)."""
+    from theorycheck.observe import switches as _switches
+
+    z = tr.setting.z if tr.setting.single else None
+    out: list[tuple[float, int, int]] = []
+    current = None
+    for w in _switches(tr):
+        if w.to == 0:
             continue
-        a, b, ia = t[k - 1], t[k], idx[k - 1]
-        while b - a > xtol * max(1.0, abs(b)):
-            m = 0.5 * (a + b)
-            if index_at(tr, m) == ia:
-                a = m
-            else:
-                b = m
-        out.append((0.5 * (a + b), ia, index_at(tr, b)))
+        if current is None:
+            current = w.from_
+        if z is not None and z[w.to - 1] == z[current - 1]:
+            continue
+        out.append((w.time, current, w.to))
+        current = w.to
     return out

@@ -85,5 +85,6 @@ def test_verify_cli_holds_exit_0_and_errors(capsys):
 def test_c2_counterexample_detail_is_the_tie():
     v = run_claim(REGISTRY["C2.limit"], examples=0)
     assert v.counterexample == {"z": [1.0, 1.0], "alpha": [2.0, 3.0], "rho": 1.0}
+    # at the claim's horizon T = 20 the direction is within e^(−20)-ish of its limit (claim tolerance 1e-6)
     np.testing.assert_allclose(v.counterexample_detail["observed_direction"], np.array([1.0, 4.0]) / np.sqrt(17),
-                               rtol=1e-9)
+                               rtol=1e-6)

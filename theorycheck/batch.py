@@ -603,7 +603,7 @@ class MultiExample(BatchSystem):
     dθ_j/dt = −Ĝ_j r_j^{L−1} e^{(L−2)θ_j}, r_j = û_j/u_j (:func:`compile.balanced_multi_log`),
     with G = ∂Lo/∂β = (1/n) Σ_i ℓ'(m_i) z_i (:func:`symbolic.loss_gradient_factor`, as sums
     over examples), Ĝ the same at the perturbed point û = r u, β from
-    :func:`compile.predictor`, ℓ' from :func:`compile.loss_functions`, and
+    :func:`compile.predictor`, ℓ and ℓ' from :func:`compile.stable_loss_functions`, and
     ln S = ½ logsumexp_j(ln(term j of S²)). GD and ℓ∞-SAM for L ≥ 2, ℓ2-SAM for L = 2.
 
     Clock dt/ds = 1/(1 + ‖θ'‖₂/c), c = max_i ‖z_i‖₂. Events: ℓ∞-SAM — a coordinate whose
@@ -634,12 +634,12 @@ class MultiExample(BatchSystem):
         self.Z = o.asarray(Z)
         self.alpha = o.asarray(alpha)
         self.rho = o.asarray(rho)
-        self.ell, self.dell = C.loss_functions(loss, o.name)
+        self.ell, self.dell = C.stable_loss_functions(loss, o.name)  # no inf/inf for very negative margins
         self.beta = C.predictor(self.L, o.name)
         self.cf = C.balanced_multi_log(self.L, optimizer, o.name)
         self.c = float(np.linalg.norm(Z, axis=1).max())
         self.dead = o.zeros((self.B, d), dtype=bool)
-        self.loss0 = float(C.loss_functions(loss, "numpy")[0](0.0))
+        self.loss0 = float(C.stable_loss_functions(loss, "numpy")[0](0.0))
         self.events = {"collapse": np.full(self.B, np.inf), "first_zero": np.full(self.B, np.inf),
                        "event_time_error": np.zeros(self.B)}
 

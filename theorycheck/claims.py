@@ -177,13 +177,16 @@ def select(prefixes: Sequence[str] | None) -> list[Claim]:
     if not prefixes:
         return list(REGISTRY.values())
     every: dict[str, Claim] = {}
-    for c in REGISTRY.values():  # refined claims run with their parent, and alone on request
+    for c in REGISTRY.values():  # refined claims run with their parent; alone when named exactly
+        c = c.refined
         while c is not None:
             every.setdefault(c.key, c)
             c = c.refined
-    out = []
+    out: list[Claim] = []
     for p in prefixes:
-        hits = [c for k, c in every.items() if k == p or k.startswith(p + ".") or k.startswith(p + "-")]
+        hits = [c for k, c in REGISTRY.items() if k == p or k.startswith(p + ".")]
+        if not hits and p in every:
+            hits = [every[p]]
         if not hits:
             raise KeyError(p)
         out += [c for c in hits if c not in out]

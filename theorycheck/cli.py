@@ -27,6 +27,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.commands.prove",
     "theorycheck.commands.verify",
     "theorycheck.commands.thresholds",
+    "theorycheck.commands.trajectory",
+    "theorycheck.commands.maxmargin",
     "theorycheck.commands.heatmap",
     "theorycheck.commands.reproduce",
     "theorycheck.commands.cnn",

@@ -168,3 +168,26 @@ def loss_gradient_factor(Z: sp.Matrix, W: sp.Matrix, loss: str = "logistic") -> 
     dell = loss_derivative(loss)
     m = margins(W, Z)
     return sp.Add(*[dell.subs(s, m[i]) * Z[i, :] for i in range(Z.rows)]) / Z.rows
+
+
+def loss_expr_stable(loss: str = "logistic") -> sp.Expr:
+    """ℓ(s) rewritten so that no exp overflows in float64: logistic
+    ``(|s| − s)/2 + log1p(e^{−|s|})`` (= log(1 + e^{−s}) for every real s; accurate for
+    tiny losses too). Equal to :func:`loss_expr` (tests/test_forms_traj.py)."""
+    from sympy.codegen.cfunctions import log1p
+
+    check_loss(loss)
+    if loss == "logistic":
+        a = sp.Abs(s)
+        return (a - s) / 2 + log1p(sp.exp(-a))
+    return loss_expr(loss)
+
+
+def loss_derivative_stable(loss: str = "logistic") -> sp.Expr:
+    """ℓ'(s) without inf/inf: logistic ``−1/(1 + e^{s})`` (sympy's derivative
+    ``−e^{−s}/(1 + e^{−s})`` is NaN in float64 for s < −709). Equal to :func:`loss_derivative`."""
+    check_loss(loss)
+    if loss == "logistic":
+        d = loss_derivative(loss)
+        return sp.simplify(d * sp.exp(s) / sp.exp(s))
+    return loss_derivative(loss)

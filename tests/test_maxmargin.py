@@ -1,0 +1,75 @@
+"""maxmargin: ℓ1 (LP) and ℓ2 (QP) solutions checked against their dual problems."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog, minimize
+
+from theorycheck.errors import NotSeparableError, TheorycheckError
+from theorycheck.maxmargin import angle_degrees, l1_max_margin, l2_max_margin, max_margin
+
+RNG = np.random.default_rng(11)
+
+
+def separable(n, d):
+    Z = RNG.normal(size=(n, d))
+    Z[:, 0] = np.abs(Z[:, 0]) + 0.3  # feature 1 separates
+    return Z
+
+
+def test_one_example():
+    z = np.array([[0.7, -2.5, 1.9]])
+    r1, r2 = l1_max_margin(z), l2_max_margin(z)
+    np.testing.assert_allclose(r1.beta, [0.0, -1 / 2.5, 0.0], atol=1e-15)
+    assert r1.margin == pytest.approx(2.5, rel=1e-14)
+    np.testing.assert_allclose(r2.beta, z[0] / np.sum(z**2), rtol=1e-14)
+    assert r2.margin == pytest.approx(np.linalg.norm(z), rel=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_l1_margin_equals_its_dual(seed):
+    """max_{‖β‖₁ ≤ 1} min_i <β, z_i> = min_{μ ∈ simplex} ‖Zᵀμ‖_∞ (LP duality), solved apart."""
+    Z = separable(3 + seed, 2 + seed % 3)
+    r = l1_max_margin(Z)
+    assert np.min(Z @ r.beta) == pytest.approx(1.0, abs=1e-12)
+    n, d = Z.shape
+    # variables (μ, s): min s s.t. −s ≤ (Zᵀμ)_j ≤ s, Σμ = 1, μ ≥ 0
+    c = np.r_[np.zeros(n), 1.0]
+    A = np.vstack([np.hstack([Z.T, -np.ones((d, 1))]), np.hstack([-Z.T, -np.ones((d, 1))])])
+    res = linprog(c, A_ub=A, b_ub=np.zeros(2 * d), A_eq=np.r_[np.ones(n), 0.0][None, :], b_eq=[1.0],
+                  bounds=[(0, None)] * n + [(None, None)], method="highs")
+    assert r.margin == pytest.approx(res.fun, rel=1e-9)
+    assert r.kkt_residual < 1e-9
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_l2_direction_is_the_min_norm_point_of_the_hull(seed):
+    """The ℓ2 max-margin direction is the min-norm point of conv{z_i}, margin its norm."""
+    Z = separable(4 + seed, 2 + seed % 3)
+    r = l2_max_margin(Z)
+    assert r.method == "slsqp+active-set" and r.kkt_residual < 1e-10
+    assert np.min(Z @ r.beta) == pytest.approx(1.0, abs=1e-12)
+    n = Z.shape[0]
+    res = minimize(lambda m: np.sum((Z.T @ m) ** 2), np.full(n, 1 / n), jac=lambda m: 2 * Z @ (Z.T @ m),
+                   method="SLSQP", bounds=[(0, None)] * n,
+                   constraints=[{"type": "eq", "fun": lambda m: np.sum(m) - 1, "jac": lambda m: np.ones(n)}],
+                   options={"ftol": 1e-16, "maxiter": 500})
+    p = Z.T @ res.x
+    assert r.margin == pytest.approx(np.linalg.norm(p), rel=1e-6)
+    assert angle_degrees(r.beta, p) < 1e-4
+
+
+def test_dispatch_and_errors():
+    Z = separable(3, 2)
+    assert max_margin(Z, 1).norm == 1 and max_margin(Z, 2).norm == 2
+    with pytest.raises(TheorycheckError):
+        max_margin(Z, 3)
+    with pytest.raises(NotSeparableError):
+        l1_max_margin(np.array([[1.0, 0.0], [-1.0, 0.0]]))
+
+
+def test_angle_degrees():
+    assert angle_degrees([1.0, 0.0], [1.0, 1e-9]) == pytest.approx(math.degrees(1e-9), rel=1e-6)
+    assert angle_degrees([1.0, 0.0], [-1.0, 0.0]) == pytest.approx(180.0)
+    assert angle_degrees([1.0, 0.0], [0.0, 0.0]) is None

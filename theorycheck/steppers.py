@@ -1,0 +1,426 @@
+"""How to step: float64 (scipy's DOP853, the engine of ``solve_ivp``) and mpmath
+(Gragg–Bulirsch–Stoer extrapolation, our own), behind one small interface, plus the
+number backends the flow systems are written against.
+
+GBS: the explicit midpoint rule with n_j = 2j substeps (j = 1..k) has an error expansion
+in even powers of the substep; Richardson extrapolation of the k results gives order 2k
+(Hairer, Nørsett, Wanner, *Solving ODEs I*, II.9). At 30+ digits a high order is what
+makes τ = 10⁴ affordable; the coefficients are rational, so there is no table to mistype.
+:func:`gbs_fixed` exposes the fixed-step method so tests can measure its order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import numpy as np
+from scipy.integrate import DOP853
+from scipy.optimize import brentq
+from scipy.special import logsumexp
+
+
+# ---------------------------------------------------------------------------- backends
+class FloatBackend:
+    """float64 numpy arrays; compiled numpy functions broadcast."""
+
+    name = "numpy"
+
+    def array(self, x) -> np.ndarray:
+        return np.array(x, dtype=float)
+
+    def num(self, x) -> float:
+        return float(x)
+
+    def call(self, f: Callable, *args):
+        return f(*[np.asarray(a) if isinstance(a, list) else a for a in args])
+
+    def call_multi(self, f: Callable, nout: int, *args) -> list:
+        out = f(*args)
+        shape = None
+        res = []
+        for o in out:
+            if not (isinstance(o, np.ndarray) and o.ndim):
+                shape = shape or np.broadcast(*args).shape
+                o = np.full(shape, o, dtype=float)
+            res.append(o)
+        return res
+
+    def sumsq(self, a) -> float:
+        return float(np.sum(np.square(a)))
+
+    def exp(self, a):
+        return np.exp(a)
+
+    def log(self, a):
+        return np.log(a)
+
+    def lse(self, a) -> float:
+        a = np.asarray(a, dtype=float)
+        m = np.max(a)
+        if not np.isfinite(m):
+            return float(m) if m > 0 or np.all(a == -np.inf) else float(logsumexp(a))
+        return float(m + np.log(np.sum(np.exp(a - m))))
+
+    def sqrt(self, a):
+        return np.sqrt(a)
+
+    def isfinite(self, a) -> bool:
+        return bool(np.all(np.isfinite(a)))
+
+    def to_float(self, a) -> np.ndarray:
+        return np.asarray(a, dtype=float)
+
+    def complex_step(self, scale: float) -> float:
+        return 1e-40 * max(scale, 1e-250)
+
+
+class MpBackend:
+    """numpy object arrays of mpmath ``mpf`` at the caller's working precision."""
+
+    name = "mpmath"
+
+    def __init__(self, dps: int, digits: int | None = None):
+        self.dps = dps
+        self.digits = digits if digits is not None else dps
+
+    def array(self, x) -> np.ndarray:
+        a = np.asarray(x, dtype=object)
+        out = np.empty(a.shape, dtype=object)
+        for idx in np.ndindex(a.shape):
+            v = a[idx]
+            out[idx] = v if isinstance(v, (mpmath.mpf, mpmath.mpc)) else mpmath.mpf(v)
+        return out
+
+    def num(self, x):
+        return x if isinstance(x, (mpmath.mpf, mpmath.mpc)) else mpmath.mpf(x)
+
+    def _loop(self, f, nout, *args):
+        n = None
+        simple = True
+        for a in args:
+            if isinstance(a, (np.ndarray, list)):
+                if np.ndim(a) != 1 or (n is not None and len(a) != n):
+                    simple = False
+                    break
+                n = len(a)
+        if simple and n is not None:
+            cols = [a if isinstance(a, (np.ndarray, list)) else [a] * n for a in args]
+            res = [f(*vals) for vals in zip(*cols)]
+            if nout == 0:
+                out = np.empty(n, dtype=object)
+                out[:] = res
+                return [out]
+            outs = [np.empty(n, dtype=object) for _ in range(nout)]
+            for i, r in enumerate(res):
+                for o, ri in zip(outs, r):
+                    o[i] = ri
+            return outs
+        arrs = [a if isinstance(a, np.ndarray) else np.array(a, dtype=object) for a in args]
+        b = np.broadcast(*arrs)
+        outs = [np.empty(b.shape, dtype=object) for _ in range(max(nout, 1))]
+        for idx, vals in zip(np.ndindex(b.shape), b):
+            r = f(*vals)
+            if nout == 0:
+                outs[0][idx] = r
+            else:
+                for o, ri in zip(outs, r):
+                    o[idx] = ri
+        return outs
+
+    def call(self, f: Callable, *args):
+        return self._loop(f, 0, *args)[0]
+
+    def call_multi(self, f: Callable, nout: int, *args) -> list:
+        return self._loop(f, nout, *args)
+
+    def exp(self, a):
+        return self.call(mpmath.exp, a)
+
+    def sumsq(self, a):
+        return mpmath.fsum(x * x for x in np.ravel(a))
+
+    def log(self, a):
+        return self.call(mpmath.log, a)
+
+    def lse(self, a):
+        a = list(np.ravel(a))
+        finite = [x for x in a if x != mpmath.ninf]
+        if not finite:
+            return mpmath.ninf
+        m = max(finite)
+        return m + mpmath.log(mpmath.fsum(mpmath.exp(x - m) for x in finite))
+
+    def sqrt(self, a):
+        return self.call(mpmath.sqrt, a)
+
+    def isfinite(self, a) -> bool:
+        return all(mpmath.isfinite(x) for x in np.ravel(a))
+
+    def to_float(self, a) -> np.ndarray:
+        return np.array([float(x) for x in np.ravel(a)], dtype=float).reshape(np.shape(a))
+
+    def complex_step(self, scale) -> Any:
+        return mpmath.mpf(10) ** (-self.dps - 20) * max(mpmath.mpf(scale), mpmath.mpf(10) ** (-self.dps))
+
+
+# ---------------------------------------------------------------------------- steppers
+class StepFailed(Exception):
+    """A stepper could not make progress (step size underflow)."""
+
+
+class ScipyStepper:
+    """One DOP853 (8th order, 7th-order dense output) step at a time; ``nfev`` counts
+    field evaluations. Time is rescaled internally by a power of two T close to the
+    shortest time scale |y|/|ẏ| at the start (t = t0 + T s), because DOP853's error norm
+    squares ẏ and overflows when |ẏ| ≳ 1e150 (e.g. α = 1e200 just before a blow-up)."""
+
+    def __init__(self, rhs: Callable, t0: float, y0: np.ndarray, t_bound: float, rtol: float, atol):
+        y0 = np.asarray(y0, dtype=float)
+        t0, t_bound = float(t0), float(t_bound)
+        tau = self._time_scale(rhs, t0, y0, atol)
+        T = 2.0 ** round(math.log2(tau)) if tau is not None else 1.0
+        self.T, self.t0 = T, t0
+        self._solver = DOP853(lambda s, y: T * rhs(t0 + T * s, y), 0.0, y0, (t_bound - t0) / T,
+                              rtol=rtol, atol=atol,
+                              first_step=min(1e-3, (t_bound - t0) / T) if t_bound > t0 else None)
+        self.t = t0
+        self.y = y0
+        self.t_old = self.t
+        self.y_old = self.y
+        self.t_bound = t_bound
+
+    @staticmethod
+    def _time_scale(rhs, t0: float, y0: np.ndarray, atol) -> float | None:
+        """The shortest |y|/|ẏ| over the components (None if the field is 0 or not finite)."""
+        with np.errstate(all="ignore"):
+            f = np.abs(np.asarray(rhs(t0, y0), dtype=float))
+            scale = np.abs(y0) + np.broadcast_to(atol, y0.shape)
+            tau = scale[f > 0] / f[f > 0]
+        if tau.size == 0 or not np.all(np.isfinite(tau)) or np.min(tau) <= 0:
+            return None
+        return float(np.clip(np.min(tau), 1e-290, 1e290))
+
+    @property
+    def nfev(self) -> int:
+        return self._solver.nfev
+
+    def step(self) -> None:
+        self.t_old, self.y_old = self.t, self.y
+        msg = self._solver.step()
+        if self._solver.status == "failed":
+            raise StepFailed(msg or "DOP853 failed")
+        s = self._solver.t
+        self.t = self.t_bound if s >= self._solver.t_bound else self.t0 + self.T * s
+        self.y = self._solver.y.copy()
+
+    def dense(self) -> Callable[[float], np.ndarray]:
+        if self.t == self.t_old:
+            y = self.y.copy()
+            return lambda t: y
+        sol = self._solver.dense_output()
+        t0, T, t_old, t1 = self.t0, self.T, self.t_old, self.t
+        s_old, s1 = sol.t_old, sol.t
+
+        def at(t: float) -> np.ndarray:
+            if t <= t_old:
+                return sol(s_old)
+            if t >= t1:
+                return sol(s1)
+            return sol((t - t0) / T)
+
+        return at
+
+
+def _err_norm(err, y0, y1, rtol, atol) -> Any:
+    worst = 0
+    for e, a, b, at in zip(np.ravel(err), np.ravel(y0), np.ravel(y1), np.ravel(atol)):
+        sc = at + rtol * max(abs(a), abs(b))
+        r = abs(e) / sc
+        if r > worst:
+            worst = r
+    return worst
+
+
+def _gbs_rows(rhs, t, y, H, k, f0):
+    """Extrapolation table of the midpoint rule with n_j = 2j, j = 1..k: returns the
+    diagonal T_jj, the differences T_jj − T_j,j−1 (None for j = 1) and the evaluations."""
+    rows: list[list] = []
+    diag, diffs = [], []
+    nfev = 0
+    mp = isinstance(H, mpmath.mpf)
+    for j in range(1, k + 1):
+        n = 2 * j
+        h = H / n
+        z0 = y
+        z1 = y + f0 * h  # array first: mpf * ndarray would repr the array
+        for m in range(1, n):
+            z0, z1 = z1, z0 + rhs(t + m * h, z1) * (2 * h)
+            nfev += 1
+        row = [z1]
+        for i in range(1, j):
+            q = mpmath.mpf(n) / (2 * (j - i)) if mp else n / (2 * (j - i))
+            row.append(row[i - 1] + (row[i - 1] - rows[-1][i - 1]) / (q * q - 1))
+        rows.append(row)
+        diag.append(row[-1])
+        diffs.append(row[-1] - row[-2] if j > 1 else None)
+    return diag, diffs, nfev
+
+
+def _gbs_table(rhs, t, y, H, k, f0):
+    """(T_kk, T_kk − T_k,k−1, evaluations): one GBS step of order 2k."""
+    diag, diffs, nfev = _gbs_rows(rhs, t, y, H, k, f0)
+    return diag[-1], (diffs[-1] if k > 1 else diag[-1] * 0), nfev
+
+
+def _work(k: int) -> int:
+    """Field evaluations of one GBS step with k rows (n_j = 2j), counting f(t, y)."""
+    return 1 + sum(2 * j - 1 for j in range(1, k + 1))
+
+
+def gbs_fixed(rhs: Callable, t0, y0, t1, n_steps: int, k: int):
+    """Integrate with ``n_steps`` equal GBS steps of fixed order 2k (no error control).
+    Works on floats or mpf object arrays; returns y(t1). For convergence-order tests."""
+    H = (t1 - t0) / n_steps
+    t, y = t0, y0
+    for _ in range(n_steps):
+        y = _gbs_table(rhs, t, y, H, k, rhs(t, y))[0]
+        t = t + H
+    return y
+
+
+class GBSStepper:
+    """Adaptive Gragg–Bulirsch–Stoer on mpf object arrays with step-size and order
+    control (a simplified ODEX: the next order minimises evaluations per unit step among
+    k−1, k, k+1, k ≤ ``kmax``). ``dense(t)`` re-integrates one step from the last accepted
+    point at the order used (exact to the tolerance, unlike an interpolant)."""
+
+    KMIN = 3
+
+    def __init__(self, rhs: Callable, t0, y0, t_bound, rtol, atol, kmax: int):
+        self.rhs, self.kmax = rhs, max(kmax, self.KMIN + 1)
+        self.k = min(self.kmax, max(self.KMIN + 1, (self.kmax * 2) // 3))
+        self.rtol, self.atol = rtol, atol
+        self.t, self.y = t0, y0
+        self.t_old, self.y_old, self.k_old = t0, y0, self.k
+        self.t_bound = t_bound
+        self.nfev = 0
+        self.f = rhs(t0, y0)
+        self.f_old = self.f
+        self.nfev += 1
+        ny = max([abs(v) for v in np.ravel(y0)] + [mpmath.mpf(0)])
+        nf = max([abs(v) for v in np.ravel(self.f)] + [mpmath.mpf(0)])
+        scale = ny + max(np.ravel(atol))
+        h = (scale / nf) * mpmath.mpf("0.05") if nf > 0 else t_bound - t0
+        self.h = min(h, t_bound - t0) if t_bound > t0 else mpmath.mpf(0)
+
+    def single(self, t, y, f, H, k=None):
+        best, err, nfev = _gbs_table(self.rhs, t, y, H, k or self.k, f)
+        self.nfev += nfev
+        return best, err
+
+    def _fac(self, e, j):
+        if e == 0:
+            return mpmath.mpf(4)
+        return min(mpmath.mpf(4), max(mpmath.mpf("0.1"), mpmath.mpf("0.9") * e ** (-mpmath.mpf(1) / (2 * j - 1))))
+
+    def step(self) -> None:
+        t, y, f = self.t, self.y, self.f
+        tiny = abs(t) * mpmath.mpf(2) ** (-mpmath.mp.prec + 4) + mpmath.mpf(10) ** (-mpmath.mp.dps * 4)
+        H = min(self.h, self.t_bound - t)
+        for _ in range(60):
+            if H <= tiny:
+                raise StepFailed(f"GBS step size {mpmath.nstr(H, 5)} below the spacing of numbers at t = {mpmath.nstr(t, 8)}")
+            k = self.k
+            diag, diffs, nfev = _gbs_rows(self.rhs, t, y, H, k, f)
+            self.nfev += nfev
+            y_new = diag[-1]
+            if not all(mpmath.isfinite(v) for v in np.ravel(y_new)):
+                errs = {j: mpmath.mpf(10) for j in range(2, k + 1)}
+            else:
+                errs = {j: _err_norm(diffs[j - 1], y, diag[j - 1], self.rtol, self.atol) for j in range(max(2, k - 1), k + 1)}
+            # step proposals and work per unit step for columns k−1 and k
+            Hk = H * self._fac(errs[k], k)
+            cost_k = _work(k) / Hk
+            km1 = k - 1
+            Hkm1 = H * self._fac(errs[km1], km1) if km1 >= 2 and km1 in errs else None
+            cost_km1 = _work(km1) / Hkm1 if Hkm1 else None
+            if errs[k] <= 1:
+                self.t_old, self.y_old, self.f_old, self.k_old = t, y, f, k
+                self.t = t + H if self.t_bound - (t + H) > tiny else self.t_bound
+                self.y = y_new
+                self.f = self.rhs(self.t, self.y)
+                self.nfev += 1
+                if cost_km1 is not None and km1 >= self.KMIN and cost_km1 < mpmath.mpf("0.9") * cost_k:
+                    self.k, self.h = km1, Hkm1
+                elif k < self.kmax and (cost_km1 is None or cost_k < mpmath.mpf("0.9") * cost_km1):
+                    self.k, self.h = k + 1, Hk * _work(k + 1) / _work(k)
+                else:
+                    self.h = Hk
+                return
+            if cost_km1 is not None and km1 >= self.KMIN and cost_km1 < cost_k:
+                self.k, H = km1, Hkm1
+            else:
+                H = Hk
+        raise StepFailed("GBS: 60 rejected steps in a row")
+
+    def dense(self) -> Callable:
+        t0, y0, f0, k, t1, y1 = self.t_old, self.y_old, self.f_old, self.k_old, self.t, self.y
+        stepper = self
+
+        def at(t):
+            t = mpmath.mpf(t)
+            if t == t1:
+                return y1
+            if t == t0:
+                return y0
+            return stepper.single(t0, y0, f0, t - t0, k)[0]
+
+        return at
+
+
+# ---------------------------------------------------------------------------- roots
+def find_root(g: Callable, a, ga, b, gb, *, mp: bool, tol=None, maxit: int = 200):
+    """A root of g in [a, b] given g(a), g(b) of opposite signs (or g(b) = 0): brentq in
+    float64, Illinois (regula falsi with halving) on mpf."""
+    if gb == 0:
+        return b
+    if not mp:
+        return brentq(g, float(a), float(b), xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=maxit)
+    tol = tol if tol is not None else (abs(b) + 1) * mpmath.mpf(10) ** (-mpmath.mp.dps + 6)
+    side = 0
+    c = b
+    for _ in range(maxit):
+        c = (a * gb - b * ga) / (gb - ga)
+        if not (min(a, b) < c < max(a, b)):
+            c = (a + b) / 2
+        gc = g(c)
+        if gc == 0:
+            return c
+        if (gc > 0) == (gb > 0):
+            b, gb = c, gc
+            if side == -1:
+                ga /= 2
+            side = -1
+        else:
+            a, ga = c, gc
+            if side == 1:
+                gb /= 2
+            side = 1
+        if abs(b - a) < tol:
+            break
+    return b
+
+
+def log_abs_and_sign(x) -> tuple[float, int]:
+    """(ln|x|, sign x) of one float or mpf as floats, −inf for 0 (no overflow for mpf)."""
+    if isinstance(x, (mpmath.mpf,)):
+        if x == 0:
+            return -math.inf, 0
+        return float(mpmath.log(abs(x))), (1 if x > 0 else -1)
+    x = float(x)
+    if x == 0:
+        return -math.inf, 0
+    return math.log(abs(x)), (1 if x > 0 else -1)
