@@ -399,3 +399,15 @@ def test_seed_sweep_is_deterministic_and_matches_c2():
     np.testing.assert_array_equal(a["alpha0"][1], a["alpha0"][3])  # same seed, same init
     pred = [th.linf_prediction(Z6, row, 0.5, 2) for row in a["alpha0"]]
     assert a["jdag"][:, -1].tolist() == pred
+
+
+@pytest.mark.parametrize("optimizer", ["gd", "sam-l2", "sam-linf"])
+def test_torch_arrays_give_the_numpy_real_time_heatmap(optimizer):
+    pytest.importorskip("torch")
+    Z = np.array([[1.0, 2.0, 3.0], [1.2, 1.5, 2.5]])
+    kw = dict(optimizer=optimizer, rho=0.5, alphas=[0.05, 0.3, 1.0], times=S.time_grid(1e3, 20, log=True),
+              backend="serial")
+    a = S.heatmap(Z, **kw)
+    b = S.heatmap(Z, opts=S.RunOptions(array_backend="torch", device="cpu"), **kw)
+    np.testing.assert_array_equal(a["jdag"], b["jdag"])
+    np.testing.assert_allclose(a["loss"], b["loss"], rtol=1e-9)

@@ -29,8 +29,21 @@ def _modules(backend: str) -> list[str]:
     return [BACKENDS[backend]]
 
 
+def _numeric_functions_as_floats(expr):
+    """torch's functions take tensors only: a function of a number (``log(2)``) becomes its
+    float64 value, so that the printed code never calls ``torch.log(2)``."""
+    if isinstance(expr, tuple):
+        return tuple(_numeric_functions_as_floats(e) for e in expr)
+    if not isinstance(expr, sp.Basic):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Function) and e.is_number,
+                        lambda e: sp.Float(e.evalf(17), 17))
+
+
 @lru_cache(maxsize=512)
 def _lambdify_cached(args: tuple, expr, backend: str) -> Callable:
+    if backend == "torch":
+        expr = _numeric_functions_as_floats(expr)
     return sp.lambdify(args, expr, modules=_modules(backend), cse=True)
 
 
