@@ -49,6 +49,15 @@ def compute(*, quick: bool, ctx) -> dict:
         meta = {"kind": "discrete", "optimizer": "sam-l2", "rho": RHO, "eta": eta, "depth": 2, "n": 1, "d": Z.size,
                 "time_kind": "t", "integrator": res.meta, "versions": S.versions(), "seconds": res.seconds}
         out[f"eta-{eta:g}"] = S.SweepResult(arrays, meta)
+    # cross-check: issue 3's discrete.run (layers, sam_step) for the largest η at the second α
+    from theorycheck import discrete
+    from theorycheck.setting import Setting
+
+    eta = etas[0]
+    traj = discrete.run(Setting.from_z(Z, optimizer="sam-l2", rho=RHO, alpha=float(alphas[1])), eta=eta,
+                        steps=int(round(300.0 / eta)))
+    out[f"eta-{eta:g}"].meta["crosscheck"] = {"alpha": float(alphas[1]), "t": traj.t,
+                                              "log_beta_max": traj.log_abs_beta.max(axis=1)}
     return out
 
 
@@ -95,6 +104,19 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
     alphas = flow["alpha"]
     etas = _etas(results)
     summary, dev = [], []
+    for key in (k for k in results if k.startswith("eta-")):
+        cc = results[key].meta.get("crosscheck")
+        if cc:
+            r = results[key]
+            c = int(np.argmin(np.abs(alphas - cc["alpha"])))
+            tc = np.asarray(cc["t"], float)
+            ok = r["jdag"][c] >= 0
+            ref = np.interp(r["time"][ok], tc, np.asarray(cc["log_beta_max"], float))
+            d = float(np.max(np.abs(ref - r["log_beta_max"][c][ok])))
+            summary.append(f"cross-check: issue 3's discrete.run (sam_step on the layers), η = {r.meta['eta']:g}, "
+                           f"α = {cc['alpha']:g}: max |Δ ln max_j |β_j|| = {d:.2g} against batch.discrete_run.")
+            if d > 1e-8:
+                dev.append(f"batch.discrete_run and discrete.run differ by {d:.2g} in ln|β| (η = {r.meta['eta']:g}).")
     for c, a in enumerate(alphas):
         dists = []
         summary.append(f"flow, α = {a:.6g}: j† visits {describe_row(flow['jdag'][c], flow['time'], 't')}.")
