@@ -40,10 +40,25 @@ def _numeric_functions_as_floats(expr):
                         lambda e: sp.Float(e.evalf(17), 17))
 
 
+@lru_cache(maxsize=1)
+def _torch_printer():
+    """sympy's TorchPrinter (lambdify's settings for torch) that also prints ``log1p``
+    (used by the overflow-free logistic loss) as ``torch.log1p``."""
+    from sympy.printing.pytorch import TorchPrinter
+
+    class _Printer(TorchPrinter):
+        def _print_log1p(self, expr):
+            return f"{self._module_format('torch.log1p')}({self._print(expr.args[0])})"
+
+    return _Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
+                     "user_functions": {}})
+
+
 @lru_cache(maxsize=512)
 def _lambdify_cached(args: tuple, expr, backend: str) -> Callable:
     if backend == "torch":
         expr = _numeric_functions_as_floats(expr)
+        return sp.lambdify(args, expr, modules=_modules(backend), cse=True, printer=_torch_printer())
     return sp.lambdify(args, expr, modules=_modules(backend), cse=True)
 
 
