@@ -34,8 +34,9 @@ def index_at(tr, t: float) -> int:
 
 def switches(tr) -> list[tuple[float, int, int]]:
     """observe.switches as (time, from, to), in terms of feature *values*: a change between
-    coordinates with equal z (rounding between tied coordinates) is not a switch, and the
-    final switch to 0 of a collapse is left out (collapse is reported separately)."""
+    coordinates whose z agree to TIE (relative; float64 cannot order their θ over a run)
+    is not a switch, and the final switch to 0 of a collapse is left out (collapse is
+    reported separately)."""
     from theorycheck.observe import switches as _switches
 
     z = tr.setting.z if tr.setting.single else None
@@ -46,7 +47,7 @@ def switches(tr) -> list[tuple[float, int, int]]:
             continue
         if current is None:
             current = w.from_
-        if z is not None and z[w.to - 1] == z[current - 1]:
+        if z is not None and abs(z[w.to - 1] - z[current - 1]) <= TIE * np.max(np.abs(z)):
             continue
         out.append((w.time, current, w.to))
         current = w.to

@@ -123,4 +123,45 @@ def _c1_register():
     ))
 
 
+    @st.composite
+    def several(draw):
+        X, y = draw(tcs.separable_datasets(n=(2, 5), d=(2, 4), margin=0.2))
+        return {"X": X.tolist(), "y": y.tolist(), "alpha": draw(tcs.init_scales(0.05, 1.0)),
+                "rho": draw(st.floats(0.0, 0.5)), "optimizer": draw(st.sampled_from(sy.OPTIMIZERS))}
+
+    decades = np.array([1e10, 1e25, 1e50, 1e100])
+
+    def check_several(x) -> Outcome:
+        from theorycheck.maxmargin import l2_max_margin
+        from theorycheck.trajectory import Budget
+
+        s = Setting(np.array(x["X"]), np.array(x["y"]), depth=1, optimizer=x["optimizer"], rho=x["rho"],
+                    alpha=x["alpha"])
+        tr = num.solve(s, float(decades[-1]), budget=Budget(max_seconds=10.0))
+        if not tr.successful or tr.t_end < decades[-1]:
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        b = l2_max_margin(s.Z).direction
+        ang = np.array([np.degrees(np.arccos(np.clip(num.direction(*tr.at(T)) @ b, -1, 1))) for T in decades])
+        # GD on separable data: w = ŵ log t + O(log log t), so the angle is O(log log t / log t); extrapolate
+        # linearly in x = log log t / log t to x = 0 (t = ∞) from the three latest times
+        x_ = np.log(np.log(decades)) / np.log(decades)
+        slope, intercept = np.polyfit(x_[1:], ang[1:], 1)
+        # the angle can dip through 0 and come back (the residual's orthogonal part changes sign), so ask for
+        # an overall decrease, or an angle already below 0.1°
+        ok = (ang[-1] < ang[0] or ang[-1] < 0.1) and abs(intercept) <= 0.5
+        return Outcome(ok, abs(float(intercept)), {"angles_deg": ang.tolist(), "t": decades.tolist(),
+                                                    "extrapolated_angle_deg": float(intercept)})
+
+    register_claim(Claim(
+        key="C1.several-examples",
+        statement="L = 1, several examples, real time: GD, ℓ2-SAM and ℓ∞-SAM converge in direction to the ℓ2 "
+                  "max-margin classifier",
+        inputs=several(), check=check_several,
+        tolerance="the angle to the ℓ2 max-margin direction is smaller at t = 1e100 than at 1e10 (or < 0.1°), and "
+                  "its linear extrapolation in log log t / log t (GD's rate) from t = 1e25, 1e50, 1e100 is within "
+                  "0.5° of 0",
+        describe=lambda x: {k: (np.round(v, 6).tolist() if isinstance(v, list) else v) for k, v in x.items()},
+    ))
+
+
 _c1_register()

@@ -155,6 +155,8 @@ def _c2_register():
             if a[j] > r:
                 pred = np.log(u_of(a[j], z[j], r, T))
                 worst = max(worst, abs(0.5 * la[j] - pred) / max(1.0, abs(pred)))
+            elif a[j] == r:  # stationary
+                worst = max(worst, abs(0.5 * la[j] - np.log(r)) / max(1.0, abs(np.log(r))))
             else:
                 t0 = float(tau0_of(a[j], z[j], r))
                 if t0 < T:
@@ -170,6 +172,8 @@ def _c2_register():
         statement="ℓ∞-SAM, L = 2: u_j = ρ + (α_j − ρ)e^(z_j τ) for α_j > ρ; for α_j < ρ, u_j hits 0 at "
                   "τ_j = ln(ρ/(ρ − α_j))/z_j and stays there (sliding)",
         inputs=inputs(), check=check_solution,
+        pinned=[{"z": [1.0], "alpha": [1.0], "rho": 1.0},  # d = 1, α = ρ
+                {"z": [1.0, 2.0, 2.0], "alpha": [2.0, 0.5, 1.5], "rho": 1.0}],
         tolerance="relative 1e-8 on ln u_j and on τ_j; after τ_j, |β_j| < e^(−50)",
     ))
 

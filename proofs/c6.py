@@ -118,7 +118,7 @@ def _c6_register():
         refined=Claim(
             key="C6.gd-refined",
             statement="(refined by theorycheck) with ties at the top the limit is ∝ 1 over the tied maximisers",
-            inputs=inputs(), check=lambda x: check(x, True), pinned=[tie],
+            inputs=inputs(), check=lambda x: check(x, True), pinned=[tie, {"z": [1.5], "alpha": 0.2}],
             tolerance="exact switches/index; ‖direction(T) − prediction‖ ≤ 1e-6"),
     ))
 

@@ -151,18 +151,50 @@ def test_c4_switch_level():
         assert w.time / I == pytest.approx(level, rel=1e-8)
 
 
-def test_collapse_l2_float_and_mp_agree():
-    s = Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0, alpha=0.05)
+@pytest.mark.parametrize("alpha", [0.05, 1e-30])
+def test_collapse_l2_float_and_mp_agree(alpha):
+    """Collapse times: full and reduced systems, float64 and 30 digits (the arc-length
+    clock near the collapse makes the 30-digit runs cheap)."""
+    s = Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0, alpha=alpha)
     a = solve(s, t_max=10.0)
     b = solve(s, t_max=10.0, method="reduced")
-    c = solve(s, t_max=10.0, method="reduced", precision=16)
-    for tr in (a, b, c):
+    c = solve(s, t_max=10.0, precision=30)
+    d = solve(s, t_max=10.0, method="reduced", precision=30)
+    for tr in (a, b, c, d):
         assert tr.stopped_because == "collapse" and tr.collapsed
         assert ob.final_index(tr) == 0 and not np.any(ob.final_direction(tr))
         assert not np.any(np.isnan(tr.log_abs_beta))
-    assert a.collapse_time == pytest.approx(c.collapse_time, rel=1e-10)
-    assert b.collapse_time == pytest.approx(c.collapse_time, rel=1e-10)
-    assert ob.switches(a)[-1].to == 0
+        assert ob.switches(tr)[-1].to == 0
+    assert c.collapse_time == pytest.approx(d.collapse_time, rel=1e-15)
+    assert a.collapse_time == pytest.approx(d.collapse_time, rel=1e-10)
+    assert b.collapse_time == pytest.approx(d.collapse_time, rel=1e-10)
+
+
+def test_arc_clock_round_trip(monkeypatch):
+    """Force the switch to the arc-length clock on a mere dip of the state (α = 0.44 dips by
+    a factor 0.65 and regrows): the path must not change."""
+    from theorycheck.systems import BalancedL2System
+
+    s = Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0, alpha=0.44)
+    plain = solve(s, t_max=30.0)
+    monkeypatch.setattr(BalancedL2System, "SHRINK", math.log(0.8))
+    monkeypatch.setattr(BalancedL2System, "GROW", math.log(0.9))
+    seen = []
+    original = BalancedL2System.on_event
+
+    def spy(self, ev, t, y):
+        seen.append(ev.name)
+        return original(self, ev, t, y)
+
+    monkeypatch.setattr(BalancedL2System, "on_event", spy)
+    for precision in (None, 20):
+        seen.clear()
+        tr = solve(s, t_max=30.0, precision=precision)
+        assert seen == ["to_arc", "to_time"]
+        assert tr.stopped_because == "t_max" and tr.t_end == 30.0
+        for t in (1.0, 2.0, 3.0, 10.0, 30.0):
+            np.testing.assert_allclose(tr.at(t)[0], plain.at(t)[0], rtol=0, atol=1e-8)
+        assert [(w.from_, w.to) for w in ob.switches(tr)] == [(w.from_, w.to) for w in ob.switches(plain)]
 
 
 # ------------------------------------------------------------------ mpmath, long horizons

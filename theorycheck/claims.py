@@ -86,6 +86,17 @@ class Verdict:
         return d
 
 
+def _plain(obj: Any) -> Any:
+    """numpy scalars and arrays → plain Python (readable and JSON-able)."""
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "tolist"):
+        return _plain(obj.tolist())
+    return obj
+
+
 class _Disagrees(AssertionError):
     pass
 
@@ -119,7 +130,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
 
     def verdict(status, message="", ce=None, ce_detail=None) -> Verdict:
         v = Verdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
-                    claim.tolerance, time.perf_counter() - t0, ce, ce_detail, message)
+                    claim.tolerance, time.perf_counter() - t0, _plain(ce), _plain(ce_detail), message)
         if claim.refined is not None and status == FAILS:
             v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress)
         return v
@@ -128,15 +139,17 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
         exc = last_fail["exc"]
         return verdict(ERROR, f"the check raised {type(exc).__name__}: {exc}", claim.describe(last_fail["x"]))
 
+    pinned_fail = None
     for x in claim.pinned:
         try:
             out = one(x)
         except _Crashed:
             return crashed()
-        if out.ok is False:
-            return verdict(FAILS, "a pinned edge case disagrees", claim.describe(x), out.detail)
+        if out.ok is False and pinned_fail is None:
+            pinned_fail = (x, out)
 
     n = examples if claim.max_examples is None else min(examples, claim.max_examples)
+    drawn_before = stats["tried"]
     if n > 0:
         @settings(max_examples=n, database=None, deadline=None, derandomize=False,
                   suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink),
@@ -155,7 +168,15 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             return crashed()
         except _Disagrees:
             x, out = last_fail["x"], last_fail["out"]
-            return verdict(FAILS, "hypothesis shrank a disagreement to this input", claim.describe(x), out.detail)
+            msg = "hypothesis shrank a disagreement to this input"
+            if pinned_fail is not None:
+                msg += f" (a pinned edge case fails too: {_plain(claim.describe(pinned_fail[0]))})"
+            return verdict(FAILS, msg, claim.describe(x), out.detail)
+    if pinned_fail is not None:
+        x, out = pinned_fail
+        drawn = stats["tried"] - drawn_before
+        return verdict(FAILS, f"a pinned edge case disagrees; all {drawn} drawn inputs agree (the failure is at the "
+                       "edge case, not generic)", claim.describe(x), out.detail)
     if stats["inconclusive"]:
         return verdict(INCONCLUSIVE, f"{stats['inconclusive']} of {stats['tried']} checks ran out of budget")
     return verdict(HOLDS)

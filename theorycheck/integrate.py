@@ -9,7 +9,9 @@ says why it stopped (``stopped_because``) instead of raising from inside the sol
   a time so that budgets, events and progress are ours) or mpmath at ``precision`` digits
   (Gragg–Bulirsch–Stoer, :mod:`theorycheck.steppers`);
 - events: collapse, blow-up, ℓ∞ switching (cross / slide / leave), each located by root
-  finding on the step's dense output; a hybrid system restarts after each.
+  finding on the step's dense output; a hybrid system restarts after each (simultaneous
+  events, as at ties, are handled together). A segment's clock may be the arc length s
+  (dτ/ds = N, τ a state component) instead of time: that regularises an ℓ2 collapse.
 """
 
 from __future__ import annotations
@@ -98,9 +100,33 @@ def _root_after(g: Callable, a, ga, b, gb, mp: bool):
     return b
 
 
+def _time_dense(seg, dense, s0, s1, mp: bool):
+    """Dense output as a function of time. On an arc-length segment (dτ/ds = N, τ the last
+    state component) τ(s) is increasing: invert it by root finding on the step."""
+    if seg.clock == "time":
+        return dense
+    tau0, tau1 = seg.time_of(s0, dense(s0)), seg.time_of(s1, dense(s1))
+
+    def at(tau):
+        if tau <= tau0:
+            return dense(s0)
+        if tau >= tau1:
+            return dense(s1)
+
+        def g(s):
+            return seg.time_of(s, dense(s)) - tau
+
+        return dense(find_root(g, s0, tau0 - tau, s1, tau1 - tau, mp=mp))
+
+    return at
+
+
 def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Budget,
          progress: Callable[[float, float, int], None] | None) -> dict:
+    """The hybrid driver: step, watch the events, restart after each; ``t`` is the clock of
+    the current segment (time, or arc length s on a regularised segment) and ``tau`` time."""
     bk = system.bk
+    system.t_max = t_max
     t = bk.num(0)
     y = system.y0
     steps: list[_Step] = []
@@ -121,10 +147,11 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
         evfns = seg.events(t, y)
         g_prev = [ev.fn(t, y) for ev in evfns]
         armed = [g != 0 for g in g_prev]
+        bound = T if seg.clock == "time" else t + bk.num(1e9)
         if mp:
-            stepper = GBSStepper(seg.rhs, t, y, T, rtol, seg.atol(rtol), k)
+            stepper = GBSStepper(seg.rhs, t, y, bound, rtol, seg.atol(rtol), k)
         else:
-            stepper = ScipyStepper(seg.rhs, t, y, t_max, rtol, seg.atol(rtol))
+            stepper = ScipyStepper(seg.rhs, t, y, float(bound), rtol, seg.atol(rtol))
         n_eval_seg0 = stepper.nfev
         restarted = False
         while not restarted:
@@ -138,7 +165,7 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             if stop:
                 break
             if progress is not None and now - last_report >= 2.0:
-                progress(float(t), float(t_max), n_steps)
+                progress(float(seg.time_of(t, y)), float(t_max), n_steps)
                 last_report = now
             try:
                 stepper.step()
@@ -151,14 +178,15 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             n_steps += 1
             t1, y1 = stepper.t, stepper.y
             if not bk.isfinite(y1):
-                stop, message = "non_finite", f"the state left the number range near t = {float(t):.6g}"
+                stop, message = "non_finite", f"the state left the number range near t = {float(seg.time_of(t, y)):.6g}"
                 break
             g1 = [ev.fn(t1, y1) for ev in evfns]
             if any(not (g == g) for g in g1):  # NaN
-                stop, message = "non_finite", f"an event function was NaN near t = {float(t1):.6g}"
+                stop, message = "non_finite", f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
                 break
             hits = [i for i, ev in enumerate(evfns) if armed[i] and _crossed(g_prev[i], g1[i], ev.direction)]
             dense = stepper.dense()
+            tau_old = seg.time_of(stepper.t_old, stepper.y_old)
             if hits:
                 roots = []
                 for i in hits:
@@ -170,9 +198,11 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                     roots.append((_root_after(g, stepper.t_old, g_prev[i], t1, g1[i], mp), i))
                 te, i = min(roots, key=lambda r: r[0])
                 ye = dense(te)
-                steps.append(_Step(float(stepper.t_old), float(te), dense, seg.observe))
-                ts.append(float(te))
-                obs.append(seg.observe(te, ye))
+                tau_e = seg.time_of(te, ye)
+                steps.append(_Step(float(tau_old), float(tau_e), _time_dense(seg, dense, stepper.t_old, te, mp),
+                                   seg.observe))
+                ts.append(float(tau_e))
+                obs.append(seg.observe(tau_e, ye))
                 out = seg.on_event(evfns[i], te, ye)
                 n_events += 1
                 # simultaneous events (ties, e.g. equal z_j and α_j): handle them all now,
@@ -186,37 +216,39 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                     out = more
                     n_events += 1
                 if out.system is not None and out.y is not None:  # the state after the event
-                    obs[-1] = out.system.observe(te, out.y)
-                if out.stop in ("collapse", "blowup"):  # refine the singular time
+                    obs[-1] = out.system.observe(tau_e, out.y)
+                if out.stop in ("collapse", "blowup") and seg.clock == "time":  # refine the singular time
                     te_x = _extrapolated(seg, evfns[i], stepper.t_old, te, ye, dense)
                     if te_x is not None:
-                        te = te_x
+                        tau_e = te_x
                 for kind, j, det in out.records:
-                    events.append(Event(float(te), kind, j + 1 if j >= 0 else 0, det))
+                    events.append(Event(float(tau_e), kind, j + 1 if j >= 0 else 0, det))
                 if out.stop == "collapse":
-                    collapse_time = float(te)
+                    collapse_time = float(tau_e)
                 if out.stop == "blowup":
-                    blowup_time = float(te)
+                    blowup_time = float(tau_e)
                 if out.stop:
                     stop = out.stop
                 elif n_events >= budget.max_events:
                     stop = "max_events"
                 else:
-                    seg, t, y = out.system, te, out.y
+                    seg, y = out.system, out.y
+                    t = tau_e if seg.clock == "time" else bk.num(0)
                 n_eval += stepper.nfev - n_eval_seg0
                 restarted = True
-                if stop == "stationary" and float(te) < t_max:
-                    _hold(steps, ts, obs, out.system, te, out.y, t_max)
+                if stop == "stationary" and float(tau_e) < t_max:
+                    _hold(steps, ts, obs, out.system, tau_e, out.y, t_max)
                 break
-            steps.append(_Step(float(stepper.t_old), float(t1), dense, seg.observe))
-            ts.append(float(t1))
-            obs.append(seg.observe(t1, y1))
+            tau1 = seg.time_of(t1, y1)
+            steps.append(_Step(float(tau_old), float(tau1), _time_dense(seg, dense, stepper.t_old, t1, mp), seg.observe))
+            ts.append(float(tau1))
+            obs.append(seg.observe(tau1, y1))
             for i, g in enumerate(g1):
                 if g != 0:
                     armed[i] = True
             g_prev = g1
             t, y = t1, y1
-            if t1 >= T:
+            if seg.clock == "time" and t1 >= T:
                 stop = "t_max"
                 break
         if not restarted:
@@ -224,7 +256,7 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
     if stop == "stationary" and len(ts) == 1 and t_max > 0:
         _hold(steps, ts, obs, seg, t, y, t_max)
     if stop == "collapse" and collapse_time is None:
-        collapse_time = float(t)
+        collapse_time = float(seg.time_of(t, y))
     return dict(t=np.array(ts), obs=obs, steps=steps, stop=stop, events=events, n_steps=n_steps,
                 n_eval=n_eval, collapse_time=collapse_time, blowup_time=blowup_time, message=message)
 

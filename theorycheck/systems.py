@@ -41,6 +41,7 @@ class Thresholds:
 
     collapse_log: float
     blowup_log: float
+    arc_log: float
 
     @classmethod
     def for_backend(cls, bk: Backend) -> Thresholds:
@@ -49,8 +50,8 @@ class Thresholds:
         time at D digits. float64: 1e-10 (both), then the same extrapolation."""
         if isinstance(bk, MpBackend):
             lv = (bk.digits / 2 + 3) * math.log(10)
-            return cls(collapse_log=-lv, blowup_log=lv)
-        return cls(collapse_log=math.log(1e-10), blowup_log=math.log(1e10))
+            return cls(collapse_log=-lv, blowup_log=lv, arc_log=-(bk.dps + 2) * math.log(10))
+        return cls(collapse_log=math.log(1e-10), blowup_log=math.log(1e10), arc_log=math.log(1e-18))
 
 
 @dataclass
@@ -109,6 +110,15 @@ class FlowSystem:
     y0: Any
     start_records: list[tuple[str, int, str]]
 
+    #: the independent variable of the current segment: "time" (τ or t), or "arc" (s,
+    #: with dτ/ds = N and τ the last state component: a collapse regularised)
+    clock = "time"
+    t_max: float = math.inf
+
+    def time_of(self, s, y):
+        """Time at clock value s and state y."""
+        return s if self.clock == "time" else y[-1]
+
     def start_stop(self) -> str | None:
         return None
 
@@ -128,9 +138,17 @@ class FlowSystem:
 
 # ============================================================================ ℓ2, balanced, θ = ln u
 class BalancedL2System(FlowSystem):
-    """ℓ2-SAM, one example, balanced layers u > 0, any L ≥ 2, in θ = ln u (C4, C5)."""
+    """ℓ2-SAM, one example, balanced layers u > 0, any L ≥ 2 (C4, C5), in θ = ln u, which
+    keeps e^{zτ} growth representable and nearly linear. Near a collapse θ has a log
+    singularity (ever smaller steps; hopeless at 30 digits), so once lse(θ) has fallen by
+    ``SHRINK`` the clock becomes the arc length s with dτ/ds = N: then dθ_j/ds = N θ_j'
+    (= z_j (N − ρ z_j) for L = 2) is smooth and bounded, N → 0 exponentially in s, and τ
+    (a state component) converges to the collapse time. Back to τ if u grows again."""
 
     name = "balanced-l2-log"
+    #: switch to the arc clock when lse(θ) falls this far (ln) below its start; back at GROW
+    SHRINK = math.log(1e-3)
+    GROW = math.log(1e-1)
 
     def __init__(self, bk: Backend, z, u0, L: int, rho: float, thr: Thresholds):
         self.bk, self.L, self.d, self.thr = bk, L, len(z), thr
@@ -138,35 +156,66 @@ class BalancedL2System(FlowSystem):
         self.z = bk.array(z)
         self.rho = bk.num(rho)
         self.y0 = bk.log(bk.array(u0))
+        self.ref = bk.lse(self.y0)
         self.start_records = []
+
+    def _theta(self, y):
+        return y if self.clock == "time" else y[:-1]
 
     def lnN(self, th):
         return self.bk.lse(self.bk.call(self.cf.log_summand, self.z, th)) / 2
 
-    def rhs(self, t, th):
-        return self.bk.call(self.cf.field, self.z, th, self.lnN(th), self.rho)
+    def rhs(self, t, y):
+        th = self._theta(y)
+        lnN = self.lnN(th)
+        f = self.bk.call(self.cf.field, self.z, th, lnN, self.rho)
+        if self.clock == "time":
+            return f
+        N = self.bk.exp(self.bk.array([lnN]))
+        return np.concatenate([f * N[0], N])
 
     def events(self, t0, y0) -> list[EventFn]:
         bk = self.bk
+        if self.clock == "arc":
+            back = self.ref + self.GROW
+            c_level = self.lnN(self._theta(y0)) + self.thr.arc_log
+            return [EventFn("collapse", -1, lambda t, y: self.lnN(y[:-1]) - c_level, -1),
+                    EventFn("to_time", -1, lambda t, y: bk.lse(y[:-1]) - back, +1),
+                    EventFn("t_max", -1, lambda t, y: y[-1] - self.t_max, +1)]
         c_level = bk.lse(y0) + self.thr.collapse_log
-        evs = [EventFn("collapse", -1, lambda t, y: bk.lse(y) - c_level, -1)]
+        lin = self.ref + self.SHRINK
+        evs = [EventFn("collapse", -1, lambda t, y: bk.lse(y) - c_level, -1),
+               EventFn("to_arc", -1, lambda t, y: bk.lse(y) - lin, -1)]
         if self.L >= 3:
             b_level = max(y0) + self.thr.blowup_log / (self.L - 2)
             evs.append(EventFn("blowup", -1, lambda t, y: max(y) - b_level, +1))
         return evs
 
     def on_event(self, ev: EventFn, t, y) -> Outcome:
-        return Outcome(stop=ev.name, records=[(ev.name, -1, "")])
+        if ev.name in ("to_arc", "to_time"):
+            new = self.copy()
+            new.clock = "arc" if ev.name == "to_arc" else "time"
+            tau = self.time_of(t, y)
+            new.tau_ref = tau
+            y_new = (np.concatenate([y, self.bk.array([tau])]) if new.clock == "arc" else np.array(y[:-1], copy=True))
+            return Outcome(system=new, y=y_new)
+        return Outcome(stop=ev.name, records=[] if ev.name == "t_max" else [(ev.name, -1, "")])
 
     def event_rate(self, ev: EventFn, t, y):
-        """d/dτ of the event's function: softmax(θ)·θ' (collapse), θ'_argmax (blow-up)."""
+        """d/dτ of the event's function in θ: softmax(θ)·θ' (collapse), θ'_argmax (blow-up)."""
         f = self.rhs(t, y)
         if ev.name == "collapse":
             return _softmax_dot(self.bk, y, f)
         return f[int(np.argmax(self.bk.to_float(y)))]
 
     def observe(self, t, y) -> tuple[np.ndarray, np.ndarray]:
-        return self.L * self.bk.to_float(y), np.ones(self.d, dtype=int)
+        return self.L * self.bk.to_float(self._theta(y)), np.ones(self.d, dtype=int)
+
+    def atol(self, rtol):
+        tol = np.array([rtol] * self.d, dtype=object if isinstance(self.bk, MpBackend) else float)
+        if self.clock == "arc":  # τ: relative to the time the arc clock started
+            tol = np.concatenate([tol, np.array([rtol * max(abs(self.tau_ref), 1e-300)], dtype=tol.dtype)])
+        return tol
 
 
 # ============================================================================ GD / ℓ∞, balanced, v = ln|û|
@@ -338,9 +387,12 @@ class BranchSystem(FlowSystem):
 # ============================================================================ C4's reduction
 class ReducedL2System(FlowSystem):
     """C4: ℓ2-SAM, L = 2, one example, uniform α: dI/dτ = 1/N(τ, I), N from the compiled
-    log-summand (log-space sum); θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ)."""
+    log-summand (log-space sum); θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ). Near a collapse the
+    clock becomes s with dτ/ds = N (then dI/ds = 1: smooth), as in BalancedL2System."""
 
     name = "reduced-l2"
+    SHRINK = BalancedL2System.SHRINK
+    GROW = BalancedL2System.GROW
 
     def __init__(self, bk: Backend, z, alpha: float, rho: float, thr: Thresholds):
         self.bk, self.L, self.d, self.thr = bk, 2, len(z), thr
@@ -349,20 +401,36 @@ class ReducedL2System(FlowSystem):
         self.z = bk.array(z)
         self.alpha, self.rho = bk.num(alpha), bk.num(rho)
         self.y0 = bk.array([0])
+        self.ref = bk.lse(self._theta(bk.num(0), self.y0[0]))
         self.start_records = []
 
     def lnN(self, t, I):
         return self.bk.lse(self.bk.call(self.log_summand, self.z, t, I, self.alpha, self.rho)) / 2
 
     def rhs(self, t, y):
-        return self.bk.array([self.bk.exp(self.bk.array([-self.lnN(t, y[0])]))[0]])
+        tau = self.time_of(t, y)
+        lnN = self.lnN(tau, y[0])
+        if self.clock == "time":
+            return self.bk.exp(self.bk.array([-lnN]))
+        return np.concatenate([self.bk.array([1]), self.bk.exp(self.bk.array([lnN]))])
 
     def _theta(self, t, I):
         return self.bk.call(self.theta, self.z, self.bk.num(t), I, self.alpha, self.rho)
 
+    def _lse_theta(self, t, y):
+        return self.bk.lse(self._theta(self.time_of(t, y), y[0]))
+
     def events(self, t0, y0) -> list[EventFn]:
-        level = self.bk.lse(self._theta(t0, y0[0])) + self.thr.collapse_log
-        return [EventFn("collapse", -1, lambda t, y: self.bk.lse(self._theta(t, y[0])) - level, -1)]
+        if self.clock == "arc":
+            c_level = self.lnN(y0[-1], y0[0]) + self.thr.arc_log
+            back = self.ref + self.GROW
+            return [EventFn("collapse", -1, lambda t, y: self.lnN(y[-1], y[0]) - c_level, -1),
+                    EventFn("to_time", -1, lambda t, y: self._lse_theta(t, y) - back, +1),
+                    EventFn("t_max", -1, lambda t, y: y[-1] - self.t_max, +1)]
+        level = self._lse_theta(t0, y0) + self.thr.collapse_log
+        lin = self.ref + self.SHRINK
+        return [EventFn("collapse", -1, lambda t, y: self._lse_theta(t, y) - level, -1),
+                EventFn("to_arc", -1, lambda t, y: self._lse_theta(t, y) - lin, -1)]
 
     def event_rate(self, ev: EventFn, t, y):
         """d/dτ lse(θ(τ, I(τ))) by a central difference along (1, I'): θ is affine in (τ, I)."""
@@ -372,10 +440,25 @@ class ReducedL2System(FlowSystem):
         return _softmax_dot(self.bk, self._theta(t, y[0]), dth)
 
     def on_event(self, ev: EventFn, t, y) -> Outcome:
+        if ev.name in ("to_arc", "to_time"):
+            new = self.copy()
+            new.clock = "arc" if ev.name == "to_arc" else "time"
+            tau = self.time_of(t, y)
+            new.tau_ref = tau
+            y_new = self.bk.array([y[0], tau]) if new.clock == "arc" else self.bk.array([y[0]])
+            return Outcome(system=new, y=y_new)
+        if ev.name == "t_max":
+            return Outcome(stop="t_max")
         return Outcome(stop="collapse", records=[("collapse", -1, "N → 0")])
 
     def observe(self, t, y) -> tuple[np.ndarray, np.ndarray]:
         return self.L * self.bk.to_float(self._theta(t, y[0])), np.ones(self.d, dtype=int)
+
+    def atol(self, rtol):
+        dtype = object if isinstance(self.bk, MpBackend) else float
+        if self.clock == "arc":
+            return np.array([rtol, rtol * max(abs(self.tau_ref), 1e-300)], dtype=dtype)
+        return np.array([rtol], dtype=dtype)
 
 
 # ============================================================================ general layers
@@ -733,10 +816,3 @@ class LayersSystem(FlowSystem):
     def atol(self, rtol):
         tol = rtol * self.scale * 1e-3
         return np.array([tol] * int(np.size(self.y0)), dtype=object if isinstance(self.bk, MpBackend) else float)
-
-    # -- observables in real time
-    def margins_and_loss(self, y) -> tuple[np.ndarray, float]:
-        W = self.W(y)
-        m = self.Z.dot(np.prod(W, axis=0))
-        losses = self.bk.call(self.loss_f, m)
-        return self.bk.to_float(m), float(sum(losses) / self.n)

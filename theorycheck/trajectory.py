@@ -56,7 +56,8 @@ class Budget:
 @dataclass(frozen=True)
 class Event:
     """A discrete event of a hybrid run: ``kind`` in {"slide", "cross", "unfreeze",
-    "stationary", "collapse", "blowup"}; ``index`` a 1-based feature (0: the whole state)."""
+    "stationary", "collapse", "blowup", "critical_point"}; ``index`` a 1-based feature
+    (0: the whole state); ``detail`` which surface (u-, w-, G-surface) or why."""
 
     time: float
     kind: str
