@@ -29,6 +29,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.commands.thresholds",
     "theorycheck.commands.trajectory",
     "theorycheck.commands.maxmargin",
+    "theorycheck.commands.heatmap",
+    "theorycheck.commands.reproduce",
     "theorycheck.commands.cnn",
 )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from . import symbolic as sy
 from .symbolic import check_optimizer, rho, tau
 
 # one coordinate j (and a second one, k, for pairwise statements)
@@ -222,3 +223,47 @@ def balanced_shifted_log_field(L, optimizer: str) -> sp.Expr:
 def l2_reduced_log_summand() -> sp.Expr:
     """ln of term j of N(τ, I)² (C4's reduction), for a log-space sum."""
     return sp.expand_log(sp.log(l2_reduced_summand()))
+
+
+# ---------------------------------------------------------------- several examples, balanced, θ = ln u (sweeps)
+# Real-time flow at a balanced point w_k = u (every layer equal), any number of examples, with
+# G_j = ∂Lo/∂β_j (symbolic.loss_gradient_factor) as a symbol: the per-coordinate factors below
+# are derived from symbolic.layer_gradient_coordinate and symbolic.perturbation_coordinate, in
+# θ = ln u so that nothing is divided by a u_j that underflows.
+#: ∂Lo/∂β_j at the current point and at the perturbed point
+G_j = sp.Symbol("G_j", real=True)
+Ghat_j = sp.Symbol("Ghat_j", real=True)
+#: ln S, S = ‖∇Lo‖₂ over all layers jointly
+lnS = sp.Symbol("lnS", real=True)
+#: r_j = û_j / u_j, the perturbed point relative to the point
+r_j = sp.Symbol("r_j", real=True)
+
+
+def _balanced_layer_gradient(L, G) -> sp.Expr:
+    """∂Lo/∂w_{1,j} at the balanced point w_k = u: G ∏_{m≠1} u_j (symbolic.layer_gradient_coordinate)."""
+    Gs, w, g = sy.layer_gradient_coordinate(L)
+    return g[0].subs({Gs: G, **{wk: u_j for wk in w}}, simultaneous=True)
+
+
+def balanced_multi_log_norm_summand(L) -> sp.Expr:
+    """ln of term j of S² = Σ_k Σ_j (∂Lo/∂w_{k,j})² at a balanced point, u_j = e^{θ_j}:
+    L equal layers, each contributing (G_j u_j^{L−1})²."""
+    term = L * _balanced_layer_gradient(L, G_j) ** 2
+    return sp.expand_log(sp.log(term.subs(u_j, sp.exp(theta_j))))  # no force: keeps ln(G_j²) for G_j < 0
+
+
+def balanced_multi_ratio(L, optimizer: str) -> sp.Expr:
+    """r_j = û_j/u_j with û_j = u_j + ε_j(g_j, S) (symbolic.perturbation_coordinate),
+    g_j = G_j u_j^{L−1}, S = e^{lnS}, u_j = e^{θ_j}: finite however small u_j is (ℓ2, GD)."""
+    g, S, eps = sy.perturbation_coordinate(optimizer)
+    e = eps.subs({g: _balanced_layer_gradient(L, G_j), S: sp.exp(lnS)}, simultaneous=True)
+    ratio = sp.expand((u_j + e) / u_j).subs(u_j, sp.exp(theta_j))
+    return sp.powsimp(sp.expand_power_base(sp.expand(ratio), force=True), force=True)
+
+
+def balanced_multi_log_rate(L) -> sp.Expr:
+    """dθ_j/dt = −(∂Lo/∂w_{1,j} at the perturbed balanced point û = r u)/u_j =
+    −Ghat_j r_j^{L−1} e^{(L−2)θ_j} (all layers move alike)."""
+    du = -_balanced_layer_gradient(L, Ghat_j).subs(u_j, r_j * u_j)
+    rate = sp.expand(du / u_j).subs(u_j, sp.exp(theta_j))
+    return sp.powsimp(sp.expand_power_base(rate, force=True), force=True)

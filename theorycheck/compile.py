@@ -29,8 +29,36 @@ def _modules(backend: str) -> list[str]:
     return [BACKENDS[backend]]
 
 
+def _numeric_functions_as_floats(expr):
+    """torch's functions take tensors only: a function of a number (``log(2)``) becomes its
+    float64 value, so that the printed code never calls ``torch.log(2)``."""
+    if isinstance(expr, tuple):
+        return tuple(_numeric_functions_as_floats(e) for e in expr)
+    if not isinstance(expr, sp.Basic):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Function) and e.is_number,
+                        lambda e: sp.Float(e.evalf(17), 17))
+
+
+@lru_cache(maxsize=1)
+def _torch_printer():
+    """sympy's TorchPrinter (lambdify's settings for torch) that also prints ``log1p``
+    (used by the overflow-free logistic loss) as ``torch.log1p``."""
+    from sympy.printing.pytorch import TorchPrinter
+
+    class _Printer(TorchPrinter):
+        def _print_log1p(self, expr):
+            return f"{self._module_format('torch.log1p')}({self._print(expr.args[0])})"
+
+    return _Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
+                     "user_functions": {}})
+
+
 @lru_cache(maxsize=512)
 def _lambdify_cached(args: tuple, expr, backend: str) -> Callable:
+    if backend == "torch":
+        expr = _numeric_functions_as_floats(expr)
+        return sp.lambdify(args, expr, modules=_modules(backend), cse=True, printer=_torch_printer())
     return sp.lambdify(args, expr, modules=_modules(backend), cse=True)
 
 
@@ -194,3 +222,69 @@ def stable_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tup
     :func:`symbolic.loss_derivative_stable` (same values as :func:`loss_functions`)."""
     return (lambdify((sy.s,), sy.loss_expr_stable(loss), backend),
             lambdify((sy.s,), sy.loss_derivative_stable(loss), backend))
+
+
+# ---------------------------------------------------------------- the model, coordinatewise (sweeps)
+@lru_cache(maxsize=32)
+def predictor(L: int, backend: str = "numpy") -> Callable:
+    """``beta(w_1, …, w_L)``: β_j = w_{1,j} ⋯ w_{L,j}, compiled from :func:`symbolic.predictor`
+    (the model's definition) for one coordinate; arguments broadcast."""
+    W = sy.layer_symbols(_depth(L), 1)
+    return lambdify(tuple(W), sy.predictor(W)[0, 0], backend)
+
+
+@dataclass(frozen=True)
+class ReducedL2Linear:
+    """C4's ln(term j of N(τ, I)²) is affine in (τ, I): ``c0(z, alpha, rho) + c_tau(z, alpha,
+    rho)·τ + c_I(z, alpha, rho)·I``. The coefficients are sympy derivatives of
+    :func:`closed_forms.l2_reduced_log_summand` (affinity is checked when compiling), so a
+    batch precomputes them once per member and evaluates N with two multiply-adds per term."""
+
+    c0: Callable
+    c_tau: Callable
+    c_I: Callable
+
+
+@lru_cache(maxsize=8)
+def reduced_l2_log_linear(backend: str = "numpy") -> ReducedL2Linear:
+    """Compile the affine decomposition of C4's log summand in (τ, I) (see :class:`ReducedL2Linear`)."""
+    e = cf.l2_reduced_log_summand()
+    c_tau, c_I = sp.diff(e, sy.tau), sp.diff(e, cf.I)
+    c0 = e.subs({sy.tau: 0, cf.I: 0})
+    if sp.simplify(e - (c0 + c_tau * sy.tau + c_I * cf.I)) != 0 or ({sy.tau, cf.I} & (c_tau.free_symbols | c_I.free_symbols)):
+        raise AssertionError("C4's log summand is not affine in (tau, I): the batched reduction needs it")
+    args = (cf.z_j, cf.alpha, sy.rho)
+    return ReducedL2Linear(lambdify(args, c0, backend), lambdify(args, c_tau, backend), lambdify(args, c_I, backend))
+
+
+@lru_cache(maxsize=8)
+def l2_switch_level(backend: str = "numpy") -> Callable:
+    """``level(z_j, z_k, rho)``: N̄ at which j† switches between j and k (C4)."""
+    return lambdify((cf.z_j, cf.z_k, sy.rho), cf.l2_switch_level(), backend)
+
+
+@dataclass(frozen=True)
+class BalancedMultiLog:
+    """Several examples, balanced layers, θ = ln u (closed_forms, "several examples"):
+    ``log_summand(G, θ)`` = ln(term j of S²), ``ratio(G, θ, lnS, rho)`` = û_j/u_j,
+    ``rate(Ghat, r, θ)`` = dθ_j/dt. Arguments broadcast."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log_summand: Callable
+    ratio: Callable
+    rate: Callable
+
+
+@lru_cache(maxsize=64)
+def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> BalancedMultiLog:
+    """Compile the several-examples balanced forms for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    return BalancedMultiLog(
+        L=L, optimizer=optimizer, backend=backend,
+        log_summand=lambdify((cf.G_j, cf.theta_j), cf.balanced_multi_log_norm_summand(L), backend),
+        ratio=lambdify((cf.G_j, cf.theta_j, cf.lnS, sy.rho), cf.balanced_multi_ratio(L, optimizer), backend),
+        rate=lambdify((cf.Ghat_j, cf.r_j, cf.theta_j), cf.balanced_multi_log_rate(L), backend),
+    )
