@@ -192,32 +192,24 @@ def _c2_register():
         return num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1]), tr
 
     def check_limit(x) -> Outcome:
-        from theorycheck.thresholds import linf_prediction
-
         d, tr = observed_direction(x)
         if d is None:
             return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        j = linf_prediction(x["z"], x["alpha"], x["rho"], 2)
-        want = np.zeros(len(x["z"]))
+        z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
+        want = np.zeros(z.size)  # THEORY.md literally: e_(j°), j° = argmax{z_j : α_j > ρ}, or 0
+        j = int(np.argmax(np.where(a > r, z, -np.inf))) + 1 if np.any(a > r) else 0
         if j:
             want[j - 1] = 1.0
         dev = float(np.linalg.norm(d - want))
         return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
 
     def check_limit_refined(x) -> Outcome:
+        from theorycheck.thresholds import linf_limit_direction
+
         d, tr = observed_direction(x)
         if d is None:
             return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
-        want = np.zeros(z.size)
-        if np.any(a > r):
-            top = z[a > r].max()
-            m = (a > r) & (z == top)
-            want[m] = (a[m] - r) ** 2
-        elif np.any(a == r):
-            want[a == r] = r**2
-        if want.any():
-            want /= np.linalg.norm(want)
+        want = linf_limit_direction(x["z"], x["alpha"], x["rho"], 2)
         dev = float(np.linalg.norm(d - want))
         return Outcome(dev <= 1e-6, dev, {"predicted_direction": want.tolist(), "observed_direction": d.tolist()})
 

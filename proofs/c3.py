@@ -166,26 +166,22 @@ def _c3_register():
         return num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1]), tr
 
     def check_winner(x) -> Outcome:
-        from theorycheck.thresholds import linf_prediction
-
         d, tr = winner_direction(x)
         if d is None:
             return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        j = linf_prediction(x["z"], x["alpha"], x["rho"], x["L"])
+        j = int(np.argmin(predicted(x))) + 1  # THEORY.md literally: the first to blow up, argmax of the score
         e = np.zeros(d.size)
         e[j - 1] = 1
         dev = float(np.linalg.norm(d - e))
         return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
 
     def check_winner_refined(x) -> Outcome:
+        from theorycheck.thresholds import linf_limit_direction
+
         d, tr = winner_direction(x)
         if d is None:
             return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        z, L = np.array(x["z"]), x["L"]
-        ts = predicted(x)
-        m = ts == ts.min()
-        want = np.where(m, z ** (-L / (L - 2)), 0.0)
-        want /= np.linalg.norm(want)
+        want = linf_limit_direction(x["z"], x["alpha"], x["rho"], x["L"])
         dev = float(np.linalg.norm(d - want))
         return Outcome(dev <= 1e-4, dev, {"predicted_direction": want.tolist(), "observed_direction": d.tolist()})
 

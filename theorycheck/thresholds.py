@@ -121,23 +121,45 @@ def initial_index(z, alpha: float, rho: float) -> int:
     return int(cand) + 1
 
 
-def linf_prediction(z, alpha, rho: float, L: int) -> int:
-    """Predicted limit index for ℓ∞-SAM (C2 for L = 2, C3 for L ≥ 3); 0 when no α_j > ρ
-    (for odd L ≥ 3 the limit is then ρ^L·1, reported as 0 only for even L). Ties: the
-    smallest index among the maximisers (the limit is then not a basis vector)."""
+def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
+    """Predicted limit direction of balanced ℓ∞-SAM for one example z > 0, as refined by
+    ``theorycheck prove``/``verify``: L = 1: z/‖z‖ (C1). Some α_j > ρ: L = 2 ∝ (α_j − ρ)²
+    over the maximisers of z among α_j > ρ (C2); L ≥ 3 ∝ z_j^(−L/(L−2)) over the maximisers
+    of the blow-up score z_j (α_j − ρ)^(L−2) (C3). No α_j > ρ: even L → ∝ 1[α_j = ρ] (the
+    others reach 0 and slide; 0 when every α_j < ρ); odd L ≥ 3 → ∝ 1 (every u_j tends to ρ)."""
     z = np.asarray(z, float)
+    if np.any(z <= 0):
+        raise TheorycheckError("the ℓ∞-SAM predictions are derived for z > 0")
     a = np.broadcast_to(np.asarray(alpha, float), z.shape)
-    above = a > rho
-    if not above.any():
-        return 0
     if L == 1:
-        return int(np.argmax(z)) + 1
-    if L == 2:
-        score = np.where(above, z, -np.inf)
+        return z / np.linalg.norm(z)
+    above = a > rho
+    w = np.zeros(z.shape)
+    if above.any():
+        if L == 2:
+            m = above & (z == z[above].max())
+            w[m] = (a[m] - rho) ** 2
+        else:
+            f = lambdify((cf.z_j, cf.alpha_j, rho_sym), cf.linf_blowup_score(L))
+            score = np.where(above, f(z, a, rho), -np.inf)
+            m = score == score.max()
+            w[m] = z[m] ** (-L / (L - 2))
+    elif L % 2 == 1:
+        w[:] = 1.0
     else:
-        f = lambdify((cf.z_j, cf.alpha_j, rho_sym), cf.linf_blowup_score(L))
-        score = np.where(above, f(z, a, rho), -np.inf)
-    return int(np.argmax(score)) + 1
+        w[a == rho] = 1.0
+    n = np.linalg.norm(w)
+    return w / n if n > 0 else w
+
+
+def linf_prediction(z, alpha, rho: float, L: int) -> int:
+    """Predicted limit index for ℓ∞-SAM: the largest entry of :func:`linf_limit_direction`
+    (the smallest index among ties: the limit is then not a basis vector), 0 for the zero
+    vector."""
+    d = linf_limit_direction(z, alpha, rho, L)
+    if not d.any():
+        return 0
+    return int(np.flatnonzero(d == d.max())[0]) + 1
 
 
 # ---------------------------------------------------------------------------- α_c

@@ -66,6 +66,7 @@ def compute(z: np.ndarray, rho: float, *, optimizer: str = "sam-l2", depth: int 
         out["grows"] = (a > rho).tolist()
         out["stationary"] = (a == rho).tolist()
         out["predicted_index"] = th.linf_prediction(z, a, rho, depth)
+        out["predicted_direction"] = th.linf_limit_direction(z, a, rho, depth)
         if depth >= 3:
             with np.errstate(divide="ignore", invalid="ignore"):
                 ts = np.where(a > rho, 1.0 / ((depth - 2) * z * (a - rho) ** (depth - 2)), np.inf)
@@ -103,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"  α = {res['alpha']:g}: regime {res['regime']}: {res['regime_name']}")
     if "predicted_index" in res:
         print(f"  predicted limit index: {res['predicted_index']} (0: the zero vector)")
+    if "predicted_direction" in res:
+        print(f"  predicted limit direction: {np.array2string(np.asarray(res['predicted_direction']), precision=6)}")
     if "blowup_times" in res:
         print(f"  blow-up times τ_j*: {res['blowup_times']}")
     if "final_index" in res:
