@@ -273,6 +273,18 @@ class BatchSystem:
         return {}
 
 
+def _balanced_alpha_rho(alpha, rho, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """(B×d α, B ρ) for a batch of balanced inits: a scalar α per member is repeated over
+    the features; α_j > 0 and ρ ≥ 0 are required."""
+    alpha = np.asarray(alpha, dtype=float)
+    if alpha.ndim <= 1:
+        alpha = np.repeat(alpha.reshape(-1, 1), d, axis=1)
+    rho = np.broadcast_to(np.asarray(rho, float).reshape(-1), (alpha.shape[0],)).copy()
+    if alpha.shape[1] != d or np.any(alpha <= 0) or np.any(rho < 0):
+        raise TheorycheckError("balanced sweeps need α_j > 0 (one per feature) and ρ ≥ 0")
+    return alpha, rho
+
+
 def _col(x):
     return x[:, None]
 
@@ -483,12 +495,7 @@ class BalancedLog(BatchSystem):
         if L < 2 or (optimizer == "sam-l2" and L != 2):
             raise TheorycheckError(f"batched balanced sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
                                    f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
-        alpha = np.asarray(alpha, dtype=float)
-        if alpha.ndim <= 1:
-            alpha = np.repeat(alpha.reshape(-1, 1), d, axis=1)
-        rho = np.broadcast_to(np.asarray(rho, float).reshape(-1), (alpha.shape[0],)).copy()
-        if alpha.shape[1] != d or np.any(alpha <= 0) or np.any(rho < 0):
-            raise TheorycheckError("balanced sweeps need α_j > 0 (one per feature) and ρ ≥ 0")
+        alpha, rho = _balanced_alpha_rho(alpha, rho, d)
         self.B, self.m, self.d, self.L, self.optimizer = alpha.shape[0], d, d, int(L), optimizer
         self.z_np, self.alpha_np, self.rho_np = z, alpha, rho
         self.z = o.asarray(z)[None, :]
@@ -622,12 +629,7 @@ class MultiExample(BatchSystem):
         if L < 2 or (optimizer == "sam-l2" and L != 2):
             raise TheorycheckError(f"batched real-time sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
                                    f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
-        alpha = np.asarray(alpha, dtype=float)
-        if alpha.ndim <= 1:
-            alpha = np.repeat(alpha.reshape(-1, 1), d, axis=1)
-        rho = np.broadcast_to(np.asarray(rho, float).reshape(-1), (alpha.shape[0],)).copy()
-        if alpha.shape[1] != d or np.any(alpha <= 0) or np.any(rho < 0):
-            raise TheorycheckError("balanced sweeps need α_j > 0 (one per feature) and ρ ≥ 0")
+        alpha, rho = _balanced_alpha_rho(alpha, rho, d)
         self.B, self.m, self.d, self.n, self.L = alpha.shape[0], d, d, n, int(L)
         self.optimizer, self.loss = optimizer, loss
         self.Z_np, self.alpha_np, self.rho_np = Z, alpha, rho

@@ -25,6 +25,8 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from .plain import to_plain
+
 HOLDS, FAILS, INCONCLUSIVE, ERROR = "holds", "fails", "inconclusive", "error"
 
 #: examples per claim for each profile of ``theorycheck verify``
@@ -86,17 +88,6 @@ class Verdict:
         return d
 
 
-def _plain(obj: Any) -> Any:
-    """numpy scalars and arrays → plain Python (readable and JSON-able)."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if hasattr(obj, "tolist"):
-        return _plain(obj.tolist())
-    return obj
-
-
 class _Disagrees(AssertionError):
     pass
 
@@ -130,7 +121,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
 
     def verdict(status, message="", ce=None, ce_detail=None) -> Verdict:
         v = Verdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
-                    claim.tolerance, time.perf_counter() - t0, _plain(ce), _plain(ce_detail), message)
+                    claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message)
         if claim.refined is not None and status == FAILS:
             v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress)
         return v
@@ -170,7 +161,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             x, out = last_fail["x"], last_fail["out"]
             msg = "hypothesis shrank a disagreement to this input"
             if pinned_fail is not None:
-                msg += f" (a pinned edge case fails too: {_plain(claim.describe(pinned_fail[0]))})"
+                msg += f" (a pinned edge case fails too: {to_plain(claim.describe(pinned_fail[0]))})"
             return verdict(FAILS, msg, claim.describe(x), out.detail)
     if pinned_fail is not None:
         x, out = pinned_fail

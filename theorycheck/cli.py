@@ -10,14 +10,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .errors import TheorycheckError
+from .plain import to_plain
 from .setting import Setting, parse_floats
 
 #: subcommand modules, in the order ``theorycheck --help`` lists them
@@ -66,28 +64,9 @@ def setting_from_args(args: argparse.Namespace, **overrides: Any) -> Setting:
     return Setting.from_csv(args.data, **kw)
 
 
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, (np.floating, float)):
-        v = float(obj)
-        if not math.isfinite(v):
-            raise TheorycheckError(f"internal error: a non-finite number ({v}) reached the JSON output")
-        return v
-    return obj
-
-
 def emit_json(obj: Any, dest: str | None = "-") -> None:
     """Write obj as JSON to stdout (dest '-' or None) or to a file. NaN/inf never pass."""
-    text = json.dumps(_jsonable(obj), indent=2, allow_nan=False, ensure_ascii=False)
+    text = json.dumps(to_plain(obj, nonfinite="raise"), indent=2, allow_nan=False, ensure_ascii=False)
     if dest in (None, "-"):
         print(text)
     else:

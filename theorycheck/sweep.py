@@ -35,6 +35,7 @@ import numpy as np
 
 from . import batch as bt
 from .errors import TheorycheckError
+from .plain import to_plain
 from .progress import Progress
 
 BACKENDS = ("serial", "processes", "dask")
@@ -208,28 +209,6 @@ def versions(array_backend: str = "numpy") -> dict:
     return v
 
 
-def _json_safe(obj: Any) -> Any:
-    """Metadata as JSON: inf/NaN become the strings "inf", "-inf", "nan" (documented)."""
-    if isinstance(obj, dict):
-        return {str(k): _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _json_safe(obj.tolist())
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    if isinstance(obj, (float, np.floating)):
-        v = float(obj)
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return v
-    return obj
-
-
 def _paths(prefix: str | Path) -> tuple[Path, Path]:
     """PREFIX.npz and PREFIX.json (a trailing .npz/.json is dropped; dots in PREFIX are kept)."""
     text = str(prefix)
@@ -257,7 +236,7 @@ class SweepResult:
         npz, js = _paths(prefix)
         npz.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(npz, **self.arrays)
-        js.write_text(json.dumps(_json_safe(self.meta), indent=2, allow_nan=False, ensure_ascii=False) + "\n")
+        js.write_text(json.dumps(to_plain(self.meta, nonfinite="string"), indent=2, allow_nan=False, ensure_ascii=False) + "\n")
         return npz, js
 
     @classmethod
