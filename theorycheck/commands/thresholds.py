@@ -11,7 +11,8 @@ from ..errors import TheorycheckError
 from ..setting import Setting, parse_floats
 
 REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
-           2: "sequential amplification (minor features first, the major one last)",
+           2: "sequential amplification (minor features before the major one; near α_c the path first moves "
+              "to a more minor feature: verify's C4.sequential)",
            3: "GD-like (straight to the major feature)"}
 
 
