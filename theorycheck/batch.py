@@ -344,6 +344,9 @@ class ReducedL2(BatchSystem):
         # a coefficient that is the same for every member (e.g. one ρ) is stored once, (1, d)
         self.coef = [o.asarray(c[:1].copy() if np.all(c == c[:1]) else c.copy()) for c in coef]
         self._gathered: tuple = (None, None)
+        self._buf: tuple | None = None  # work buffers of log_norm (numpy)
+        shared = all(c.shape[0] == 1 for c in self.coef) and o.name == "numpy"
+        self._W = np.concatenate([np.asarray(c) for c in self.coef], 0) if shared else None  # (3, d): K, A, G
         # j† from N̄ = τ/I: the switch levels N̄ = ρ(z_j + z_k) between consecutive distinct z (C4)
         zs, first = np.unique(z, return_index=True)
         self.observe_mode = observe
@@ -377,7 +380,30 @@ class ReducedL2(BatchSystem):
     def log_norm(self, idx, tau, I):
         """ln N(τ, I) = ½ logsumexp_j(K_j + τ A_j + I G_j) for members idx."""
         K, A, G = self._coef(idx)
-        return 0.5 * self.ops.logsumexp(K + _col(tau) * A + _col(I) * G, 1)
+        if self.ops.name != "numpy":
+            return 0.5 * self.ops.logsumexp(K + _col(tau) * A + _col(I) * G, 1)
+        # numpy: the same operations in the same order (bitwise equal), in two reused buffers
+        shape = np.broadcast_shapes(K.shape, A.shape, G.shape, (tau.shape[0], 1))
+        buf = self._buf
+        if buf is None or buf[0].shape != shape:
+            buf = self._buf = (np.empty(shape), np.empty(shape))
+        X, T = buf
+        if self._W is not None:  # coefficients shared by all members: K·1 + A·τ + G·I per cell, in that order
+            V = np.empty((tau.shape[0], 3))
+            V[:, 0], V[:, 1], V[:, 2] = 1.0, tau, I
+            np.einsum("bk,kd->bd", V, self._W, out=X)  # c_einsum's own loop (no BLAS): elementwise
+        else:
+            np.multiply(_col(tau), A, out=X)
+            np.add(K, X, out=X)
+            np.multiply(_col(I), G, out=T)
+            X += T
+        m = np.max(X, axis=1)
+        if not np.all(np.isfinite(m)):
+            m = np.where(np.isfinite(m), m, 0.0)
+        X -= m[:, None]
+        np.exp(X, out=X)
+        with np.errstate(divide="ignore"):
+            return 0.5 * (np.log(np.sum(X, axis=1)) + m)
 
     def rates(self, idx, tau, y):
         o = self.ops
@@ -793,26 +819,44 @@ def _invert_tau(ops, tau_old, H, Qt, target, maxit=50):
     sig = ops.minimum(ops.maximum(sig, 0.0), 1.0)
     lo = ops.zeros(tau_old.shape[0])
     hi = lo + 1.0
-    live = ops.arange(tau_old.shape[0])
     eps8 = 8 * np.finfo(float).eps
+    # per-pair constants, gathered again only when the live set shrinks (same arithmetic)
+    cols = [Qt[:, 0] * 1.0, Qt[:, 1] * 1.0, Qt[:, 2] * 1.0, Qt[:, 3] * 1.0]
+    full = [tau_old, H, target, cols[0], cols[1], cols[2], cols[3], 2 * cols[1], 3 * cols[2], 4 * cols[3]]
+    live = None  # None: every pair
+    cur = full
     for _ in range(maxit):
-        s_, q = sig[live], Qt[live]
-        q1, q2, q3, q4 = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-        h_, tgt = H[live], target[live]
-        g = tau_old[live] + h_ * (s_ * (q1 + s_ * (q2 + s_ * (q3 + s_ * q4)))) - tgt
+        t0, h_, tgt, q1, q2, q3, q4, q2b, q3b, q4b = cur
+        if live is None:
+            s_, hi_old, lo_old = sig, hi, lo
+        else:
+            s_, hi_old, lo_old = sig[live], hi[live], lo[live]
+        g = t0 + h_ * (s_ * (q1 + s_ * (q2 + s_ * (q3 + s_ * q4)))) - tgt
         small_g = ops.abs(g) <= eps8 * ops.abs(tgt)
-        dg = h_ * (q1 + s_ * (2 * q2 + s_ * (3 * q3 + s_ * 4 * q4)))
-        hi_, lo_ = ops.where(g > 0, s_, hi[live]), ops.where(g <= 0, s_, lo[live])
+        dg = h_ * (q1 + s_ * (q2b + s_ * (q3b + s_ * q4b)))
+        pos = g > 0
+        hi_, lo_ = ops.where(pos, s_, hi_old), ops.where(g <= 0, s_, lo_old)
         with ops.errstate():
             newton = s_ - g / dg
         ok = (dg > 0) & (newton >= lo_) & (newton <= hi_) & ops.isfinite(newton)
         new = ops.where(ok, newton, 0.5 * (lo_ + hi_))
         conv = small_g | (ops.abs(new - s_) <= 1e-13)  # in σ: the step's own error is far larger
-        sig[live] = ops.where(small_g, s_, new)
-        hi[live], lo[live] = hi_, lo_
-        live = live[~conv]
-        if live.shape[0] == 0:
-            break
+        keep = ~conv
+        if live is None:
+            sig = ops.where(small_g, s_, new)
+            hi, lo = hi_, lo_
+            live = ops.nonzero(keep)
+            if live.shape[0] == 0:
+                break
+            cur = [x[live] for x in full]
+        else:
+            sig[live] = ops.where(small_g, s_, new)
+            hi[live], lo[live] = hi_, lo_
+            sel = ops.nonzero(keep)
+            live = live[sel]
+            if live.shape[0] == 0:
+                break
+            cur = [x[sel] for x in cur]
     return sig
 
 
@@ -916,12 +960,15 @@ def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e
                 ks = kpos[mem][p] + (np.arange(p.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
                 ip = ops.asarray(p, dtype=int)
                 targ = ops.asarray(grid_np[ks])
-                sig = _invert_tau(ops, Ya[ip, 0], Ha[ip, 0], Q[ip, 0, :], targ)
+                Yp, Hp, Qp = Ya[ip], Ha[ip], Q[ip]  # gathered once per (member, grid point)
+                sig = _invert_tau(ops, Yp[:, 0], Hp[:, 0], Qp[:, 0, :], targ)
                 pw = ops.stack([sig, sig**2, sig**3, sig**4], 1)[:, None, :]
-                Yi = Ya[ip] + Ha[ip] * ops.sum(Q[ip] * pw, 2)
-                vals = system.observe(ops.asarray(mem[p], dtype=int), targ, Yi[:, 1:])
+                yi = Yp[:, 1:] + Hp * ops.sum(Qp[:, 1:] * pw, 2)  # τ there is the target itself
+                mp = mem[p]
+                vals = system.observe(ops.asarray(mp, dtype=int), targ, yi)
+                flat = mp * T + ks  # cells (member, k) of the C-ordered (B, T) outputs
                 for name, v in vals.items():
-                    out[name][mem[p], ks] = ops.to_numpy(v)
+                    out[name].reshape(-1)[flat] = ops.to_numpy(v)
                 kpos[mem] += cnt
             Ycur[imem] = Yn
             fcur[imem] = Kbuf[6][ia]
