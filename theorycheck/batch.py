@@ -495,7 +495,22 @@ def _decoupled(optimizer: str) -> bool:
     return optimizer in ("gd", "sam-linf")
 
 
-class BalancedLog(BatchSystem):
+class _ClockedTheta(BatchSystem):
+    """Systems in θ = ln u whose clock slows where the field is large: dτ/ds = κ =
+    1/(1 + ‖dθ/dτ‖/c), so singular times (sliding, blow-up) take a bounded number of steps."""
+
+    def theta_rate(self, idx, tau, y):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def rates(self, idx, tau, y):
+        o = self.ops
+        r = self.theta_rate(idx, tau, y)
+        nr = o.sqrt(o.sum(r * r, 1))
+        kappa = 1.0 / (1.0 + nr / self.c)
+        return kappa, r * kappa[:, None]
+
+
+class BalancedLog(_ClockedTheta):
     """One example, balanced layers, θ = ln u (THEORY.md, Rescaled flows):
     dθ_j/dτ from :func:`compile.balanced_log_field` (N carried as ln N).
 
@@ -571,13 +586,6 @@ class BalancedLog(BatchSystem):
             r = self.cf.field(self.z, th, lnN, _col(self.rho[idx]))
         return o.where(self.frozen[idx] | self.dead[idx], 0.0, r * 1.0)
 
-    def rates(self, idx, tau, y):
-        o = self.ops
-        r = self.theta_rate(idx, tau, y)
-        nr = o.sqrt(o.sum(r * r, 1))
-        kappa = 1.0 / (1.0 + nr / self.c)
-        return kappa, r * kappa[:, None]
-
     def after_step(self, idx, tau, y, dtau, dy):
         o = self.ops
         r = dy / dtau[:, None]  # dθ/dτ from the clocked field (finite: κ > 0 after an accepted step)
@@ -631,7 +639,7 @@ class BalancedLog(BatchSystem):
                 "event_log": EVENT_LOG, "clock": "dtau/ds = 1/(1 + |dtheta/dtau|_2/|z|_2)"}
 
 
-class MultiExample(BatchSystem):
+class MultiExample(_ClockedTheta):
     """Several examples, real time t, balanced layers u > 0, θ = ln u:
     dθ_j/dt = −Ĝ_j r_j^{L−1} e^{(L−2)θ_j}, r_j = û_j/u_j (:func:`compile.balanced_multi_log`),
     with G = ∂Lo/∂β = (1/n) Σ_i ℓ'(m_i) z_i (:func:`symbolic.loss_gradient_factor`, as sums
@@ -701,13 +709,6 @@ class MultiExample(BatchSystem):
             Ghat = self._G(self.beta(*([r * u] * self.L)))
             rate = self.cf.rate(Ghat, r, th)
         return o.where(dead, 0.0, rate)
-
-    def rates(self, idx, tau, y):
-        o = self.ops
-        r = self.theta_rate(idx, tau, y)
-        nr = o.sqrt(o.sum(r * r, 1))
-        kappa = 1.0 / (1.0 + nr / self.c)
-        return kappa, r * kappa[:, None]
 
     def after_step(self, idx, tau, y, dtau, dy):
         o = self.ops
