@@ -502,6 +502,22 @@ class _ClockedTheta(BatchSystem):
     def theta_rate(self, idx, tau, y):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _mark_dead(self, idx, idx_np, tau_np, newly, r):
+        """Freeze the coordinates in ``newly`` (reached 0 at this step), record the first
+        such time per member and an estimate of the event-time error (1/|rate|); returns
+        the members that changed, or None."""
+        o = self.ops
+        nd = o.to_numpy(newly)
+        if not nd.any():
+            return None
+        self.dead[idx] = self.dead[idx] | newly
+        err = np.where(nd, 1.0 / np.maximum(np.abs(o.to_numpy(r)), 1e-300), 0.0).max(axis=1)
+        ev = self.events
+        ev["event_time_error"][idx_np] = np.maximum(ev["event_time_error"][idx_np], err)
+        first = nd.any(axis=1) & ~np.isfinite(ev["first_zero"][idx_np])
+        ev["first_zero"][idx_np[first]] = tau_np[first]
+        return nd.any(axis=1)
+
     def rates(self, idx, tau, y):
         o = self.ops
         r = self.theta_rate(idx, tau, y)
@@ -595,16 +611,7 @@ class BalancedLog(_ClockedTheta):
         codes = np.zeros(len(idx_np), dtype=int)
         changed = None
         if _decoupled(self.optimizer):
-            newly = live & (r < -big)
-            nd = o.to_numpy(newly)
-            if nd.any():
-                self.dead[idx] = self.dead[idx] | newly
-                err = np.where(nd, 1.0 / np.maximum(np.abs(o.to_numpy(r)), 1e-300), 0.0).max(axis=1)
-                ev = self.events
-                ev["event_time_error"][idx_np] = np.maximum(ev["event_time_error"][idx_np], err)
-                first = nd.any(axis=1) & ~np.isfinite(ev["first_zero"][idx_np])
-                ev["first_zero"][idx_np[first]] = tau_np[first]
-                changed = nd.any(axis=1)
+            changed = self._mark_dead(idx, idx_np, tau_np, live & (r < -big), r)
             all_dead = o.to_numpy(o.all(self.dead[idx], 1))
             codes[all_dead] = COLLAPSE
         else:  # ℓ2-SAM, L = 2
@@ -722,16 +729,7 @@ class MultiExample(_ClockedTheta):
             top = o.amax(o.where(live, r, -math.inf), 1)
             codes[o.to_numpy(top < big)] = COLLAPSE
         else:
-            newly = live & (r < big)
-            nd = o.to_numpy(newly)
-            if nd.any():
-                self.dead[idx] = self.dead[idx] | newly
-                err = np.where(nd, 1.0 / np.maximum(np.abs(o.to_numpy(r)), 1e-300), 0.0).max(axis=1)
-                ev = self.events
-                ev["event_time_error"][idx_np] = np.maximum(ev["event_time_error"][idx_np], err)
-                first = nd.any(axis=1) & ~np.isfinite(ev["first_zero"][idx_np])
-                ev["first_zero"][idx_np[first]] = tau_np[first]
-                changed = nd.any(axis=1)
+            changed = self._mark_dead(idx, idx_np, tau_np, live & (r < big), r)
             codes[o.to_numpy(o.all(self.dead[idx], 1))] = COLLAPSE
         self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
         return codes, changed
