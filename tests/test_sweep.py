@@ -318,10 +318,15 @@ def _small_heatmap(**kw):
                      times=S.time_grid(10.0, 40, log=True), **kw)
 
 
-def test_process_backend_is_bitwise_equal_to_serial():
-    a = _small_heatmap(backend="serial")
-    b = _small_heatmap(backend="processes", workers=2)
-    assert b.meta["run"]["chunks"] > 1
+@pytest.mark.parametrize("array_backend", ["numpy", "auto"])
+def test_process_backend_is_bitwise_equal_to_serial(array_backend):
+    opts = S.RunOptions(array_backend=array_backend)
+    a = _small_heatmap(backend="serial", opts=opts)
+    b = _small_heatmap(backend="processes", workers=2, opts=opts)
+    if b.meta["run"]["array_backend"] == "numba":  # the compiled kernel: two threads in this process
+        assert b.meta["run"]["workers"] == 2 and "threads" in b.meta["run"]["backend"]
+    else:
+        assert b.meta["run"]["chunks"] > 1
     for k in a.arrays:
         np.testing.assert_array_equal(a[k], b[k], err_msg=k)
 

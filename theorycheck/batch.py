@@ -443,7 +443,13 @@ class ReducedL2(BatchSystem):
         if self.observe_mode == "theta":  # argmax_j θ_j(τ, I): O(d) per cell
             j = o.argmax(self.thetas(idx, tau, I), 1) + 1
         else:  # C4: j† = argmax z_j (1 − ρ z_j/N̄), N̄ = τ/I, by the switch levels: O(log d) per cell
-            nbar = o.to_numpy(tau / I)
+            with o.errstate():
+                nbar = o.to_numpy(tau / I)
+            start = ~(o.to_numpy(I) > 0)  # τ = I = 0: N̄ → N(0, 0) as τ → 0+ (I ≈ τ/N0), j† just after the start
+            if start.any():
+                sel = np.flatnonzero(start)
+                isel = o.asarray(sel, dtype=int)
+                nbar[sel] = o.to_numpy(o.exp(self.log_norm(idx[isel], tau[isel], I[isel])))
             if self.levels.shape[0] == 1:
                 pos = np.searchsorted(self.levels[0], nbar, side="left")
             else:

@@ -79,21 +79,63 @@ class SystemSpec:
         raise TheorycheckError(f"unknown system kind {self.kind!r}")
 
 
+#: array backends: "auto" = the compiled kernel (numba) for C4's reduced ODE when numba is
+#: installed, numpy otherwise; "numpy"; "numba" (reduced ODE only); "torch" (GPU when present)
+ARRAY_BACKENDS = ("auto", "numpy", "numba", "torch")
+
+
 @dataclass
 class RunOptions:
-    """How to integrate: tolerances, step budget, array backend (numpy | torch)."""
+    """How to integrate: tolerances, step budget, array backend (see :data:`ARRAY_BACKENDS`)."""
 
     rtol: float = 1e-8
     atol: float = 1e-10
     max_steps: int = 200_000
-    array_backend: str = "numpy"
+    array_backend: str = "auto"
     device: str | None = None
 
 
+def _numba_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
+
+
+def resolve_array_backend(requested: str, spec: SystemSpec) -> str:
+    """The array backend a spec runs on: "auto" → "numba" for the reduced ODE when numba is
+    installed (and j† is observed by C4's switch levels), "numpy" otherwise."""
+    if requested not in ARRAY_BACKENDS:
+        raise TheorycheckError(f"unknown array backend {requested!r}: choose one of {', '.join(ARRAY_BACKENDS)}")
+    compiled_ok = spec.kind == "reduced" and spec.options.get("observe", "levels") == "levels"
+    if requested == "auto":
+        return "numba" if compiled_ok and _numba_installed() else "numpy"
+    if requested == "numba":
+        if not compiled_ok:
+            raise TheorycheckError("array backend 'numba' covers C4's reduced ℓ2 ODE only (one example, ℓ2-SAM, "
+                                   "L = 2, uniform α); use --array-backend numpy or torch for this sweep")
+        if not _numba_installed():
+            raise TheorycheckError("array backend 'numba' needs numba: pip install 'theorycheck[fast]'")
+    return requested
+
+
+def _integrate(spec: SystemSpec, grid: np.ndarray, opts: RunOptions, *, threads: int | None = 1,
+               progress=None) -> bt.BatchResult:
+    """Integrate one batch in this process (numba: on ``threads`` threads, None = all)."""
+    backend = resolve_array_backend(opts.array_backend, spec)
+    if backend == "numba":
+        from . import kernels
+
+        with kernels.thread_limit(threads):
+            return kernels.integrate_reduced(spec.build(bt.NumpyOps()), grid, rtol=opts.rtol, atol=opts.atol,
+                                             max_steps=opts.max_steps, progress=progress)
+    ops = bt.get_ops(backend, opts.device)
+    return bt.integrate(spec.build(ops), grid, rtol=opts.rtol, atol=opts.atol, max_steps=opts.max_steps,
+                        progress=progress)
+
+
 def _run_chunk(spec: SystemSpec, grid: np.ndarray, opts: RunOptions) -> bt.BatchResult:
-    """One chunk of a sweep (runs in a worker)."""
-    ops = bt.get_ops(opts.array_backend, opts.device)
-    return bt.integrate(spec.build(ops), grid, rtol=opts.rtol, atol=opts.atol, max_steps=opts.max_steps)
+    """One chunk of a sweep (runs in a worker: one thread, the worker is the parallelism)."""
+    return _integrate(spec, grid, opts, threads=1)
 
 
 def _merge(parts: list[bt.BatchResult]) -> bt.BatchResult:
@@ -129,12 +171,18 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
     bar = Progress(label, progress)
     how = {"backend": backend, "workers": 1, "chunks": 1}
     try:
+        array_backend = resolve_array_backend(opts.array_backend, spec)
+        how["array_backend"] = array_backend
+        if backend == "processes" and array_backend == "numba":
+            # the compiled kernel is parallel over members itself: threads, not processes
+            nt = workers if workers is not None else (os.cpu_count() or 1)
+            if nt < 1:
+                raise TheorycheckError(f"--workers {workers}: give a number ≥ 1")
+            how.update(backend="processes (compiled kernel: threads in this process)", workers=nt)
+            return _integrate(spec, grid, opts, threads=nt, progress=bar.update), how
         if backend == "serial" or (backend == "processes" and _auto_workers(spec.B, workers) == 1):
             how["backend"] = "serial" if backend == "serial" else "processes (one chunk: ran in this process)"
-            ops = bt.get_ops(opts.array_backend, opts.device)
-            res = bt.integrate(spec.build(ops), grid, rtol=opts.rtol, atol=opts.atol, max_steps=opts.max_steps,
-                               progress=bar.update)
-            return res, how
+            return _integrate(spec, grid, opts, threads=1, progress=bar.update), how
         if backend == "processes":
             nw = _auto_workers(spec.B, workers)
             slices = _chunks(spec.B, 4 * nw)
@@ -199,6 +247,8 @@ def versions(array_backend: str = "numpy") -> dict:
 
     v = {"theorycheck": __version__, "python": platform.python_version(), "numpy": np.__version__,
          "scipy": scipy.__version__, "sympy": sympy.__version__, "platform": platform.platform()}
+    if array_backend in ("numba", "auto") and "numba" in sys.modules:
+        v["numba"] = sys.modules["numba"].__version__
     if array_backend == "torch" or "torch" in sys.modules:
         try:
             import torch
@@ -331,7 +381,7 @@ def heatmap(Z, *, optimizer: str, rho: float, alphas, times, depth: int = 2, los
     meta = {"kind": "heatmap", "system": kind, "time_kind": "tau" if kind != "multi" else "t",
             "optimizer": optimizer, "rho": rho, "depth": depth, "loss": loss, "data": Z, "n": Z.shape[0],
             "d": Z.shape[1], "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
-            "versions": versions(opts.array_backend), "seconds": res.seconds}
+            "versions": versions(res.meta.get("array_backend", opts.array_backend)), "seconds": res.seconds}
     return SweepResult(arrays, meta)
 
 
@@ -379,7 +429,7 @@ def regime_map(z, *, alphas, rhos, times, opts: RunOptions | None = None, backen
             "z": z, "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
             "regime_codes": {"0": "budget ran out", "1": "collapse", "2": "sequential amplification",
                              "3": "GD-like (j† = argmax z throughout)"},
-            "bisection": ac["meta"], "versions": versions(opts.array_backend), "seconds": res.seconds}
+            "bisection": ac["meta"], "versions": versions(res.meta.get("array_backend", opts.array_backend)), "seconds": res.seconds}
     return SweepResult(arrays, meta)
 
 
@@ -463,7 +513,7 @@ def seed_sweep(z, *, seeds: Sequence[int], alpha: float, spread: float, optimize
               "status": res.status, **_event_arrays(res)}
     meta = {"kind": "seed_sweep", "optimizer": optimizer, "rho": rho, "depth": depth, "alpha": alpha,
             "spread": spread, "z": z, "rng": "numpy.random.default_rng(seed).standard_normal(d)", "run": how,
-            "integrator": res.meta, "versions": versions(opts.array_backend)}
+            "integrator": res.meta, "versions": versions(res.meta.get("array_backend", opts.array_backend))}
     return SweepResult(arrays, meta)
 
 

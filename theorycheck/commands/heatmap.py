@@ -15,11 +15,13 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--atol", type=float, default=1e-10, help="absolute tolerance (default 1e-10)")
     p.add_argument("--backend", choices=["serial", "processes", "dask"], default="processes",
                    help="where to run: this process, local processes (default) or a Dask cluster")
-    p.add_argument("--workers", type=int, default=None, help="number of processes / Dask workers to use")
+    p.add_argument("--workers", type=int, default=None,
+                   help="number of processes / Dask workers to use (the compiled kernel: threads)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="Dask scheduler address (tcp://HOST:PORT); implies --backend dask")
-    p.add_argument("--array-backend", choices=["numpy", "torch"], default="numpy",
-                   help="arrays: numpy (default) or torch (CUDA when present)")
+    p.add_argument("--array-backend", choices=["auto", "numpy", "numba", "torch"], default="auto",
+                   help="auto (default): the compiled kernel (numba) for C4's reduced ℓ2 ODE when numba is "
+                        "installed, numpy otherwise; numba (reduced ODE only); numpy; torch (CUDA when present)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when stderr is a terminal)")
 
