@@ -92,7 +92,12 @@ def _c6_register():
     def check(x, refined: bool) -> Outcome:
         z = np.array(x["z"])
         tr, ok = observe(x)
-        if not (ok and tr.successful):
+        if not ok:  # the direction separates like e^(−gap·τ): a tiny gap needs τ ≫ the budget
+            zs = np.unique(z)
+            gap = float(np.min(np.diff(zs)))
+            return Outcome(None, detail={"stopped_because": f"z gap {gap:.3g} needs τ ≈ 20/gap = {20 / gap:.3g} "
+                                                            "> the budget 1e5"})
+        if not tr.successful:
             return Outcome(None, detail={"stopped_because": tr.stopped_because})
         sw = [s_ for s_ in num.switches(tr) if z[s_[1] - 1] != z[s_[2] - 1]]
         zs = np.unique(z)

@@ -46,3 +46,26 @@ def test_a_crashing_check_is_an_error_verdict():
 
     v = run_claim(Claim("T.crash", "crash", st.integers(0, 3), bad, "exact", describe=lambda x: {"x": x}), examples=3)
     assert v.status == "error" and "ZeroDivisionError" in v.message and v.counterexample is not None
+
+
+def test_inconclusive_inputs_are_reported_with_what_ran_out():
+    c = Claim("T.budget2", "budget", st.integers(0, 50),
+              lambda x: Outcome(None, detail={"stopped_because": f"max_steps at x = {x}"}) if x % 2 else Outcome(True),
+              "exact", pinned=[1, 3, 5, 7], describe=lambda x: {"x": x})
+    v = run_claim(c, examples=10)
+    assert v.status == INCONCLUSIVE and v.inconclusive >= 4
+    shown = v.to_dict()["inconclusive_examples"]
+    assert len(shown) == 3  # the first three, pinned first
+    assert shown[0] == {"input": {"x": 1}, "detail": {"stopped_because": "max_steps at x = 1"}}
+    assert run_claim(Claim("T.ok", "ok", st.integers(0, 3), lambda x: Outcome(True), "exact"),
+                     examples=3).inconclusive_examples == []
+
+
+def test_numpy_numbers_become_plain_python():
+    import numpy as np
+
+    from theorycheck.plain import to_plain
+
+    d = to_plain({"a": np.float64(0.25), "b": [np.float64("inf"), np.int64(3)], "c": np.array([1.0])})
+    assert type(d["a"]) is float and repr(d) == "{'a': 0.25, 'b': [inf, 3], 'c': [1.0]}"
+    assert to_plain({"x": np.float64("nan")}, "string") == {"x": "nan"}

@@ -78,11 +78,13 @@ class Verdict:
     counterexample_detail: dict | None = None
     message: str = ""
     refined: Verdict | None = None
+    #: the first few inputs whose check ran out of budget, each {"input", "detail"} (what ran out)
+    inconclusive_examples: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "inconclusive",
                                             "worst_deviation", "tolerance", "seconds", "counterexample",
-                                            "counterexample_detail", "message")}
+                                            "counterexample_detail", "message", "inconclusive_examples")}
         d["seconds"] = round(self.seconds, 3)
         d["refined"] = self.refined.to_dict() if self.refined else None
         return d
@@ -96,12 +98,17 @@ class _Crashed(Exception):
     pass
 
 
+#: inconclusive inputs kept per verdict (shown by ``theorycheck verify``)
+MAX_INCONCLUSIVE_SHOWN = 3
+
+
 def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
               progress: Callable[[str, int], None] | None = None) -> Verdict:
     """Check ``claim`` on its pinned inputs, then on ``examples`` drawn inputs; on a
     disagreement hypothesis shrinks to a minimal counterexample."""
     t0 = time.perf_counter()
     stats = {"tried": 0, "inconclusive": 0, "worst": None}
+    undecided: list[dict] = []  # the first MAX_INCONCLUSIVE_SHOWN inconclusive inputs
     last_fail: dict[str, Any] = {}
 
     def one(x) -> Outcome:
@@ -115,13 +122,16 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             progress(claim.key, stats["tried"])
         if out.ok is None:
             stats["inconclusive"] += 1
+            if len(undecided) < MAX_INCONCLUSIVE_SHOWN:
+                undecided.append({"input": to_plain(claim.describe(x)), "detail": to_plain(out.detail)})
         elif math.isfinite(out.deviation):
             stats["worst"] = out.deviation if stats["worst"] is None else max(stats["worst"], out.deviation)
         return out
 
     def verdict(status, message="", ce=None, ce_detail=None) -> Verdict:
         v = Verdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
-                    claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message)
+                    claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message,
+                    inconclusive_examples=list(undecided))
         if claim.refined is not None and status == FAILS:
             v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress)
         return v

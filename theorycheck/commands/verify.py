@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
                     print(textwrap.fill(f"observed: {r.counterexample_detail}", 110, initial_indent=" " * 28,
                                         subsequent_indent=" " * 30, max_lines=4))
                 print(" " * 28 + r.message)
+            for ex in r.inconclusive_examples if r.inconclusive else ():
+                print(textwrap.fill(f"inconclusive: {ex['input']} — {ex['detail']}", 110, initial_indent=" " * 28,
+                                    subsequent_indent=" " * 30, max_lines=3))
     print(f"\n{len(verdicts)} claims, {examples} drawn inputs each (profile {args.profile}, seed {args.seed}) plus "
           f"pinned edge cases, {elapsed:.0f} s. ✓ holds on every input tried · ✗ fails (counterexample shrunk by "
           "hypothesis; ↳ the refined statement the tool checked instead) · ? inconclusive (a budget ran out) · "
