@@ -96,9 +96,10 @@ class RunOptions:
 
 
 def _numba_installed() -> bool:
-    import importlib.util
+    """numba imports (a broken install, e.g. built for another numpy, counts as absent)."""
+    from . import kernels
 
-    return importlib.util.find_spec("numba") is not None
+    return kernels.available()
 
 
 def resolve_array_backend(requested: str, spec: SystemSpec) -> str:
