@@ -865,6 +865,20 @@ def _invert_tau(ops, tau_old, H, Qt, target, maxit=50):
     return sig
 
 
+def time_grid_array(grid) -> np.ndarray:
+    """The output grid as a float array, refused unless finite, ≥ 0 and strictly increasing."""
+    grid_np = np.asarray(grid, dtype=float).reshape(-1)
+    if grid_np.size == 0 or np.any(np.diff(grid_np) <= 0) or grid_np[0] < 0 or not np.all(np.isfinite(grid_np)):
+        raise TheorycheckError("the time grid must be finite, ≥ 0 and strictly increasing")
+    return grid_np
+
+
+def engine_meta(system: BatchSystem, array_backend: str, rtol: float, atol: float, max_steps: int, **extra) -> dict:
+    """The ``meta`` of a Dormand–Prince run (numpy/torch engine or the compiled kernel)."""
+    return {"method": "DOPRI5 (scipy RK45 tableau), per-member steps and clocks", "rtol": rtol, "atol": atol,
+            "max_steps": max_steps, "array_backend": array_backend, **extra, **system.metadata()}
+
+
 def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e-10, max_steps: int = 200_000,
               progress: Callable[[float], None] | None = None) -> BatchResult:
     """Integrate every member of ``system`` over the physical-time ``grid`` (increasing, ≥ 0)
@@ -872,9 +886,7 @@ def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e
     the end of the grid, at an event, or when its budget (``max_steps`` attempted steps)
     runs out; cells after a budget stop stay at the observable's "unknown" value (j† −1)."""
     ops = system.ops
-    grid_np = np.asarray(grid, dtype=float).reshape(-1)
-    if grid_np.size == 0 or np.any(np.diff(grid_np) <= 0) or grid_np[0] < 0 or not np.all(np.isfinite(grid_np)):
-        raise TheorycheckError("the time grid must be finite, ≥ 0 and strictly increasing")
+    grid_np = time_grid_array(grid)
     t_start = time.perf_counter()
     B, T = system.B, grid_np.size
     out = {k: np.full((B, T), fill, dtype=dt) for k, (dt, fill) in system.observables.items()}
@@ -1008,8 +1020,7 @@ def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e
                 progress(float(np.mean(np.minimum(kpos, T)) / T))
     if progress is not None:
         progress(1.0)
-    meta = {"method": "DOPRI5 (scipy RK45 tableau), per-member steps and clocks", "rtol": rtol, "atol": atol,
-            "max_steps": max_steps, "array_backend": ops.name, **system.metadata()}
+    meta = engine_meta(system, ops.name, rtol, atol, max_steps)
     return BatchResult(grid=grid_np, obs=out, status=status.astype(np.int8), t_stop=t_stop, steps=steps,
                        rejected=rejected, events={k: v.copy() for k, v in system.events.items()}, meta=meta,
                        seconds=time.perf_counter() - t_start)

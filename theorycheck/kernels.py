@@ -354,12 +354,9 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
         raise TheorycheckError("the compiled kernel integrates the reduced ℓ2 system on numpy arrays only")
     if system.observe_mode != "levels":
         raise TheorycheckError("the compiled kernel observes j† by C4's switch levels only (observe='levels')")
-    grid_np = np.asarray(grid, dtype=float).reshape(-1)
-    if grid_np.size == 0 or np.any(np.diff(grid_np) <= 0) or grid_np[0] < 0 or not np.all(np.isfinite(grid_np)):
-        raise TheorycheckError("the time grid must be finite, ≥ 0 and strictly increasing")
+    grid_np = bt.time_grid_array(grid)
     if not (max_steps >= 1):
         raise TheorycheckError(f"max_steps = {max_steps}: give at least 1")
-    require()
     t_start = time.perf_counter()
     B, T = system.B, grid_np.size
     out = {k: np.full((B, T), fill, dtype=dt) for k, (dt, fill) in system.observables.items()}
@@ -381,7 +378,7 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
     t_stop = np.full(B, np.nan)
     steps = np.zeros(B, dtype=np.int64)
     rejected = np.zeros(B, dtype=np.int64)
-    ev = {k: np.full(B, np.inf) for k in ("collapse_certified", "no_collapse_certified", "collapse")}
+    ev = system.events  # (B,) arrays of inf, filled in place by the kernel
     tab = [np.ascontiguousarray(x, dtype=np.float64) for x in (_A, _B, _E, _P)]
     f64 = np.float64
     args = (K, A, G, np.asarray(system.log_c, f64), np.asarray(system.log_cert, f64), np.asarray(system.log_safe, f64),
@@ -402,10 +399,7 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
         done += members.size
         if progress is not None:
             progress(done / B)
-    for k in ev:
-        system.events[k][:] = ev[k]
-    meta = {"method": "DOPRI5 (scipy RK45 tableau), per-member steps and clocks", "rtol": rtol, "atol": atol,
-            "max_steps": max_steps, "array_backend": "numba", "threads": nthreads, **system.metadata()}
+    meta = bt.engine_meta(system, "numba", rtol, atol, max_steps, threads=nthreads)
     return bt.BatchResult(grid=grid_np, obs=out, status=status.astype(np.int8), t_stop=t_stop, steps=steps,
                           rejected=rejected, events={k: v.copy() for k, v in ev.items()}, meta=meta,
                           seconds=time.perf_counter() - t_start)

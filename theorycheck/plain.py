@@ -21,8 +21,6 @@ def to_plain(obj: Any, nonfinite: str = "keep") -> Any:
         return to_plain(obj.tolist(), nonfinite)  # numpy arrays and scalars
     if isinstance(obj, float) and type(obj) is not float:
         obj = float(obj)  # np.float64 subclasses float: plain, so that it prints as a number
-    elif isinstance(obj, int) and type(obj) not in (int, bool):
-        obj = int(obj)
     if isinstance(obj, float) and not math.isfinite(obj):
         if nonfinite == "raise":
             raise TheorycheckError(f"internal error: a non-finite number ({obj}) reached the JSON output")

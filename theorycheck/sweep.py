@@ -119,10 +119,10 @@ def resolve_array_backend(requested: str, spec: SystemSpec) -> str:
     return requested
 
 
-def _integrate(spec: SystemSpec, grid: np.ndarray, opts: RunOptions, *, threads: int | None = 1,
+def _integrate(spec: SystemSpec, grid: np.ndarray, opts: RunOptions, backend: str, *, threads: int | None = 1,
                progress=None) -> bt.BatchResult:
-    """Integrate one batch in this process (numba: on ``threads`` threads, None = all)."""
-    backend = resolve_array_backend(opts.array_backend, spec)
+    """Integrate one batch in this process on the resolved array ``backend`` (numba: on
+    ``threads`` threads, None = all)."""
     if backend == "numba":
         from . import kernels
 
@@ -136,7 +136,7 @@ def _integrate(spec: SystemSpec, grid: np.ndarray, opts: RunOptions, *, threads:
 
 def _run_chunk(spec: SystemSpec, grid: np.ndarray, opts: RunOptions) -> bt.BatchResult:
     """One chunk of a sweep (runs in a worker: one thread, the worker is the parallelism)."""
-    return _integrate(spec, grid, opts, threads=1)
+    return _integrate(spec, grid, opts, resolve_array_backend(opts.array_backend, spec), threads=1)
 
 
 def _merge(parts: list[bt.BatchResult]) -> bt.BatchResult:
@@ -176,14 +176,12 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
         how["array_backend"] = array_backend
         if backend == "processes" and array_backend == "numba":
             # the compiled kernel is parallel over members itself: threads, not processes
-            nt = workers if workers is not None else (os.cpu_count() or 1)
-            if nt < 1:
-                raise TheorycheckError(f"--workers {workers}: give a number ≥ 1")
+            nt = _checked_workers(workers) or (os.cpu_count() or 1)
             how.update(backend="processes (compiled kernel: threads in this process)", workers=nt)
-            return _integrate(spec, grid, opts, threads=nt, progress=bar.update), how
+            return _integrate(spec, grid, opts, array_backend, threads=nt, progress=bar.update), how
         if backend == "serial" or (backend == "processes" and _auto_workers(spec.B, workers) == 1):
             how["backend"] = "serial" if backend == "serial" else "processes (one chunk: ran in this process)"
-            return _integrate(spec, grid, opts, threads=1, progress=bar.update), how
+            return _integrate(spec, grid, opts, array_backend, threads=1, progress=bar.update), how
         if backend == "processes":
             nw = _auto_workers(spec.B, workers)
             slices = _chunks(spec.B, 4 * nw)
@@ -217,12 +215,14 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
         bar.close()
 
 
+def _checked_workers(workers: int | None) -> int | None:
+    if workers is not None and workers < 1:
+        raise TheorycheckError(f"--workers {workers}: give a number ≥ 1")
+    return workers
+
+
 def _auto_workers(B: int, workers: int | None) -> int:
-    if workers is not None:
-        if workers < 1:
-            raise TheorycheckError(f"--workers {workers}: give a number ≥ 1")
-        return workers
-    return max(1, min(os.cpu_count() or 1, B // MIN_CHUNK))
+    return _checked_workers(workers) or max(1, min(os.cpu_count() or 1, B // MIN_CHUNK))
 
 
 def _dask_client(scheduler):
@@ -248,7 +248,7 @@ def versions(array_backend: str = "numpy") -> dict:
 
     v = {"theorycheck": __version__, "python": platform.python_version(), "numpy": np.__version__,
          "scipy": scipy.__version__, "sympy": sympy.__version__, "platform": platform.platform()}
-    if array_backend in ("numba", "auto") and "numba" in sys.modules:
+    if array_backend == "numba":
         v["numba"] = sys.modules["numba"].__version__
     if array_backend == "torch" or "torch" in sys.modules:
         try:
@@ -382,7 +382,7 @@ def heatmap(Z, *, optimizer: str, rho: float, alphas, times, depth: int = 2, los
     meta = {"kind": "heatmap", "system": kind, "time_kind": "tau" if kind != "multi" else "t",
             "optimizer": optimizer, "rho": rho, "depth": depth, "loss": loss, "data": Z, "n": Z.shape[0],
             "d": Z.shape[1], "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
-            "versions": versions(res.meta.get("array_backend", opts.array_backend)), "seconds": res.seconds}
+            "versions": versions(res.meta["array_backend"]), "seconds": res.seconds}
     return SweepResult(arrays, meta)
 
 
@@ -430,7 +430,7 @@ def regime_map(z, *, alphas, rhos, times, opts: RunOptions | None = None, backen
             "z": z, "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
             "regime_codes": {"0": "budget ran out", "1": "collapse", "2": "sequential amplification",
                              "3": "GD-like (j† = argmax z throughout)"},
-            "bisection": ac["meta"], "versions": versions(res.meta.get("array_backend", opts.array_backend)), "seconds": res.seconds}
+            "bisection": ac["meta"], "versions": versions(res.meta["array_backend"]), "seconds": res.seconds}
     return SweepResult(arrays, meta)
 
 
@@ -514,7 +514,7 @@ def seed_sweep(z, *, seeds: Sequence[int], alpha: float, spread: float, optimize
               "status": res.status, **_event_arrays(res)}
     meta = {"kind": "seed_sweep", "optimizer": optimizer, "rho": rho, "depth": depth, "alpha": alpha,
             "spread": spread, "z": z, "rng": "numpy.random.default_rng(seed).standard_normal(d)", "run": how,
-            "integrator": res.meta, "versions": versions(res.meta.get("array_backend", opts.array_backend))}
+            "integrator": res.meta, "versions": versions(res.meta["array_backend"])}
     return SweepResult(arrays, meta)
 
 

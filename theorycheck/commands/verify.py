@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
                     print(textwrap.fill(f"observed: {r.counterexample_detail}", 110, initial_indent=" " * 28,
                                         subsequent_indent=" " * 30, max_lines=4))
                 print(" " * 28 + r.message)
-            for ex in r.inconclusive_examples if r.inconclusive else ():
+            for ex in r.inconclusive_examples:
                 print(textwrap.fill(f"inconclusive: {ex['input']} — {ex['detail']}", 110, initial_indent=" " * 28,
                                     subsequent_indent=" " * 30, max_lines=3))
     print(f"\n{len(verdicts)} claims, {examples} drawn inputs each (profile {args.profile}, seed {args.seed}) plus "
