@@ -6,7 +6,7 @@ that covers the three regimes of C5 (from alpha_all_shrink/2 to 2·alpha_gd_like
 
 - batched: ``sweep.heatmap(..., backend="serial")`` — C4's reduced scalar ODE, every α at
   once (:class:`theorycheck.batch.ReducedL2`), on two array backends: ``numba`` (the compiled
-  per-member kernel, :mod:`theorycheck.kernels`; one thread, like the naive loop; the default
+  per-member kernel, :mod:`theorycheck.batched.kernel`; one thread, like the naive loop; the default
   when numba is installed) and ``numpy`` (the vectorised engine). The kernel is also timed on
   every core (``backend="processes"``: threads in this process).
 - batched-full: the same engine on the full d-dimensional balanced system in θ = ln u
@@ -40,9 +40,9 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from theorycheck import compile as C
-from theorycheck import sweep as S
-from theorycheck import thresholds as th
+from theorycheck.claims import thresholds as th
+from theorycheck.sweep import run as S
+from theorycheck.symbolic import compile as C
 
 Z = np.linspace(1.0, 2.0, 100)
 RHO = 1.0

@@ -11,14 +11,14 @@ import time
 import mpmath
 import numpy as np
 
-from theorycheck import closed_forms as cf
-from theorycheck import compile as C
 from theorycheck import observe as ob
-from theorycheck import symbolic as sy
-from theorycheck.discrete import run
-from theorycheck.integrate import solve
 from theorycheck.setting import Setting
-from theorycheck.steppers import MpBackend, gbs_fixed
+from theorycheck.solve.discrete import run
+from theorycheck.solve.integrate import solve
+from theorycheck.solve.steppers import MpBackend, gbs_fixed
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import model as sy
 
 
 def gbs_orders() -> None:

@@ -24,11 +24,11 @@ from typing import Any
 
 #: experiment name -> module, in the order ``reproduce all`` runs them
 EXPERIMENTS: dict[str, str] = {
-    "e1-one-example": "numerics.e1_one_example",
-    "e1-synthetic": "numerics.e1_synthetic",
-    "regime-map": "numerics.regime_map",
-    "loss-plateau": "numerics.loss_plateau",
-    "discrete-vs-flow": "numerics.discrete_vs_flow",
+    "e1-one-example": "theorycheck.numerics.e1_one_example",
+    "e1-synthetic": "theorycheck.numerics.e1_synthetic",
+    "regime-map": "theorycheck.numerics.regime_map",
+    "loss-plateau": "theorycheck.numerics.loss_plateau",
+    "discrete-vs-flow": "theorycheck.numerics.discrete_vs_flow",
 }
 
 
@@ -101,7 +101,7 @@ def run(name: str, out: Path, *, quick: bool = False, ctx: Context | None = None
 def redraw(name: str, out: Path) -> Report:
     """Draw and summarise from the arrays a previous :func:`run` saved in ``out``."""
     from theorycheck.errors import TheorycheckError
-    from theorycheck.sweep import SweepResult
+    from theorycheck.sweep.run import SweepResult
 
     mod = module(name)
     folder = Path(out) / "data" / name

@@ -20,11 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from theorycheck import batch as bt
-from theorycheck import plots
-from theorycheck import sweep as S
-
-from ._common import describe_row
+from theorycheck.batched import engine as bt
+from theorycheck.numerics._common import describe_row
+from theorycheck.report import plots
+from theorycheck.sweep import run as S
 
 NAME = "discrete-vs-flow"
 TITLE = "Discrete ℓ2-SAM (step η) against the ℓ2-SAM flow, real time"
@@ -50,8 +49,8 @@ def compute(*, quick: bool, ctx) -> dict:
                 "time_kind": "t", "integrator": res.meta, "versions": S.versions(), "seconds": res.seconds}
         out[f"eta-{eta:g}"] = S.SweepResult(arrays, meta)
     # cross-check: issue 3's discrete.run (layers, sam_step) for the largest η at the second α
-    from theorycheck import discrete
     from theorycheck.setting import Setting
+    from theorycheck.solve import discrete
 
     eta = etas[0]
     traj = discrete.run(Setting.from_z(Z, optimizer="sam-l2", rho=RHO, alpha=float(alphas[1])), eta=eta,

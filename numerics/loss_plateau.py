@@ -21,11 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from theorycheck import plots
-from theorycheck import sweep as S
-from theorycheck import thresholds as th
-
-from ._common import describe_row, fmt
+from theorycheck.claims import thresholds as th
+from theorycheck.numerics._common import describe_row, fmt
+from theorycheck.report import plots
+from theorycheck.sweep import run as S
 
 NAME = "loss-plateau"
 TITLE = "C5: the loss plateau of ℓ2-SAM in real time (regime 2), against GD"
@@ -46,11 +45,11 @@ def compute(*, quick: bool, ctx) -> dict:
         r.meta.update(alpha_c=ac, alpha_gd_like=gdl, labels=labels, deltas=list(DELTAS))
         out[opt] = r
     # cross-check with the single-trajectory integrator of issue 3 (integrate.solve) on one curve
-    from theorycheck.integrate import solve
     from theorycheck.setting import Setting
+    from theorycheck.solve.integrate import solve
 
     k = DELTAS.index(1e-3)
-    from theorycheck.compile import stable_loss_functions
+    from theorycheck.symbolic.compile import stable_loss_functions
 
     traj = solve(Setting.from_z(Z, optimizer="sam-l2", rho=RHO, alpha=float(alphas[k])), t_max=1e3, time="real",
                  method="scipy")

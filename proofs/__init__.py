@@ -3,8 +3,8 @@
 Importing this package registers every theorem in :data:`REGISTRY` (in THEORY.md's order).
 """
 
-from . import c1, c2, c3, c4, c5, c6, rescaled  # noqa: F401  (registers R, B, C1..C6)
-from ._core import MARKS, REGISTRY, Theorem, TheoremResult
+from theorycheck.proofs import c1, c2, c3, c4, c5, c6, rescaled  # noqa: F401  (registers R, B, C1..C6)
+from theorycheck.proofs._core import MARKS, REGISTRY, Theorem, TheoremResult
 
 __all__ = ["MARKS", "ORDER", "REGISTRY", "Theorem", "TheoremResult", "check_keys", "run_all"]
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorycheck import closed_forms as cf
-from theorycheck import symbolic as sy
-
-from ._core import Fact, Identity, Theorem, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, register, verified
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
 
 
 def _limit_direction():
@@ -79,13 +78,12 @@ def _c1_register():
     import numpy as np
     from hypothesis import strategies as st
 
-    from theorycheck import strategies as tcs
-    from theorycheck.claims import Claim, Outcome
-    from theorycheck.claims import register as register_claim
-    from theorycheck.compile import lambdify
+    from theorycheck.claims import strategies as tcs
+    from theorycheck.claims.claim import Claim, Outcome
+    from theorycheck.claims.claim import register as register_claim
+    from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
-
-    from . import _numerics as num
+    from theorycheck.symbolic.compile import lambdify
 
     w_of = lambdify((cf.alpha_j, cf.z_j, sy.tau), cf.l1_solution())
 
@@ -132,8 +130,8 @@ def _c1_register():
     decades = np.array([1e10, 1e25, 1e50, 1e100])
 
     def check_several(x) -> Outcome:
-        from theorycheck.maxmargin import l2_max_margin
-        from theorycheck.trajectory import Budget
+        from theorycheck.solve.maxmargin import l2_max_margin
+        from theorycheck.solve.trajectory import Budget
 
         s = Setting(np.array(x["X"]), np.array(x["y"]), depth=1, optimizer=x["optimizer"], rho=x["rho"],
                     alpha=x["alpha"])

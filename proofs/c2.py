@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorycheck import closed_forms as cf
-from theorycheck import symbolic as sy
-
-from ._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
 
 rho, tau = sy.rho, sy.tau
 delta = sp.Symbol("delta", positive=True)  # α_j = ρ − δ below ρ, or ρ + δ above
@@ -113,13 +112,12 @@ def _c2_register():
     import numpy as np
     from hypothesis import strategies as st
 
-    from theorycheck import strategies as tcs
-    from theorycheck.claims import Claim, Outcome
-    from theorycheck.claims import register as register_claim
-    from theorycheck.compile import lambdify
+    from theorycheck.claims import strategies as tcs
+    from theorycheck.claims.claim import Claim, Outcome
+    from theorycheck.claims.claim import register as register_claim
+    from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
-
-    from . import _numerics as num
+    from theorycheck.symbolic.compile import lambdify
 
     u_of = lambdify((cf.alpha_j, cf.z_j, rho, tau), cf.linf_l2_solution())
     tau0_of = lambdify((cf.alpha_j, cf.z_j, rho), cf.linf_l2_zero_time())
@@ -204,7 +202,7 @@ def _c2_register():
         return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
 
     def check_limit_refined(x) -> Outcome:
-        from theorycheck.thresholds import linf_limit_direction
+        from theorycheck.claims.thresholds import linf_limit_direction
 
         d, tr = observed_direction(x)
         if d is None:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorycheck import closed_forms as cf
-from theorycheck import symbolic as sy
-
-from ._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
 
 rho, tau, L = sy.rho, sy.tau, cf.L_sym
 v0 = sp.Symbol("v0", positive=True)  # α_j − ρ > 0
@@ -111,13 +110,12 @@ def _c3_register():
     import numpy as np
     from hypothesis import strategies as st
 
-    from theorycheck import strategies as tcs
-    from theorycheck.claims import Claim, Outcome
-    from theorycheck.claims import register as register_claim
-    from theorycheck.compile import lambdify
+    from theorycheck.claims import strategies as tcs
+    from theorycheck.claims.claim import Claim, Outcome
+    from theorycheck.claims.claim import register as register_claim
+    from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
-
-    from . import _numerics as num
+    from theorycheck.symbolic.compile import lambdify
 
     Li = sp.Symbol("Li", positive=True)
     t_star = lambdify((cf.alpha_j, cf.z_j, rho, Li), cf.linf_blowup_time(Li))
@@ -176,7 +174,7 @@ def _c3_register():
         return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
 
     def check_winner_refined(x) -> Outcome:
-        from theorycheck.thresholds import linf_limit_direction
+        from theorycheck.claims.thresholds import linf_limit_direction
 
         d, tr = winner_direction(x)
         if d is None:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorycheck import closed_forms as cf
-from theorycheck import symbolic as sy
-
-from ._core import Fact, Identity, Theorem, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, register, verified
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
 
 rho, tau = sy.rho, sy.tau
 
@@ -83,8 +82,8 @@ def _l2_inputs(lo_factor: float = 0.5, hi_factor: float = 2.0, ties: bool = Fals
     import numpy as np
     from hypothesis import strategies as st
 
-    from theorycheck import strategies as tcs
-    from theorycheck.thresholds import alpha_all_shrink, alpha_gd_like
+    from theorycheck.claims import strategies as tcs
+    from theorycheck.claims.thresholds import alpha_all_shrink, alpha_gd_like
 
     @st.composite
     def inputs(draw):
@@ -107,12 +106,11 @@ def _alpha_for_N0(z, N0):
 def _c4_register():
     import numpy as np
 
-    from theorycheck import thresholds as th
-    from theorycheck.claims import Claim, Outcome
-    from theorycheck.claims import register as register_claim
+    from theorycheck.claims import thresholds as th
+    from theorycheck.claims.claim import Claim, Outcome
+    from theorycheck.claims.claim import register as register_claim
+    from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
-
-    from . import _numerics as num
 
     def setting(x):
         return Setting.from_z(x["z"], depth=2, optimizer="sam-l2", rho=x["rho"], alpha=x["alpha"])

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorycheck import closed_forms as cf
-from theorycheck import symbolic as sy
-
-from ._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
 
 rho = sy.rho
 N0 = sp.Symbol("N0", positive=True)
@@ -128,14 +127,13 @@ def _c5_register():
     import numpy as np
     from hypothesis import strategies as st
 
-    from theorycheck import strategies as tcs
-    from theorycheck import thresholds as th
-    from theorycheck.claims import Claim, Outcome
-    from theorycheck.claims import register as register_claim
+    from theorycheck.claims import strategies as tcs
+    from theorycheck.claims import thresholds as th
+    from theorycheck.claims.claim import Claim, Outcome
+    from theorycheck.claims.claim import register as register_claim
+    from theorycheck.proofs import _numerics as num
+    from theorycheck.proofs.c4 import _alpha_for_N0, _l2_inputs
     from theorycheck.setting import Setting
-
-    from . import _numerics as num
-    from .c4 import _alpha_for_N0, _l2_inputs
 
     def setting(x, alpha=None):
         return Setting.from_z(x["z"], depth=2, optimizer="sam-l2", rho=x["rho"],

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorycheck import closed_forms as cf
-from theorycheck import symbolic as sy
-
-from ._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
 
 
 def _order_from_start():
@@ -69,12 +68,11 @@ def _c6_register():
     import numpy as np
     from hypothesis import strategies as st
 
-    from theorycheck import strategies as tcs
-    from theorycheck.claims import Claim, Outcome
-    from theorycheck.claims import register as register_claim
+    from theorycheck.claims import strategies as tcs
+    from theorycheck.claims.claim import Claim, Outcome
+    from theorycheck.claims.claim import register as register_claim
+    from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
-
-    from . import _numerics as num
 
     @st.composite
     def inputs(draw):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from theorycheck.cli import main
+from theorycheck.cli.main import main
 
 
 def run(capsys, *argv):

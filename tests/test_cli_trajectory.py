@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from theorycheck import closed_forms as cf
-from theorycheck import compile as C
-from theorycheck import symbolic as sy
-from theorycheck.cli import main
+from theorycheck.cli.main import main
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import model as sy
 
 KEYS = ("final_index", "collapsed", "collapse_time", "blowup_time", "switches", "direction", "time_kind",
         "stopped_because")

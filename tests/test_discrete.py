@@ -7,11 +7,11 @@ import pytest
 import sympy as sp
 
 from theorycheck import observe as ob
-from theorycheck import symbolic as sy
-from theorycheck.discrete import run, sam_step
 from theorycheck.errors import TheorycheckError
-from theorycheck.integrate import solve
 from theorycheck.setting import Setting
+from theorycheck.solve.discrete import run, sam_step
+from theorycheck.solve.integrate import solve
+from theorycheck.symbolic import model as sy
 
 RNG = np.random.default_rng(7)
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theorycheck import closed_forms as cf
-from theorycheck import compile as C
-from theorycheck import symbolic as sy
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import model as sy
 
 RNG = np.random.default_rng(20260308)
 

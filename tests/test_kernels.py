@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from theorycheck import batch as bt
-from theorycheck import sweep as S
-from theorycheck import thresholds as th
+from theorycheck.batched import engine as bt
+from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
+from theorycheck.sweep import run as S
 
-kn = pytest.importorskip("theorycheck.kernels")
+kn = pytest.importorskip("theorycheck.batched.kernel")
 if not kn.available():  # pragma: no cover
     pytest.skip("numba is not installed", allow_module_level=True)
 
@@ -175,7 +175,7 @@ def test_without_numba_auto_falls_back_and_numba_is_a_clear_error(monkeypatch):
 def test_cli_array_backend_numba(capsys):
     import json
 
-    from theorycheck.cli import main
+    from theorycheck.cli.main import main
 
     rc = main(["heatmap", "--z", "1,2,3", "--optimizer", "sam-l2", "--rho", "1", "--alphas", "0.1:1:5", "--log",
                "--t-max", "5", "--nt", "10", "--array-backend", "numba", "--backend", "serial", "--json"])

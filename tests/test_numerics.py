@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-import numerics
-from theorycheck.cli import main
+from theorycheck import numerics as numerics
+from theorycheck.cli.main import main
 
 
 def test_every_experiment_documents_what_it_runs_and_expects():

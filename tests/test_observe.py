@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theorycheck import closed_forms as cf
 from theorycheck import observe as ob
-from theorycheck import symbolic as sy
-from theorycheck.discrete import run
-from theorycheck.integrate import solve
 from theorycheck.setting import Setting
-from theorycheck.trajectory import Trajectory, _Step
+from theorycheck.solve.discrete import run
+from theorycheck.solve.integrate import solve
+from theorycheck.solve.trajectory import Trajectory, _Step
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
 
 
 def test_direction_is_overflow_free_and_zero_safe():

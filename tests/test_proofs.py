@@ -6,9 +6,9 @@ import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
 
-import proofs
-from proofs._core import ERROR, INCOMPLETE, NUMERIC, REFUTED, VERIFIED, Fact, Identity, verified
-from theorycheck import compile as tc
+from theorycheck import proofs as proofs
+from theorycheck.proofs._core import ERROR, INCOMPLETE, NUMERIC, REFUTED, VERIFIED, Fact, Identity, verified
+from theorycheck.symbolic import compile as tc
 
 
 @pytest.fixture(scope="module")

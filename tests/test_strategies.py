@@ -1,4 +1,4 @@
-"""theorycheck.strategies: draws are valid, arguments are checked eagerly."""
+"""theorycheck.claims.strategies: draws are valid, arguments are checked eagerly."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis.errors import InvalidArgument
 
 from theorycheck import Setting
-from theorycheck import strategies as tcs
+from theorycheck.claims import strategies as tcs
 from theorycheck.setting import check_separable
 
 

@@ -10,13 +10,13 @@ import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
 
-from theorycheck import batch as bt
-from theorycheck import closed_forms as cf
-from theorycheck import compile as C
-from theorycheck import sweep as S
-from theorycheck import symbolic as sy
-from theorycheck import thresholds as th
+from theorycheck.batched import engine as bt
+from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
+from theorycheck.sweep import run as S
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import model as sy
 
 Z6 = np.arange(1.0, 7.0)
 
@@ -247,7 +247,7 @@ def test_collapse_threshold_scales_with_rho_and_lies_in_the_closed_form_bracket(
     assert np.all(out["bracket"][:, 1] / out["bracket"][:, 0] - 1 < 1e-10)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("theorycheck.integrate") is None,
+@pytest.mark.skipif(importlib.util.find_spec("theorycheck.solve.integrate") is None,
                     reason="thresholds.collapse_threshold needs theorycheck.integrate (issue 3, not merged yet)")
 def test_batched_collapse_threshold_agrees_with_thresholds_module():
     ref = th.collapse_threshold(np.array([1.0, 2.0, 3.0]), 1.0)

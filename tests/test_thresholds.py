@@ -6,11 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from theorycheck import thresholds as th
-from theorycheck.cli import main
-from theorycheck.compile import balanced_field
-from theorycheck.integrate import solve
+from theorycheck.claims import thresholds as th
+from theorycheck.cli.main import main
 from theorycheck.setting import Setting
+from theorycheck.solve.integrate import solve
+from theorycheck.symbolic.compile import balanced_field
 
 
 def rates(z, alpha, rho):

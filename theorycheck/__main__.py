@@ -1,3 +1,3 @@
-from .cli import main
+from theorycheck.cli.main import main
 
 raise SystemExit(main())

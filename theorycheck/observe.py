@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from . import compile as C
-from .trajectory import Trajectory
+from theorycheck.solve.trajectory import Trajectory
+from theorycheck.symbolic import compile as C
 
 __all__ = ["Switch", "direction", "dominant_index", "index_path", "switches", "margins_and_loss",
            "final_direction", "final_index", "initial_index", "summary", "log_norm", "direction_at_norm"]

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import linprog
 
-from .errors import NotSeparableError, SettingError
-from .symbolic import LOSSES, OPTIMIZERS
+from theorycheck.errors import NotSeparableError, SettingError
+from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
 
 __all__ = ["Init", "Setting", "parse_floats", "read_csv", "check_separable"]
 

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("captum")
 
-from theorycheck.cli import main  # noqa: E402
+from theorycheck.cli.main import main  # noqa: E402
 from theorycheck.cnn import data as D  # noqa: E402
 from theorycheck.cnn.experiment import (  # noqa: E402
     Config,

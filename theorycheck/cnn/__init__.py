@@ -7,7 +7,7 @@ torch and captum are optional dependencies: nothing in this package imports them
 
 from __future__ import annotations
 
-from ..errors import TheorycheckError
+from theorycheck.errors import TheorycheckError
 
 INSTALL_HINT = 'install torch==2.13.0 and captum: pip install "torch==2.13.0" && pip install -e ".[torch]"'
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import TheorycheckError
+from theorycheck.errors import TheorycheckError
 
 __all__ = [
     "DATASETS", "BORDER_WIDTH", "MNIST_BACKGROUND_THRESHOLD", "ImageSet", "background_mask",

@@ -30,12 +30,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..errors import TheorycheckError
-from ..symbolic import OPTIMIZERS
-from . import data as D
-from .gradcam import UPSAMPLING, Fields, gradcam, receptive_fields, summarize, upsample
-from .models import SmallCNN, parameter_norm
-from .sam import SAM
+from theorycheck.cnn import data as D
+from theorycheck.cnn.gradcam import UPSAMPLING, Fields, gradcam, receptive_fields, summarize, upsample
+from theorycheck.cnn.models import SmallCNN, parameter_norm
+from theorycheck.cnn.sam import SAM
+from theorycheck.errors import TheorycheckError
+from theorycheck.symbolic.model import OPTIMIZERS
 
 __all__ = ["Config", "quick_config", "run_experiment", "STALL_FRACTION"]
 

@@ -23,8 +23,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..compile import perturbation as compiled_perturbation
-from ..symbolic import check_optimizer
+from theorycheck.symbolic.compile import perturbation as compiled_perturbation
+from theorycheck.symbolic.model import check_optimizer
 
 __all__ = ["SAM", "frozen_bn_statistics"]
 

@@ -1,0 +1,325 @@
+"""Regime thresholds in α (C5), for one example and balanced init.
+
+ℓ2-SAM, L = 2 (THEORY.md C5, with the refinements ``theorycheck prove`` found):
+
+- ``alpha_all_shrink``: every coordinate shrinks at the start iff α < ρ z_min/(√2‖z‖₂)
+  (closed form; z > 0; for z with zero entries it never happens, and for negative entries
+  z_min is the smallest positive entry). All shrinking persists, so α < alpha_all_shrink
+  implies collapse.
+- ``alpha_gd_like``: the major coordinate grows fastest from the start iff
+  α ≥ ρ (z_(d) + z_next)/(√2‖z‖₂), z_next the largest value strictly below z_(d) (THEORY.md
+  writes z_(d−1), which is wrong at a tie at the top). Then every coordinate grows, N
+  grows, and j† = d for all τ > 0: regime 3.
+- ``alpha_collapse``: the exact collapse threshold α_c has no closed form: it is found by
+  bisection on the reduced scalar ODE of C4 (:func:`collapse_threshold`), each trajectory
+  classified by a certificate: N < ρ z_min (every rate negative from then on: collapse) or
+  N ≥ ρ z_max (every rate nonnegative from then on: no collapse).
+
+ℓ∞-SAM (C2/C3): per coordinate, α_j > ρ grows; the predicted limit index is
+argmax{z_j : α_j > ρ} (L = 2) or argmax z_j (α_j − ρ)^{L−2} (L ≥ 3), 0 when none.
+GD: no threshold; the limit index is argmax z (uniform init).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from theorycheck.errors import TheorycheckError
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic.compile import lambdify
+from theorycheck.symbolic.model import rho as rho_sym
+
+
+@dataclass
+class Threshold:
+    """A threshold in α: ``value`` (None when it does not exist for these inputs),
+    ``closed_form`` (bool) and ``expression`` (the sympy expression, when closed)."""
+
+    name: str
+    value: float | None
+    closed_form: bool
+    expression: str | None = None
+    note: str = ""
+    certificate: dict | None = field(default=None)
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "closed_form": self.closed_form, "expression": self.expression,
+                "note": self.note, "certificate": self.certificate}
+
+
+def _positive_z(z: np.ndarray) -> np.ndarray:
+    z = np.asarray(z, dtype=float)
+    if z.ndim != 1 or z.size == 0 or not np.all(np.isfinite(z)):
+        raise TheorycheckError("z must be a non-empty vector of finite numbers")
+    if not np.any(z > 0):
+        raise TheorycheckError("z has no positive entry: the balanced network (β = u², u > 0) cannot fit it")
+    return z
+
+
+def alpha_all_shrink(z, rho: float) -> Threshold:
+    """ρ z_min/(√2‖z‖₂): below it every coordinate shrinks from the start (and collapses)."""
+    z = _positive_z(z)
+    expr = cf.alpha_all_shrink()
+    f = lambdify((cf.z_min, cf.z_norm, rho_sym), expr)
+    if np.any(z == 0):
+        return Threshold("alpha_all_shrink", None, True, sp.sstr(expr),
+                         "z has a zero entry: that coordinate never moves, so not all coordinates can shrink")
+    note = ""
+    zmin = float(z.min())
+    if zmin < 0:
+        zmin = float(z[z > 0].min())
+        note = ("z has negative entries (those coordinates always shrink); z_min is taken over the positive "
+                "entries — THEORY.md's formula with the overall z_min is wrong here")
+    return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, sp.sstr(expr), note)
+
+
+def alpha_gd_like(z, rho: float) -> Threshold:
+    """ρ (z_(d) + z_next)/(√2‖z‖₂): from it on, the major coordinate grows fastest from the
+    start and j† = d for all τ > 0 (regime 3)."""
+    z = _positive_z(z)
+    expr = cf.alpha_gd_like()
+    f = lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), expr)
+    top = float(z.max())
+    below = z[z < top]
+    if below.size == 0:
+        return Threshold("alpha_gd_like", 0.0, True, sp.sstr(expr),
+                         "all entries of z are equal: no coordinate is major, every α is 'GD-like'")
+    zs = np.sort(z)
+    note = ""
+    if zs.size >= 2 and zs[-2] == top:
+        note = ("tie at the top of z: z_(d−1) = z_(d); the threshold uses the largest value strictly below "
+                "z_(d) (THEORY.md's z_(d−1) would give the wrong, larger value "
+                f"{float(f(top, top, float(np.linalg.norm(z)), rho)):.12g})")
+    return Threshold("alpha_gd_like", float(f(top, float(below.max()), float(np.linalg.norm(z)), rho)), True,
+                     sp.sstr(expr), note)
+
+
+def initial_norm(z, alpha: float) -> float:
+    """N0 = α √2 ‖z‖₂ (C5), compiled from closed_forms."""
+    return float(lambdify((cf.alpha, cf.z_norm), cf.initial_norm())(alpha, float(np.linalg.norm(z))))
+
+
+def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
+    """dθ_j/dτ at τ = 0: z_j (1 − ρ z_j / N0) (C4/C5)."""
+    f = lambdify((cf.z_j, cf.N, rho_sym), cf.l2_log_rate())
+    return np.asarray(f(np.asarray(z, float), initial_norm(z, alpha), rho), dtype=float)
+
+
+def initial_index(z, alpha: float, rho: float) -> int:
+    """j†(0+) (1-based): argmax of the initial rates; at a tie of the top rates the second
+    order decides (θ_j'' = ρ z_j² N'/N²: the larger z if N'(0) > 0, the smaller if < 0)."""
+    z = np.asarray(z, float)
+    r = initial_rates(z, alpha, rho)
+    top = np.flatnonzero(np.isclose(r, r.max(), rtol=1e-13, atol=1e-15))
+    if top.size == 1:
+        return int(top[0]) + 1
+    dN2 = float(np.sum(z**2 * r))  # d(N²)/dτ at 0 is 4 α² Σ z_k² rate_k
+    cand = top[np.argmax(z[top])] if dN2 > 0 else top[np.argmin(z[top])]
+    return int(cand) + 1
+
+
+def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
+    """Predicted limit direction of balanced ℓ∞-SAM for one example z > 0, as refined by
+    ``theorycheck prove``/``verify``: L = 1: z/‖z‖ (C1). Some α_j > ρ: L = 2 ∝ (α_j − ρ)²
+    over the maximisers of z among α_j > ρ (C2); L ≥ 3 ∝ z_j^(−L/(L−2)) over the maximisers
+    of the blow-up score z_j (α_j − ρ)^(L−2) (C3). No α_j > ρ: even L → ∝ 1[α_j = ρ] (the
+    others reach 0 and slide; 0 when every α_j < ρ); odd L ≥ 3 → ∝ 1 (every u_j tends to ρ)."""
+    z = np.asarray(z, float)
+    if np.any(z <= 0):
+        raise TheorycheckError("the ℓ∞-SAM predictions are derived for z > 0")
+    a = np.broadcast_to(np.asarray(alpha, float), z.shape)
+    if L == 1:
+        return z / np.linalg.norm(z)
+    above = a > rho
+    w = np.zeros(z.shape)
+    if above.any():
+        if L == 2:
+            m = above & (z == z[above].max())
+            w[m] = (a[m] - rho) ** 2
+        else:
+            f = lambdify((cf.z_j, cf.alpha_j, rho_sym), cf.linf_blowup_score(L))
+            score = np.where(above, f(z, a, rho), -np.inf)
+            m = score == score.max()
+            w[m] = z[m] ** (-L / (L - 2))
+    elif L % 2 == 1:
+        w[:] = 1.0
+    else:
+        w[a == rho] = 1.0
+    n = np.linalg.norm(w)
+    return w / n if n > 0 else w
+
+
+def linf_prediction(z, alpha, rho: float, L: int) -> int:
+    """Predicted limit index for ℓ∞-SAM: the largest entry of :func:`linf_limit_direction`
+    (the smallest index among ties: the limit is then not a basis vector), 0 for the zero
+    vector."""
+    d = linf_limit_direction(z, alpha, rho, L)
+    if not d.any():
+        return 0
+    return int(np.flatnonzero(d == d.max())[0]) + 1
+
+
+# ---------------------------------------------------------------------------- α_c
+@dataclass
+class Classification:
+    """One trajectory's fate with its certificate: ``collapses`` True (N fell below ρ z_min:
+    every rate is negative from then on), False (N reached ρ z_max: every rate is ≥ 0 from
+    then on), or None (no certificate within the budget: inconclusive)."""
+
+    alpha: float
+    collapses: bool | None
+    certificate: str
+    time: float | None
+    N: float | None
+    method: str
+
+    def to_dict(self) -> dict:
+        return {"alpha": self.alpha, "collapses": self.collapses, "certificate": self.certificate,
+                "time": self.time, "N": self.N, "method": self.method}
+
+
+def _norm_path(tr, z: np.ndarray) -> np.ndarray:
+    """N(τ) at the stored steps of an ℓ2, L = 2 trajectory: N² = Σ_j summand(z_j, u_j), u = |β|^{1/2}."""
+    from theorycheck.symbolic.compile import balanced_field
+
+    f = balanced_field(2, "sam-l2")
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        u = np.exp(0.5 * np.asarray(tr.log_abs_beta, dtype=float))
+        return np.sqrt(np.nansum(f.summand(z[None, :], u), axis=1))
+
+
+def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = None,
+                      t_max: float | None = None, max_seconds: float = 60.0) -> Classification:
+    """Integrate C4's reduced ODE for (z, α, ρ) until a certificate of collapse or of growth
+    (ℓ2-SAM, L = 2, one example, z > 0). The horizon doubles from ``t_max`` (default
+    10/z_min) until a certificate or until ``max_seconds`` is spent."""
+    from theorycheck.setting import Setting
+    from theorycheck.solve.integrate import solve
+    from theorycheck.solve.trajectory import Budget
+
+    z = np.asarray(z, float)
+    if np.any(z <= 0):
+        raise TheorycheckError("the collapse threshold is computed for z > 0 (see alpha_all_shrink for other signs)")
+    s = Setting.from_z(z, depth=2, optimizer="sam-l2", rho=rho, alpha=alpha)
+    lo_level, hi_level = rho * z.min(), rho * z.max()
+    T = float(t_max or 10.0 / z.min())
+    import time as _time
+
+    t0 = _time.perf_counter()
+    method = f"reduced C4 ODE, {'mpmath ' + str(precision) + ' digits' if precision else 'float64'}"
+    while True:
+        left = max_seconds - (_time.perf_counter() - t0)
+        if left <= 0:
+            return Classification(alpha, None, f"no certificate by τ = {T / 2:g} within {max_seconds:g} s",
+                                  None, None, method)
+        tr = solve(s, t_max=T, method="reduced", precision=precision, budget=Budget(max_seconds=left))
+        N = _norm_path(tr, z)
+        below = np.flatnonzero(N < lo_level)
+        above = np.flatnonzero(N >= hi_level)
+        first_below = below[0] if below.size else None
+        first_above = above[0] if above.size else None
+        if tr.collapse_time is not None and first_below is None:
+            return Classification(alpha, True, "the integrator's collapse event (N → 0)", float(tr.collapse_time),
+                                  0.0, method)
+        if first_below is not None and (first_above is None or first_below < first_above):
+            return Classification(alpha, True, "N < ρ z_min: every coordinate shrinks from then on",
+                                  float(tr.t[first_below]), float(N[first_below]), method)
+        if first_above is not None:
+            return Classification(alpha, False, "N ≥ ρ z_max: every coordinate grows from then on",
+                                  float(tr.t[first_above]), float(N[first_above]), method)
+        if not tr.successful:
+            return Classification(alpha, None, f"integration stopped: {tr.stopped_because} ({tr.message})",
+                                  None, None, method)
+        T *= 2
+
+
+def collapse_threshold(z, rho: float, *, rel_tol: float = 1e-12, precision: int = 30,
+                       max_seconds: float = 300.0) -> Threshold:
+    """α_c: trajectories collapse for α < α_c and do not for α > α_c (ℓ2-SAM, L = 2, one
+    example, z > 0). Bisection in log α between alpha_all_shrink (collapses) and
+    alpha_gd_like (grows) with float64 classifications, then the two bracketing α are
+    re-classified at ``precision`` digits (mpmath) and the bisection continues there if
+    float64 was wrong. The certificate is the pair of bracketing classifications.
+    For z with all entries equal, α_c = alpha_all_shrink exactly (closed form)."""
+    import time as _time
+
+    z = np.asarray(z, float)
+    if np.any(z <= 0):
+        raise TheorycheckError("the collapse threshold is computed for z > 0")
+    if rho == 0:
+        return Threshold("alpha_collapse", 0.0, True, "0", "ρ = 0 is GD: no collapse for any α > 0")
+    lo_t = alpha_all_shrink(z, rho)
+    if np.all(z == z[0]):
+        return Threshold("alpha_collapse", lo_t.value, True, lo_t.expression,
+                         "all entries of z equal: every coordinate has the same rate, so collapse ⇔ N0 < ρ z_min")
+    hi = alpha_gd_like(z, rho).value
+    lo = lo_t.value
+    t0 = _time.perf_counter()
+
+    def budget_left() -> float:
+        return max_seconds - (_time.perf_counter() - t0)
+
+    def bisect(lo_c: Classification, hi_c: Classification, precision_: int | None) -> tuple:
+        while hi_c.alpha / lo_c.alpha - 1 > rel_tol:
+            if budget_left() <= 0:
+                return lo_c, hi_c, "max_seconds"
+            mid = float(np.sqrt(lo_c.alpha * hi_c.alpha))
+            if mid in (lo_c.alpha, hi_c.alpha):
+                break
+            c = classify_collapse(z, mid, rho, precision=precision_, max_seconds=max(1.0, budget_left()))
+            if c.collapses is None:
+                return lo_c, hi_c, f"inconclusive at α = {mid!r}: {c.certificate}"
+            if c.collapses:
+                lo_c = c
+            else:
+                hi_c = c
+        return lo_c, hi_c, None
+
+    lo_c = Classification(lo, True, "α ≤ alpha_all_shrink: every coordinate shrinks from the start (C5, proved)",
+                          0.0, None, "closed form")
+    hi_c = Classification(hi, False, "α ≥ alpha_gd_like: every coordinate grows from the start (C5, proved)",
+                          0.0, None, "closed form")
+    lo_c, hi_c, stop = bisect(lo_c, hi_c, None)
+    # certify the float64 bracket at high precision; continue there if float64 misjudged
+    for _ in range(8):
+        if stop:
+            break
+        checks = []
+        for c in (lo_c, hi_c):
+            if c.method == "closed form":
+                checks.append(c)
+                continue
+            m = classify_collapse(z, c.alpha, rho, precision=precision, max_seconds=max(1.0, budget_left()))
+            checks.append(m)
+        lo_m, hi_m = checks
+        if lo_m.collapses is None or hi_m.collapses is None:
+            stop = "high-precision certificate inconclusive"
+            break
+        if lo_m.collapses and not hi_m.collapses:
+            lo_c, hi_c = lo_m, hi_m
+            break
+        # float64 was wrong at one end: widen to a consistent bracket and bisect at high precision
+        w = hi_c.alpha / lo_c.alpha
+        if not lo_m.collapses:
+            hi_c = lo_m
+            lo_c = classify_collapse(z, lo_c.alpha / w**4, rho, precision=precision, max_seconds=max(1.0, budget_left()))
+        else:
+            lo_c = hi_m
+            hi_c = classify_collapse(z, hi_c.alpha * w**4, rho, precision=precision, max_seconds=max(1.0, budget_left()))
+        if lo_c.collapses is not True or hi_c.collapses is not False:
+            stop = "could not re-bracket at high precision"
+            break
+        lo_c, hi_c, stop = bisect(lo_c, hi_c, precision)
+    value = float(np.sqrt(lo_c.alpha * hi_c.alpha))
+    width = hi_c.alpha / lo_c.alpha - 1
+    digits = float(-np.log10(width / 2)) if width > 0 else 16.0
+    note = (f"bisection bracket [{lo_c.alpha!r}, {hi_c.alpha!r}] (relative width {width:.2e}, "
+            f"≈ {digits:.1f} significant digits)")
+    if stop:
+        note += f"; stopped early: {stop}"
+    return Threshold("alpha_collapse", value, False, None, note,
+                     {"collapses": lo_c.to_dict(), "grows": hi_c.to_dict(), "relative_width": width,
+                      "significant_digits": digits})

@@ -1,0 +1,135 @@
+"""``theorycheck thresholds``: the regime boundaries in α for one example (C2, C3, C5)."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from theorycheck.claims import thresholds as th
+from theorycheck.errors import TheorycheckError
+from theorycheck.setting import Setting, parse_floats
+
+REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
+           2: "sequential amplification (minor features before the major one; near α_c the path first moves "
+              "to a more minor feature: verify's C4.sequential)",
+           3: "GD-like (straight to the major feature)"}
+
+
+def _trajectory_facts(setting: Setting, t_max: float) -> dict:
+    from theorycheck.observe import summary
+    from theorycheck.solve.integrate import solve
+
+    tr = solve(setting, t_max=t_max)
+    s = summary(tr)
+    return {k: s[k] for k in ("initial_index", "final_index", "switches", "collapsed", "collapse_time",
+                              "blowup_time", "stopped_because", "time_kind")}
+
+
+def compute(z: np.ndarray, rho: float, *, optimizer: str = "sam-l2", depth: int = 2, alpha=None,
+            t_max: float | None = None) -> dict:
+    """Everything ``theorycheck thresholds`` reports, as a dict (the JSON object)."""
+    z = np.asarray(z, float)
+    out: dict = {"optimizer": optimizer, "depth": depth, "z": z, "rho": rho}
+    if alpha is not None:
+        s = Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho, alpha=alpha)  # validates
+    else:
+        Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho)
+    T = t_max or 40.0 / float(np.min(np.abs(z[z != 0])))
+    if optimizer == "sam-l2":
+        if depth != 2:
+            raise TheorycheckError("the ℓ2-SAM regime thresholds (C5) are derived for depth L = 2: use --depth 2")
+        if np.any(z <= 0):
+            raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
+        ac = th.collapse_threshold(z, rho)
+        out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
+                   alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
+                   alpha_collapse=ac.to_dict())
+        if alpha is not None:
+            a = float(np.asarray(alpha).reshape(-1)[0])
+            if np.size(alpha) != 1:
+                raise TheorycheckError("give one scalar --alpha for ℓ2-SAM (uniform init)")
+            out["alpha"] = a
+            out["initial_index"] = th.initial_index(z, a, rho)
+            gd = out["alpha_gd_like"]["value"]
+            out["regime"] = 1 if a < ac.value else (3 if a >= gd else 2)
+            out["regime_name"] = REGIMES[out["regime"]]
+            out.update(_trajectory_facts(s, T))
+            if (out["regime"] == 1) != out["collapsed"]:
+                out["warning"] = ("α is within the bisection bracket of α_c: the regime from α_c and the trajectory's "
+                                  "fate disagree")
+        return out
+    if optimizer == "sam-linf":
+        if alpha is None:
+            raise TheorycheckError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give --alpha")
+        a = np.broadcast_to(np.asarray(alpha, float), z.shape)
+        out["alpha"] = a
+        out["grows"] = (a > rho).tolist()
+        out["stationary"] = (a == rho).tolist()
+        out["predicted_index"] = th.linf_prediction(z, a, rho, depth)
+        out["predicted_direction"] = th.linf_limit_direction(z, a, rho, depth)
+        if depth >= 3:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ts = np.where(a > rho, 1.0 / ((depth - 2) * z * (a - rho) ** (depth - 2)), np.inf)
+            out["blowup_times"] = [float(t) if np.isfinite(t) else None for t in ts]
+        out.update(_trajectory_facts(s, T))
+        return out
+    out["predicted_index"] = int(np.argmax(z)) + 1
+    if alpha is not None:
+        out.update(_trajectory_facts(s, T))
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from theorycheck.cli.main import emit_json
+
+    z = parse_floats(args.z, "z")
+    alpha = None
+    if args.alpha is not None:
+        a = parse_floats(args.alpha, "alpha")
+        alpha = float(a[0]) if a.size == 1 else a
+    res = compute(z, args.rho, optimizer=args.optimizer, depth=args.depth, alpha=alpha, t_max=args.t_max)
+    if args.json:
+        emit_json(res)
+        return 0
+    print(f"{args.optimizer}, L = {args.depth}, z = {np.array2string(z, precision=6)}, ρ = {args.rho:g}")
+    for key in ("alpha_all_shrink", "alpha_gd_like", "alpha_collapse"):
+        if key in res:
+            t = res[key]
+            val = "none" if t["value"] is None else f"{t['value']:.12g}"
+            form = f"closed form {t['expression']}" if t["closed_form"] else "computed (no closed form)"
+            print(f"  {key:17s} = {val:>20s}   {form}")
+            if t["note"]:
+                print(f"  {'':17s}   {t['note']}")
+    if "regime" in res:
+        print(f"  α = {res['alpha']:g}: regime {res['regime']}: {res['regime_name']}")
+    if "predicted_index" in res:
+        print(f"  predicted limit index: {res['predicted_index']} (0: the zero vector)")
+    if "predicted_direction" in res:
+        print(f"  predicted limit direction: {np.array2string(np.asarray(res['predicted_direction']), precision=6)}")
+    if "blowup_times" in res:
+        print(f"  blow-up times τ_j*: {res['blowup_times']}")
+    if "final_index" in res:
+        sw = " → ".join([str(res["initial_index"])] + [str(s["to"]) for s in res["switches"]])
+        print(f"  trajectory ({res['time_kind']} time): j† {sw}; final index {res['final_index']}"
+              + (f"; collapse at τ = {res['collapse_time']:.10g}" if res["collapsed"] else "")
+              + f" [{res['stopped_because']}]")
+    if "warning" in res:
+        print(f"  warning: {res['warning']}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("thresholds", help="regime boundaries in α (closed form where one exists, solved where not)",
+                       description="The regime thresholds in α for one example z. ℓ2-SAM (L = 2): alpha_all_shrink "
+                       "and alpha_gd_like (closed forms) and alpha_collapse (α_c, bisection on the reduced ODE, "
+                       "certified at 30 digits). ℓ∞-SAM: per coordinate α_j > ρ and the predicted limit index. GD: "
+                       "the limit index. With --alpha: the initial index, the regime and the trajectory's switches.")
+    p.add_argument("--z", required=True, metavar="Z1,Z2,…", help="the example z (z > 0 for ℓ2-SAM)")
+    p.add_argument("--rho", type=float, required=True, help="SAM radius ρ ≥ 0")
+    p.add_argument("--alpha", default=None, metavar="A|A1,…", help="an initialisation to place in the regimes")
+    p.add_argument("--optimizer", choices=["sam-l2", "sam-linf", "gd"], default="sam-l2")
+    p.add_argument("--depth", "-L", type=int, default=2)
+    p.add_argument("--t-max", type=float, default=None, help="horizon of the trajectory (rescaled τ; default 40/min z)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)

@@ -1,0 +1,105 @@
+"""``theorycheck verify``: run the claims of THEORY.md (C1–C6) and print verdicts with numbers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import time
+
+from theorycheck.errors import TheorycheckError
+
+MARK = {"holds": "✓", "fails": "✗", "inconclusive": "?", "error": "!"}
+
+
+def _fmt_dev(v) -> str:
+    return "—" if v is None else f"{v:.2e}"
+
+
+def _rows(v, depth=0):
+    yield depth, v
+    if v.refined is not None:
+        yield from _rows(v.refined, depth + 1)
+
+
+def run(args: argparse.Namespace) -> int:
+    from theorycheck import proofs as proofs  # noqa: F401  (registers the claims)
+    from theorycheck.claims.claim import PROFILES, REGISTRY, run_claim, select
+
+    if args.list:
+        for c in REGISTRY.values():
+            print(f"{c.key:22s} {c.statement}")
+            if c.refined:
+                print(f"{'  ↳ ' + c.refined.key:22s} {c.refined.statement}")
+        return 0
+    prefixes = [p.strip() for p in args.claims.split(",")] if args.claims else None
+    try:
+        claims = select(prefixes)
+    except KeyError as exc:
+        raise TheorycheckError(f"no claim matches {exc.args[0]!r}; `theorycheck verify --list` shows them") from None
+    if args.examples is not None and args.examples < 0:
+        raise TheorycheckError("--examples must be ≥ 0")
+    examples = args.examples if args.examples is not None else PROFILES[args.profile]
+    tty = sys.stderr.isatty()
+
+    def progress(key: str, n: int) -> None:
+        if tty:
+            print(f"\r  {key}: {n} input{'s' * (n != 1)} …   ", end="", file=sys.stderr, flush=True)
+
+    verdicts = []
+    t0 = time.perf_counter()
+    for i, c in enumerate(claims, 1):
+        print(f"[{i}/{len(claims)}] {c.key}", file=sys.stderr, flush=True)
+        verdicts.append(run_claim(c, examples=examples, seed_=args.seed, progress=progress))
+        if tty:
+            print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
+    elapsed = time.perf_counter() - t0
+    failed = [v for v in verdicts if v.status in ("fails", "error")]
+    payload = {"profile": args.profile, "examples": examples, "seed": args.seed, "seconds": round(elapsed, 2),
+               "claims": [v.to_dict() for v in verdicts], "failed": [v.key for v in failed]}
+    if args.json:
+        from theorycheck.cli.main import emit_json
+
+        emit_json(payload, args.json)
+        if args.json == "-":
+            return 1 if failed else 0
+    print(f"{'claim':24s} {'verdict':13s} {'tried':>5s} {'worst dev.':>10s} {'time':>7s}  statement")
+    for v in verdicts:
+        for depth, r in _rows(v):
+            key = ("  ↳ " * depth + r.key)[:24]
+            tried = f"{r.tried}" + (f" ({r.inconclusive}?)" if r.inconclusive else "")
+            print(f"{key:24s} {MARK[r.status]} {r.status:11s} {tried:>5s} {_fmt_dev(r.worst_deviation):>10s} "
+                  f"{r.seconds:6.1f}s  {textwrap.shorten(r.statement, 90)}")
+            if r.status in ("fails", "error"):
+                print(textwrap.fill(f"counterexample: {r.counterexample}", 110, initial_indent=" " * 28,
+                                    subsequent_indent=" " * 30))
+                if r.counterexample_detail:
+                    print(textwrap.fill(f"observed: {r.counterexample_detail}", 110, initial_indent=" " * 28,
+                                        subsequent_indent=" " * 30, max_lines=4))
+                print(" " * 28 + r.message)
+            for ex in r.inconclusive_examples:
+                print(textwrap.fill(f"inconclusive: {ex['input']} — {ex['detail']}", 110, initial_indent=" " * 28,
+                                    subsequent_indent=" " * 30, max_lines=3))
+    print(f"\n{len(verdicts)} claims, {examples} drawn inputs each (profile {args.profile}, seed {args.seed}) plus "
+          f"pinned edge cases, {elapsed:.0f} s. ✓ holds on every input tried · ✗ fails (counterexample shrunk by "
+          "hypothesis; ↳ the refined statement the tool checked instead) · ? inconclusive (a budget ran out) · "
+          "! the check crashed")
+    if failed:
+        print("fails as stated: " + ", ".join(v.key for v in failed) + "  (exit status 1)")
+    return 1 if failed else 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("verify", help="check the claims C1–C6 numerically, with verdicts",
+                       description="Run the claims of THEORY.md (C1–C6) on pinned edge cases and on inputs drawn by "
+                       "hypothesis; each gets a verdict: holds, fails (with the shrunk counterexample and the refined "
+                       "statement the tool found), inconclusive (a budget ran out) or error. Exit status 0 iff no "
+                       "claim fails.")
+    p.add_argument("--claims", metavar="KEYS", help="comma-separated claim keys or prefixes (C4, C5.regimes, …)")
+    p.add_argument("--examples", type=int, default=None, help="drawn inputs per claim (default: the profile's)")
+    p.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0: the same inputs every run)")
+    p.add_argument("--profile", choices=["fast", "thorough"], default="fast",
+                   help="fast: 12 inputs per claim (a few minutes); thorough: 100")
+    p.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON to FILE ('-': stdout only)")
+    p.add_argument("--list", action="store_true", help="list the claims and exit")
+    p.set_defaults(func=run)

@@ -1,0 +1,198 @@
+"""Figures (matplotlib, Agg backend, no display needed), drawn from computed results only:
+a trajectory's β_j(t) on a log scale with j†(t) along the time axis (:func:`plot_trajectory`),
+and for sweeps j† heatmaps with integer colorbars, regime maps and curves
+(:func:`draw_heatmap`, :func:`heatmap_figure`, :func:`save`; PNG and/or SVG)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg", force=False)  # harmless when a backend is already chosen
+
+import numpy as np  # noqa: E402
+from matplotlib import colors  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from theorycheck.errors import TheorycheckError  # noqa: E402
+from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
+from theorycheck.solve.trajectory import Trajectory  # noqa: E402
+
+
+def _samples(traj: Trajectory, n: int = 400) -> tuple[np.ndarray, np.ndarray]:
+    """Stored steps plus, for float64 trajectories, n evenly spaced dense samples."""
+    t = traj.t
+    la = traj.log_abs_beta
+    if traj.precision is None and traj.step_bounds().size and t[-1] > t[0]:
+        extra = np.linspace(t[0], t[-1], n)
+        t_all = np.unique(np.concatenate([t, extra]))
+        la = np.array([traj.at(s)[0] for s in t_all])
+        return t_all, la
+    return t, la
+
+
+def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = None,
+                    sw: list[Switch] | None = None) -> Path:
+    """Write a PNG/SVG/PDF (by extension): top, log10|β_j(t)| for every feature j; bottom
+    strip, j†(t) as coloured segments with the switch times marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise TheorycheckError(f"--plot {path}: give a file name ending in .png, .svg or .pdf")
+    t, la = _samples(traj)
+    log10 = la / np.log(10)
+    d = la.shape[1]
+    colors = plt.get_cmap("tab10" if d <= 10 else "viridis")(np.linspace(0, 1, max(d, 2)) if d > 10 else np.arange(d) % 10)
+    fig, (ax, strip) = plt.subplots(2, 1, sharex=True, figsize=(8, 5.2), gridspec_kw={"height_ratios": [5, 1]})
+    for j in range(d):
+        y = np.where(np.isfinite(log10[:, j]), log10[:, j], np.nan)
+        ax.plot(t, y, color=colors[j], lw=1.5, label=f"|β_{j + 1}|")
+    ax.set_ylabel("log10 |β_j|")
+    ax.grid(alpha=0.3)
+    sw = switches(traj) if sw is None else sw
+    for s in sw:
+        ax.axvline(s.time, color="0.5", ls=":", lw=0.8)
+    if traj.collapse_time is not None:
+        ax.axvline(traj.collapse_time, color="k", ls="--", lw=1, label="collapse")
+    if traj.blowup_time is not None:
+        ax.axvline(traj.blowup_time, color="r", ls="--", lw=1, label="blow-up")
+    ax.legend(loc="best", fontsize=8, ncol=2 if d > 4 else 1)
+    kind = "τ (rescaled time)" if traj.time_kind == "rescaled" else "t"
+    s = traj.setting
+    ax.set_title(title or f"{s.optimizer}, L = {s.depth}, ρ = {s.rho:g}, n = {s.n} — stopped: {traj.stopped_because}",
+                 fontsize=10)
+    # j† strip
+    idx = [dominant_index(row) for row in la]
+    bounds = [t[0]] + [w.time for w in sw] + [t[-1]]
+    labels = [idx[0]] + [w.to for w in sw]
+    for a, b, j in zip(bounds[:-1], bounds[1:], labels):
+        c = colors[j - 1] if j > 0 else (0.85, 0.85, 0.85, 1.0)
+        strip.axvspan(a, b, color=c, alpha=0.8)
+        if b > a:
+            strip.text(0.5 * (a + b), 0.5, f"j†={j}" if j else "0", ha="center", va="center", fontsize=8,
+                       clip_on=True)
+    strip.set_yticks([])
+    strip.set_ylabel("j†", rotation=0, labelpad=12)
+    strip.set_xlabel(kind)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+# ---------------------------------------------------------------- sweeps: heatmaps of j†
+OPTIMIZER_LABEL = {"gd": "GD", "sam-l2": "ℓ2-SAM", "sam-linf": "ℓ∞-SAM"}
+TIME_LABEL = {"tau": "rescaled time τ", "t": "time t"}
+#: cells: −1 not computed (white), 0 collapse β = 0 (dark grey), 1..d features
+NOT_COMPUTED, COLLAPSED = "#ffffff", "#3a3a3a"
+
+
+def jdag_colormap(d: int, with_unknown: bool = True) -> tuple[colors.ListedColormap, colors.BoundaryNorm]:
+    """A discrete colormap for j† ∈ {−1, 0, 1..d}: white (−1, only ``with_unknown``), dark
+    grey (0), then viridis steps."""
+    import matplotlib as mpl
+
+    base = mpl.colormaps["viridis"].resampled(max(d, 2))
+    cols = ([NOT_COMPUTED] if with_unknown else []) + [COLLAPSED] + [base(i) for i in range(d)]
+    cmap = colors.ListedColormap(cols)
+    norm = colors.BoundaryNorm(np.arange(-1.5 if with_unknown else -0.5, d + 1.5), cmap.N)
+    return cmap, norm
+
+
+def _edges(x: np.ndarray, log: bool) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.size == 1:
+        return np.array([x[0] * 0.9, x[0] * 1.1]) if log else np.array([x[0] - 0.5, x[0] + 0.5])
+    if log and np.all(x > 0):
+        lx = np.log(x)
+        mid = np.exp((lx[1:] + lx[:-1]) / 2)
+        return np.concatenate([[np.exp(2 * lx[0] - np.log(mid[0]))], mid, [np.exp(2 * lx[-1] - np.log(mid[-1]))]])
+    mid = (x[1:] + x[:-1]) / 2
+    return np.concatenate([[max(2 * x[0] - mid[0], 0.0) if x[0] >= 0 else 2 * x[0] - mid[0]], mid,
+                           [2 * x[-1] - mid[-1]]])
+
+
+def _is_log(x: np.ndarray) -> bool:
+    x = np.asarray(x, float)
+    if x.size < 3 or np.any(x <= 0):
+        return False
+    r = x[1:] / x[:-1]
+    return bool(np.allclose(r, r[0], rtol=1e-6)) and not np.allclose(np.diff(x), x[1] - x[0], rtol=1e-6)
+
+
+def draw_heatmap(ax, jdag: np.ndarray, alpha: np.ndarray, time: np.ndarray, d: int, *, title: str = "",
+                 time_kind: str = "tau", lines: Sequence[tuple[float, str, str]] = (), colorbar: bool = True,
+                 fig: Figure | None = None):
+    """j† (A, T) as a heatmap: x = time, y = α (log axis when the α grid is geometric),
+    a colorbar with integer ticks (0 = collapse). ``lines``: (α, label, style) horizontal
+    markers (thresholds)."""
+    unknown = bool(np.any(np.asarray(jdag) == -1))
+    cmap, norm = jdag_colormap(d, unknown)
+    log_a, log_t = _is_log(alpha), _is_log(time)
+    mesh = ax.pcolormesh(_edges(time, log_t), _edges(alpha, log_a), np.asarray(jdag), cmap=cmap, norm=norm,
+                         shading="flat", rasterized=True)
+    if log_a:
+        ax.set_yscale("log")
+    if log_t:
+        ax.set_xscale("log")
+    ax.set_xlabel(TIME_LABEL.get(time_kind, time_kind))
+    ax.set_ylabel("initial scale α")
+    if title:
+        ax.set_title(title)
+    for value, label, style in lines:
+        if value is not None and np.isfinite(value) and alpha.min() <= value <= alpha.max():
+            ax.axhline(value, color="white", lw=1.6, ls=style)
+            ax.axhline(value, color="black", lw=0.8, ls=style, label=label)
+    if lines:
+        handles = [h for h in ax.get_legend_handles_labels()[0]]
+        if handles:
+            ax.legend(loc="lower right", fontsize=7, framealpha=0.85)
+    if colorbar and fig is not None:
+        ticks = list(range(0, d + 1)) if d <= 12 else [0, 1] + list(np.unique(np.linspace(1, d, 9).round().astype(int)))
+        cb = fig.colorbar(mesh, ax=ax, ticks=ticks, pad=0.02)
+        cb.set_label("j† (0: β = 0, collapse" + ("; −1 white: not computed)" if unknown else ")"))
+        cb.ax.set_yticklabels([str(t) for t in ticks])
+    return mesh
+
+
+def figure(width: float = 6.0, height: float = 4.0, ncols: int = 1, nrows: int = 1, **kw) -> tuple[Figure, np.ndarray]:
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
+    return fig, axes
+
+
+def save(fig: Figure, path: str | Path, formats: Sequence[str] | None = None) -> list[Path]:
+    """Save ``fig``: at ``path`` (its suffix chooses the format) or, with ``formats``, at
+    path.with_suffix(f) for each f in formats ("png", "svg")."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    if formats:
+        for f in formats:
+            p = path.with_suffix("." + f)
+            fig.savefig(p, dpi=130)
+            out.append(p)
+    else:
+        if path.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise TheorycheckError(f"figure file {str(path)!r}: use a .png, .svg or .pdf name")
+        fig.savefig(path, dpi=130)
+        out.append(path)
+    return out
+
+
+def heatmap_figure(result, *, title: str | None = None, lines: Sequence[tuple[float, str, str]] = ()) -> Figure:
+    """One heatmap from a :class:`sweep.SweepResult` of kind "heatmap"."""
+    m = result.meta
+    fig, axes = figure(6.4, 4.2)
+    opt = OPTIMIZER_LABEL.get(m["optimizer"], m["optimizer"])
+    t = title or (f"j† of {opt}, L = {m['depth']}, ρ = {m['rho']:g}, "
+                  f"{'one example' if m['n'] == 1 else str(m['n']) + ' examples'}")
+    draw_heatmap(axes[0, 0], result["jdag"], result["alpha"], result["time"], int(m["d"]), title=t,
+                 time_kind=m["time_kind"], lines=lines, fig=fig)
+    return fig

@@ -1,0 +1,130 @@
+"""The discrete algorithms whose η → 0 limits are the flows (THEORY.md, Setting):
+GD ``w ← w − η ∇Lo(w)`` and SAM ``w ← w − η ∇Lo(w + ε(w))``, numpy, float64.
+
+Every formula is compiled (:mod:`theorycheck.symbolic.compile`): the layer gradient, the
+perturbation ε and the overflow-free ℓ'. The flows are compared with the iterates along
+the path (direction at equal ‖β‖), not at equal time: one example's flow runs in
+rescaled time, and t = kη only matches real time to first order anyway.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from collections.abc import Callable
+
+import numpy as np
+
+from theorycheck.errors import TheorycheckError
+from theorycheck.setting import Setting
+from theorycheck.solve.trajectory import Trajectory
+from theorycheck.symbolic import compile as C
+from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
+
+__all__ = ["sam_step", "run", "STOP_REASONS"]
+
+STOP_REASONS = {
+    "steps": "ran the requested number of steps",
+    "non_finite": "an iterate overflowed",
+    "max_seconds": "time budget exhausted",
+    "norm_reached": "‖β‖ reached the requested level",
+}
+
+
+def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float, loss: str) -> None:
+    if W.ndim != 2 or Z.ndim != 2 or W.shape[1] != Z.shape[1]:
+        raise TheorycheckError(f"sam_step: W must be L×d and Z n×d with the same d (got {W.shape} and {Z.shape})")
+    if optimizer not in OPTIMIZERS:
+        raise TheorycheckError(f"unknown optimizer {optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
+    if loss not in LOSSES:
+        raise TheorycheckError(f"unknown loss {loss!r}: choose one of {', '.join(LOSSES)}")
+    if not (math.isfinite(rho) and rho >= 0):
+        raise TheorycheckError(f"rho = {rho!r}: ρ must be a finite number ≥ 0")
+    if not (math.isfinite(eta) and eta > 0):
+        raise TheorycheckError(f"eta = {eta!r}: the step η must be a finite number > 0")
+
+
+def _gradient(W: np.ndarray, Z: np.ndarray, dloss: Callable, grad: Callable) -> np.ndarray:
+    """∇_W Lo: G = (1/n) Σ_i ℓ'(<β, z_i>) z_i, then ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m (compiled)."""
+    G = dloss(Z @ np.prod(W, axis=0)) @ Z / Z.shape[0]
+    L, d = W.shape
+    return np.stack([np.broadcast_to(np.asarray(g, dtype=float), (d,)) for g in grad(G, *W)])
+
+
+def sam_step(W: np.ndarray, Z: np.ndarray, *, optimizer: str, rho: float, eta: float,
+             loss: str = "logistic") -> np.ndarray:
+    """One step ``W − η ∇Lo(W + ε(W))`` (GD: ε = 0; ℓ2: ρ g/‖g‖₂ over all layers jointly,
+    ε = 0 where g = 0; ℓ∞: ρ sign g). ``W`` is L×d (row k = layer k), ``Z`` n×d
+    (z_i = y_i x_i). Returns the new L×d array; W is not modified."""
+    W = np.asarray(W, dtype=float)
+    Z = np.atleast_2d(np.asarray(Z, dtype=float))
+    rho, eta = float(rho), float(eta)
+    _check(W, Z, optimizer, rho, eta, loss)
+    dloss = C.stable_loss_functions(loss)[1]
+    grad = C.layer_gradient(W.shape[0])
+    with np.errstate(over="ignore", under="ignore"):
+        g = _gradient(W, Z, dloss, grad)
+        if optimizer == "gd":
+            What = W
+        else:
+            S = float(np.sqrt(np.sum(g * g)))
+            eps_f = C.perturbation(optimizer)
+            if optimizer == "sam-l2" and S == 0:
+                eps = np.zeros_like(W)
+            else:
+                eps = np.asarray(eps_f(g, S, rho), dtype=float)
+            What = W + eps
+        return W - eta * _gradient(What, Z, dloss, grad)
+
+
+def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_seconds: float = 60.0,
+        stop_log_norm: float | None = None, progress: Callable[[int, int], None] | None = None) -> Trajectory:
+    """Iterate :func:`sam_step` from the setting's initial layers for ``steps`` steps
+    (budget: ``max_seconds``; optionally stop once ln‖β‖₂ ≥ ``stop_log_norm``). Returns a
+    :class:`Trajectory` in real time t = kη (method "discrete"; its dense output
+    interpolates ln|β| linearly between recorded iterates)."""
+    if isinstance(steps, bool) or int(steps) != steps or steps < 1:
+        raise TheorycheckError(f"steps = {steps!r}: give a whole number ≥ 1")
+    if int(record_every) != record_every or record_every < 1:
+        raise TheorycheckError(f"record_every = {record_every!r}: give a whole number ≥ 1")
+    Z = setting.Z
+    W = setting.layers0.astype(float)
+    _check(W, Z, setting.optimizer, setting.rho, float(eta), setting.loss)
+    ts, las, sgs = [0.0], [], []
+
+    def record(W):
+        beta = np.prod(W, axis=0)
+        with np.errstate(divide="ignore"):
+            las.append(np.log(np.abs(beta)))
+        sgs.append(np.sign(beta).astype(int))
+
+    record(W)
+    stop = "steps"
+    t0 = _time.monotonic()
+    last = t0
+    for k in range(1, int(steps) + 1):
+        W = sam_step(W, Z, optimizer=setting.optimizer, rho=setting.rho, eta=eta, loss=setting.loss)
+        if not np.all(np.isfinite(W)):
+            stop = "non_finite"
+            break
+        done = stop_log_norm is not None and 0.5 * np.log(np.sum(np.prod(W, axis=0) ** 2)) >= stop_log_norm
+        if k % record_every == 0 or k == steps or done:
+            ts.append(k * float(eta))
+            record(W)
+        if done:
+            stop = "norm_reached"
+            break
+        now = _time.monotonic()
+        if now - t0 > max_seconds:
+            stop = "max_seconds"
+            if ts[-1] != k * float(eta):
+                ts.append(k * float(eta))
+                record(W)
+            break
+        if progress is not None and now - last > 2.0:
+            progress(k, int(steps))
+            last = now
+    return Trajectory(setting=setting, time_kind="real", method="discrete", precision=None, t=np.array(ts),
+                      log_abs_beta=np.array(las), sign_beta=np.array(sgs), stopped_because=stop,
+                      t_max=float(steps) * float(eta), n_steps=len(ts) - 1, message=STOP_REASONS[stop],
+                      system=f"discrete η = {eta:g}")

@@ -1,0 +1,342 @@
+"""Solve the GD, ℓ2-SAM and ℓ∞-SAM flows of a :class:`~theorycheck.setting.Setting`.
+
+One entry point, :func:`solve`, returns a :class:`~theorycheck.trajectory.Trajectory` that
+says why it stopped (``stopped_because``) instead of raising from inside the solver.
+
+- what to solve: a system of :mod:`theorycheck.solve.systems`, chosen from the setting (one
+  example → rescaled time τ; several → real time t; balanced → log coordinates);
+- how: float64 (scipy's DOP853, the 8th-order method of ``solve_ivp``, driven one step at
+  a time so that budgets, events and progress are ours) or mpmath at ``precision`` digits
+  (Gragg–Bulirsch–Stoer, :mod:`theorycheck.solve.steppers`);
+- events: collapse, blow-up, ℓ∞ switching (cross / slide / leave), each located by root
+  finding on the step's dense output; a hybrid system restarts after each (simultaneous
+  events, as at ties, are handled together). A segment's clock may be the arc length s
+  (dτ/ds = N, τ a state component) instead of time: that regularises an ℓ2 collapse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time as _time
+from collections.abc import Callable
+
+import mpmath
+import numpy as np
+
+from theorycheck.errors import TheorycheckError
+from theorycheck.setting import Setting
+from theorycheck.solve.steppers import FloatBackend, GBSStepper, MpBackend, ScipyStepper, StepFailed, find_root
+from theorycheck.solve.systems import (
+    BalancedL2System,
+    BranchSystem,
+    FlowSystem,
+    LayersSystem,
+    ReducedL2System,
+    Thresholds,
+    extrapolate_singularity,
+)
+from theorycheck.solve.trajectory import Budget, Event, Trajectory, _Step
+
+__all__ = ["solve", "choose_system", "METHODS", "Budget", "Trajectory"]
+
+METHODS: tuple[str, ...] = ("auto", "scipy", "mpmath", "reduced")
+#: default relative tolerance of the float64 integrator
+FLOAT_RTOL = 1e-12
+MIN_DIGITS = 16
+
+
+def _tied_u0(setting: Setting) -> np.ndarray | None:
+    W0 = setting.layers0
+    return W0[0].copy() if np.all(W0 == W0[0]) else None
+
+
+def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = False) -> FlowSystem:
+    """The system (coordinates and events) that suits the setting; see :mod:`systems`."""
+    thr = Thresholds.for_backend(bk)
+    L, rho, opt = setting.depth, setting.rho, setting.optimizer
+    if time not in ("auto", "rescaled", "real"):
+        raise TheorycheckError(f"time = {time!r}: choose auto, rescaled or real")
+    if time == "rescaled" and not setting.single:
+        raise TheorycheckError(f"rescaled time needs one example; this setting has {setting.n}: use real time")
+    rescaled = setting.single and time != "real"
+    u0 = _tied_u0(setting)
+    if reduced:
+        if not (rescaled and opt == "sam-l2" and L == 2 and u0 is not None and np.all(u0 == u0[0]) and u0[0] > 0):
+            raise TheorycheckError("the reduced ODE of C4 needs ℓ2-SAM, L = 2, one example and a uniform α > 0 "
+                                   f"(got {opt}, L = {L}, n = {setting.n}, alpha {setting.init.kind})")
+        return ReducedL2System(bk, setting.z, float(u0[0]), rho, thr)
+    if rescaled and u0 is not None and L >= 2:
+        if opt in ("gd", "sam-linf"):
+            return BranchSystem(bk, setting.z, u0, L, rho, opt, thr)
+        if np.all(u0 > 0):
+            return BalancedL2System(bk, setting.z, u0, L, rho, thr)
+    return LayersSystem(bk, setting.Z, setting.layers0, L, rho, opt, setting.loss,
+                        rescaled=rescaled, tied=u0 is not None, thr=thr)
+
+
+def _crossed(g0, g1, direction: int) -> bool:
+    up = g0 < 0 <= g1
+    down = g0 > 0 >= g1
+    return up if direction > 0 else down if direction < 0 else (up or down)
+
+
+def _root_after(g: Callable, a, ga, b, gb, mp: bool):
+    """A root of g in [a, b], returned on the far side of the crossing (so a restarted
+    segment does not see the same crossing again)."""
+    r = find_root(g, a, ga, b, gb, mp=mp)
+    if mp:
+        return r
+    gr = g(r)
+    if gr == 0 or (gr > 0) == (gb > 0):
+        return r
+    step = max(abs(r), 1e-300) * np.finfo(float).eps
+    for _ in range(200):
+        r2 = min(r + step, b)
+        gr2 = g(r2)
+        if gr2 == 0 or (gr2 > 0) == (gb > 0) or r2 >= b:
+            return r2
+        step *= 2
+    return b
+
+
+def _time_dense(seg, dense, s0, s1, mp: bool):
+    """Dense output as a function of time. On an arc-length segment (dτ/ds = N, τ the last
+    state component) τ(s) is increasing: invert it by root finding on the step."""
+    if seg.clock == "time":
+        return dense
+    tau0, tau1 = seg.time_of(s0, dense(s0)), seg.time_of(s1, dense(s1))
+
+    def at(tau):
+        if tau <= tau0:
+            return dense(s0)
+        if tau >= tau1:
+            return dense(s1)
+
+        def g(s):
+            return seg.time_of(s, dense(s)) - tau
+
+        return dense(find_root(g, s0, tau0 - tau, s1, tau1 - tau, mp=mp))
+
+    return at
+
+
+def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Budget,
+         progress: Callable[[float, float, int], None] | None) -> dict:
+    """The hybrid driver: step, watch the events, restart after each; ``t`` is the clock of
+    the current segment (time, or arc length s on a regularised segment) and ``tau`` time."""
+    bk = system.bk
+    system.t_max = t_max
+    t = bk.num(0)
+    y = system.y0
+    steps: list[_Step] = []
+    ts: list[float] = [0.0]
+    obs = [system.observe(t, y)]
+    events: list[Event] = [Event(0.0, kind, j + 1 if j >= 0 else 0, det) for kind, j, det in system.start_records]
+    n_steps = n_eval = n_events = 0
+    t0_wall = _time.monotonic()
+    last_report = t0_wall
+    stop = system.start_stop()
+    seg = system
+    collapse_time = blowup_time = None
+    if stop == "collapse":
+        collapse_time = 0.0
+    message = ""
+    T = bk.num(t_max)
+    while stop is None:
+        evfns = seg.events(t, y)
+        g_prev = [ev.fn(t, y) for ev in evfns]
+        armed = [g != 0 for g in g_prev]
+        bound = T if seg.clock == "time" else t + bk.num(1e9)
+        if mp:
+            stepper = GBSStepper(seg.rhs, t, y, bound, rtol, seg.atol(rtol), k)
+        else:
+            stepper = ScipyStepper(seg.rhs, t, y, float(bound), rtol, seg.atol(rtol))
+        n_eval_seg0 = stepper.nfev
+        restarted = False
+        while not restarted:
+            now = _time.monotonic()
+            if n_steps >= budget.max_steps:
+                stop = "max_steps"
+            elif n_eval + stepper.nfev - n_eval_seg0 >= budget.max_evaluations:
+                stop = "max_evaluations"
+            elif now - t0_wall >= budget.max_seconds:
+                stop = "max_seconds"
+            if stop:
+                break
+            if progress is not None and now - last_report >= 2.0:
+                progress(float(seg.time_of(t, y)), float(t_max), n_steps)
+                last_report = now
+            try:
+                stepper.step()
+            except StepFailed as exc:
+                stop, message = "step_size_underflow", str(exc)
+                break
+            except (FloatingPointError, OverflowError, ZeroDivisionError, ValueError) as exc:
+                stop, message = "non_finite", f"{type(exc).__name__}: {exc}"
+                break
+            n_steps += 1
+            t1, y1 = stepper.t, stepper.y
+            if not bk.isfinite(y1):
+                stop, message = "non_finite", f"the state left the number range near t = {float(seg.time_of(t, y)):.6g}"
+                break
+            g1 = [ev.fn(t1, y1) for ev in evfns]
+            if any(not (g == g) for g in g1):  # NaN
+                stop, message = "non_finite", f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
+                break
+            hits = [i for i, ev in enumerate(evfns) if armed[i] and _crossed(g_prev[i], g1[i], ev.direction)]
+            dense = stepper.dense()
+            tau_old = seg.time_of(stepper.t_old, stepper.y_old)
+            if hits:
+                roots = []
+                for i in hits:
+                    fn = evfns[i].fn
+
+                    def g(s, fn=fn):
+                        return fn(s, dense(s))
+
+                    roots.append((_root_after(g, stepper.t_old, g_prev[i], t1, g1[i], mp), i))
+                te, i = min(roots, key=lambda r: r[0])
+                ye = dense(te)
+                tau_e = seg.time_of(te, ye)
+                steps.append(_Step(float(tau_old), float(tau_e), _time_dense(seg, dense, stepper.t_old, te, mp),
+                                   seg.observe))
+                ts.append(float(tau_e))
+                obs.append(seg.observe(tau_e, ye))
+                out = seg.on_event(evfns[i], te, ye)
+                n_events += 1
+                # simultaneous events (ties, e.g. equal z_j and α_j): handle them all now,
+                # or the restarted segment would start on their surfaces and miss them
+                tol = (abs(te) + abs(te - stepper.t_old)) * (1e-12 if not mp else mpmath.mpf(10) ** (8 - mpmath.mp.dps))
+                for r, i2 in sorted(roots, key=lambda r: r[0]):
+                    if i2 == i or abs(r - te) > tol or out.stop or out.system is None:
+                        continue
+                    more = out.system.on_event(evfns[i2], te, out.y)
+                    more.records = out.records + more.records
+                    out = more
+                    n_events += 1
+                if out.system is not None and out.y is not None:  # the state after the event
+                    obs[-1] = out.system.observe(tau_e, out.y)
+                if out.stop in ("collapse", "blowup") and seg.clock == "time":  # refine the singular time
+                    te_x = _extrapolated(seg, evfns[i], stepper.t_old, te, ye, dense)
+                    if te_x is not None:
+                        tau_e = te_x
+                for kind, j, det in out.records:
+                    events.append(Event(float(tau_e), kind, j + 1 if j >= 0 else 0, det))
+                if out.stop == "collapse":
+                    collapse_time = float(tau_e)
+                if out.stop == "blowup":
+                    blowup_time = float(tau_e)
+                if out.stop:
+                    stop = out.stop
+                elif n_events >= budget.max_events:
+                    stop = "max_events"
+                else:
+                    seg, y = out.system, out.y
+                    t = tau_e if seg.clock == "time" else bk.num(0)
+                n_eval += stepper.nfev - n_eval_seg0
+                restarted = True
+                if stop == "stationary" and float(tau_e) < t_max:
+                    _hold(steps, ts, obs, out.system, tau_e, out.y, t_max)
+                break
+            tau1 = seg.time_of(t1, y1)
+            steps.append(_Step(float(tau_old), float(tau1), _time_dense(seg, dense, stepper.t_old, t1, mp), seg.observe))
+            ts.append(float(tau1))
+            obs.append(seg.observe(tau1, y1))
+            for i, g in enumerate(g1):
+                if g != 0:
+                    armed[i] = True
+            g_prev = g1
+            t, y = t1, y1
+            if seg.clock == "time" and t1 >= T:
+                stop = "t_max"
+                break
+        if not restarted:
+            n_eval += stepper.nfev - n_eval_seg0
+    if stop == "stationary" and len(ts) == 1 and t_max > 0:
+        _hold(steps, ts, obs, seg, t, y, t_max)
+    if stop == "collapse" and collapse_time is None:
+        collapse_time = float(seg.time_of(t, y))
+    return dict(t=np.array(ts), obs=obs, steps=steps, stop=stop, events=events, n_steps=n_steps,
+                n_eval=n_eval, collapse_time=collapse_time, blowup_time=blowup_time, message=message)
+
+
+def _extrapolated(system, ev, t_a, t_e, y_e, dense):
+    """Refine the time of a collapse / blow-up past its threshold event (see
+    :func:`systems.extrapolate_singularity`); None when the system gives no rate."""
+    r_e = system.event_rate(ev, t_e, y_e)
+    if r_e is None or r_e == 0:
+        return None
+    t_b = max(t_a, t_e - 1 / abs(r_e))
+    if t_b >= t_e:
+        return None
+    r_b = system.event_rate(ev, t_b, dense(t_b))
+    return extrapolate_singularity(t_b, r_b, t_e, r_e)
+
+
+def _hold(steps, ts, obs, system, t, y, t_max) -> None:
+    """The state is an equilibrium from t on: one constant piece to t_max."""
+    y_c = y
+
+    def dense(s, y_c=y_c):
+        return y_c
+
+    steps.append(_Step(float(t), float(t_max), dense, system.observe))
+    ts.append(float(t_max))
+    obs.append(system.observe(t_max, y_c))
+
+
+def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: int | None = None,
+          time: str = "auto", budget: Budget | None = None, rtol: float | None = None,
+          progress: Callable[[float, float, int], None] | None = None) -> Trajectory:
+    """Integrate the setting's flow from 0 to ``t_max`` (rescaled τ for one example,
+    real t for several; ``time`` overrides). ``method``: "scipy" (float64), "mpmath"
+    (``precision`` digits, default 30), "reduced" (C4's scalar ODE; float64 unless
+    ``precision``), "auto" (mpmath when ``precision`` is given). ``rtol`` defaults to
+    1e-12 (float64) or 10^{2−precision}. Never raises for numerical trouble: the result's
+    ``stopped_because`` says what happened."""
+    if method not in METHODS:
+        raise TheorycheckError(f"method {method!r}: choose one of {', '.join(METHODS)}")
+    try:
+        t_max = float(t_max)
+    except (TypeError, ValueError):
+        raise TheorycheckError(f"t_max = {t_max!r} is not a number") from None
+    if not math.isfinite(t_max) or t_max <= 0:
+        raise TheorycheckError(f"t_max = {t_max}: give a finite final time > 0")
+    if method == "mpmath" and precision is None:
+        precision = 30
+    if precision is not None:
+        if isinstance(precision, bool) or int(precision) != precision or precision < MIN_DIGITS:
+            raise TheorycheckError(f"precision = {precision!r}: give a whole number of digits ≥ {MIN_DIGITS} (30 or more recommended)")
+        precision = int(precision)
+        if precision > 1000:
+            raise TheorycheckError(f"precision = {precision}: at most 1000 digits")
+    if method == "scipy" and precision is not None:
+        raise TheorycheckError("method scipy is float64: drop precision, or use method mpmath")
+    mp = precision is not None
+    budget = budget or Budget()
+    if rtol is not None and not (0 < rtol < 1):
+        raise TheorycheckError(f"rtol = {rtol!r}: give a tolerance in (0, 1)")
+    ctx = mpmath.workdps(precision + 12) if mp else contextlib.nullcontext()
+    with ctx, np.errstate(all="ignore"):
+        bk = MpBackend(precision + 12, precision) if mp else FloatBackend()
+        system = choose_system(setting, bk, time=time, reduced=method == "reduced")
+        if mp:
+            tol = mpmath.mpf(rtol) if rtol is not None else mpmath.mpf(10) ** (2 - precision)
+            k = int(min(16, max(6, round(precision / 3) + 2)))
+        else:
+            tol, k = (rtol if rtol is not None else FLOAT_RTOL), 0
+        res = _run(system, t_max, mp=mp, rtol=tol, k=k, budget=budget, progress=progress)
+        obs = res["obs"]
+        la = np.array([o[0] for o in obs])
+        sg = np.array([o[1] for o in obs], dtype=int)
+    label = "reduced" if method == "reduced" else ("mpmath" if mp else "scipy")
+    reason = res["stop"]
+    from theorycheck.solve.trajectory import STOP_REASONS
+
+    msg = res["message"] or STOP_REASONS.get(reason, "")
+    return Trajectory(setting=setting, time_kind=system.time_kind, method=label, precision=precision,
+                      t=res["t"], log_abs_beta=la, sign_beta=sg, stopped_because=reason, t_max=t_max,
+                      collapse_time=res["collapse_time"], blowup_time=res["blowup_time"], events=res["events"],
+                      n_steps=res["n_steps"], n_evaluations=res["n_eval"], message=msg, system=system.name,
+                      _steps=res["steps"])

@@ -1,0 +1,129 @@
+"""ℓ1 and ℓ2 max-margin classifiers of separable data z_i = y_i x_i (the limits that C1,
+C4 and C6 compare with), and angles to them.
+
+- ℓ1: ``min ‖β‖₁ s.t. Zβ ≥ 1`` as an LP (β = p − q, p, q ≥ 0), scipy's HiGHS; exact up to
+  HiGHS's feasibility tolerance (1e-9), then rescaled so that min_i <β, z_i> = 1 exactly.
+- ℓ2: ``min ½‖β‖² s.t. Zβ ≥ 1`` by SLSQP from the ℓ1 solution, then polished on the active
+  set: λ ≥ 0 solving (Z_A Z_Aᵀ) λ = 1 by NNLS, β = Z_Aᵀ λ. When that certificate holds
+  (all KKT conditions to ~1e-10) the answer is exact to rounding; ``kkt_residual`` says
+  how well they hold either way.
+
+The reported ``margin`` is the max-margin value γ = max_{‖β‖_p ≤ 1} min_i <β, z_i> = 1/‖β‖_p
+for the β with smallest margin 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog, minimize, nnls
+
+from theorycheck.errors import TheorycheckError
+from theorycheck.setting import Setting, check_separable
+
+__all__ = ["MaxMargin", "max_margin", "l1_max_margin", "l2_max_margin", "angle_degrees"]
+
+
+@dataclass(frozen=True)
+class MaxMargin:
+    """A max-margin solution: ``beta`` with min_i <β, z_i> = 1, ``margin`` γ = 1/‖β‖_p,
+    ``direction`` β/‖β‖₂, ``kkt_residual`` (largest violation of the optimality conditions,
+    relative), ``method``."""
+
+    norm: int
+    beta: np.ndarray
+    margin: float
+    direction: np.ndarray
+    kkt_residual: float
+    method: str
+
+
+def _Z(data) -> np.ndarray:
+    if isinstance(data, Setting):
+        return data.Z
+    Z = np.atleast_2d(np.asarray(data, dtype=float))
+    if not np.all(np.isfinite(Z)):
+        raise TheorycheckError("max margin: the data contain NaN or inf")
+    check_separable(Z)
+    return Z
+
+
+def _finish(norm: int, beta: np.ndarray, Z: np.ndarray, kkt: float, method: str) -> MaxMargin:
+    m = Z @ beta
+    beta = beta / np.min(m)  # smallest margin exactly 1
+    nrm = np.linalg.norm(beta, ord=norm)
+    return MaxMargin(norm=norm, beta=beta, margin=float(1 / nrm), direction=beta / np.linalg.norm(beta),
+                     kkt_residual=float(kkt), method=method)
+
+
+def l1_max_margin(data) -> MaxMargin:
+    """``min ‖β‖₁ s.t. <β, z_i> ≥ 1`` (LP, HiGHS). ``data``: a Setting or an n×d array Z."""
+    Z = _Z(data)
+    n, d = Z.shape
+    A = np.hstack([-Z, Z])  # −Z(p − q) ≤ −1
+    res = linprog(np.ones(2 * d), A_ub=A, b_ub=-np.ones(n), bounds=[(0, None)] * (2 * d), method="highs")
+    if res.status != 0:
+        raise TheorycheckError(f"ℓ1 max-margin LP failed (HiGHS status {res.status}: {res.message})")
+    beta = res.x[:d] - res.x[d:]
+    # KKT: duals y ≥ 0 of the margin constraints with ‖Zᵀy‖_∞ ≤ 1 and complementary slackness
+    y = -np.asarray(res.ineqlin.marginals)
+    g = Z.T @ y
+    kkt = max(float(np.max(np.abs(g)) - 1.0), float(np.max(-y, initial=0.0)),
+              abs(float(np.sum(np.abs(beta))) - float(np.sum(y))) / max(float(np.sum(np.abs(beta))), 1e-300), 0.0)
+    return _finish(1, beta, Z, kkt, "linprog-highs")
+
+
+def _l2_certificate(Z: np.ndarray, beta: np.ndarray, tol: float = 1e-6) -> tuple[np.ndarray, float]:
+    """Active-set polish: λ ≥ 0 on the constraints with margin ≤ 1 + tol, β = Z_Aᵀλ with
+    Z_A β = 1; returns (β, KKT residual)."""
+    m = Z @ beta
+    m = m / np.min(m)
+    active = np.flatnonzero(m <= 1 + tol)
+    ZA = Z[active]
+    lam, _ = nnls(ZA @ ZA.T, np.ones(len(active)), maxiter=50 * max(len(active), 1))
+    b = ZA.T @ lam
+    if not np.any(b):
+        return beta, math.inf
+    mb = Z @ b
+    scale = max(float(np.linalg.norm(Z, axis=1).max() * np.linalg.norm(b)), 1e-300)
+    resid = max(float(np.max(np.abs(mb[active] - 1.0))), float(np.max(1.0 - mb, initial=0.0)))
+    return b, resid / max(scale, 1.0)
+
+
+def l2_max_margin(data) -> MaxMargin:
+    """``min ½‖β‖² s.t. <β, z_i> ≥ 1`` (SLSQP, then an active-set KKT certificate)."""
+    Z = _Z(data)
+    start = l1_max_margin(Z).beta
+    res = minimize(lambda b: 0.5 * b @ b, start, jac=lambda b: b, method="SLSQP",
+                   constraints=[{"type": "ineq", "fun": lambda b: Z @ b - 1.0, "jac": lambda b: Z}],
+                   options={"ftol": 1e-15, "maxiter": 1000})
+    beta = res.x if np.all(np.isfinite(res.x)) and np.min(Z @ res.x) > 0 else start
+    polished, kkt = _l2_certificate(Z, beta)
+    if kkt < 1e-10:
+        return _finish(2, polished, Z, kkt, "slsqp+active-set")
+    m = Z @ beta
+    lam_resid = float(np.max(np.maximum(1.0 - m / np.min(m), 0.0)))
+    return _finish(2, beta, Z, max(kkt if math.isfinite(kkt) else 1.0, lam_resid), "slsqp")
+
+
+def max_margin(data, norm: int) -> MaxMargin:
+    """ℓ1 (``norm`` = 1) or ℓ2 (``norm`` = 2) max-margin solution."""
+    if norm == 1:
+        return l1_max_margin(data)
+    if norm == 2:
+        return l2_max_margin(data)
+    raise TheorycheckError(f"norm {norm!r}: choose 1 or 2")
+
+
+def angle_degrees(u: np.ndarray, v: np.ndarray) -> float | None:
+    """Angle between two vectors in degrees (None when either is 0)."""
+    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+    if nu == 0 or nv == 0:
+        return None
+    c = float(np.clip(u @ v / (nu * nv), -1.0, 1.0))
+    # arccos is ill-conditioned near ±1: use atan2 of the sine and cosine parts
+    s = float(np.linalg.norm(u / nu - c * v / nv))
+    return math.degrees(math.atan2(s, c))

@@ -1,0 +1,153 @@
+"""What an integration returns: :class:`Trajectory` (a solution that carries its status),
+its :class:`Budget` and the :class:`Event` records of a hybrid run.
+
+A trajectory stores the predictor β(t) as ``log|β_j|`` and ``sign β_j`` (so that e^{zτ} at
+τ = 10⁴ is representable), one row per accepted step, plus a dense evaluator ``at(t)``
+that reproduces the integrator's own interpolant (scipy) or re-integrates one step
+(mpmath). Indices in :class:`Event` are 1-based feature indices, as in the paper.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from theorycheck.errors import TheorycheckError
+
+#: why an integration stopped (``Trajectory.stopped_because``)
+STOP_REASONS: dict[str, str] = {
+    "t_max": "reached the requested final time",
+    "collapse": "the predictor reached 0 in finite time (ℓ2: N → 0; ℓ∞: every coordinate slid to 0)",
+    "blowup": "finite-time blow-up (L ≥ 3): the norm passed the blow-up threshold",
+    "stationary": "every coordinate is at an equilibrium or frozen; the state is constant from here on",
+    "critical_point": "∇Lo(w) → 0 away from w = 0: ℓ2-SAM's perturbation ρ∇Lo/‖∇Lo‖ is undefined there",
+    "norm_limit": "the weights left the float64 range (linear coordinates); rerun with --precision",
+    "non_finite": "a field value was not finite (overflow); rerun with --precision",
+    "max_steps": "step budget exhausted",
+    "max_evaluations": "field-evaluation budget exhausted",
+    "max_seconds": "time budget exhausted",
+    "max_events": "event budget exhausted (too many switching events)",
+    "step_size_underflow": "the step size fell below the spacing of floating-point numbers",
+    "sliding_unsupported": "sliding on two coupled switching surfaces at once (ℓ∞, codimension 2) is not implemented",
+}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits that make every integration terminate; the first one reached is reported."""
+
+    max_steps: int = 200_000
+    max_evaluations: int = 20_000_000
+    max_seconds: float = 120.0
+    max_events: int = 10_000
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "max_evaluations", "max_seconds", "max_events"):
+            v = getattr(self, name)
+            if not (v > 0):
+                raise TheorycheckError(f"budget {name} = {v!r}: must be > 0")
+
+
+@dataclass(frozen=True)
+class Event:
+    """A discrete event of a hybrid run: ``kind`` in {"slide", "cross", "unfreeze",
+    "stationary", "collapse", "blowup", "critical_point"}; ``index`` a 1-based feature
+    (0: the whole state); ``detail`` which surface (u-, w-, G-surface) or why."""
+
+    time: float
+    kind: str
+    index: int
+    detail: str = ""
+
+
+@dataclass
+class _Step:
+    t0: float
+    t1: float
+    dense: Callable[[Any], Any]
+    observe: Callable[[Any], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass
+class Trajectory:
+    """A solved flow. ``t`` (T,), ``log_abs_beta`` (T×d; −inf where β_j = 0) and
+    ``sign_beta`` (T×d in {−1, 0, 1}) at the accepted steps; ``time_kind`` "rescaled"
+    (one example, dτ = −ℓ'(m̂) dt) or "real"; ``stopped_because`` a key of
+    :data:`STOP_REASONS`; ``collapse_time`` / ``blowup_time`` or None."""
+
+    setting: Any
+    time_kind: str
+    method: str
+    precision: int | None
+    t: np.ndarray
+    log_abs_beta: np.ndarray
+    sign_beta: np.ndarray
+    stopped_because: str
+    t_max: float
+    collapse_time: float | None = None
+    blowup_time: float | None = None
+    events: list[Event] = field(default_factory=list)
+    n_steps: int = 0
+    n_evaluations: int = 0
+    message: str = ""
+    system: str = ""
+    _steps: list[_Step] = field(default_factory=list, repr=False)
+
+    # ------------------------------------------------------------------ basic views
+    @property
+    def t_end(self) -> float:
+        return float(self.t[-1])
+
+    @property
+    def collapsed(self) -> bool:
+        return self.collapse_time is not None
+
+    @property
+    def successful(self) -> bool:
+        """True when the run ended for a reason of the flow (t_max, collapse, blow-up,
+        stationary), not because a budget or the number format ran out."""
+        return self.stopped_because in ("t_max", "collapse", "blowup", "stationary", "critical_point",
+                                        "steps", "norm_reached")
+
+    @property
+    def d(self) -> int:
+        return self.log_abs_beta.shape[1]
+
+    def beta(self) -> np.ndarray:
+        """β at the stored steps as floats (±inf where it exceeds float64)."""
+        with np.errstate(over="ignore"):
+            return self.sign_beta * np.exp(self.log_abs_beta)
+
+    # ------------------------------------------------------------------ dense output
+    def at(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """(log|β|, sign β) at time t in [t[0], t_end], from the integrator's dense output."""
+        t = float(t)
+        if not self.t[0] <= t <= self.t[-1]:
+            raise TheorycheckError(f"time {t:g} outside the solved interval [{self.t[0]:g}, {self.t[-1]:g}]")
+        if t == self.t[-1]:  # the stored end state (after any final event)
+            return self.log_abs_beta[-1].copy(), self.sign_beta[-1].copy()
+        if not self._steps:  # discrete iterates: ln|β| linear between recorded points
+            i = int(np.clip(np.searchsorted(self.t, t, side="right") - 1, 0, len(self.t) - 1))
+            if i == len(self.t) - 1 or self.t[i + 1] == self.t[i]:
+                return self.log_abs_beta[i].copy(), self.sign_beta[i].copy()
+            w = (t - self.t[i]) / (self.t[i + 1] - self.t[i])
+            a, b = self.log_abs_beta[i], self.log_abs_beta[i + 1]
+            with np.errstate(invalid="ignore"):
+                la = np.where(np.isfinite(a) & np.isfinite(b), (1 - w) * a + w * b, a if w < 0.5 else b)
+            return la, (self.sign_beta[i] if w < 0.5 else self.sign_beta[i + 1]).copy()
+        ends = np.array([s.t1 for s in self._steps])
+        i = int(np.searchsorted(ends, t, side="left"))
+        step = self._steps[min(i, len(self._steps) - 1)]
+        ctx = mpmath.workdps(self.precision + 12) if self.precision else contextlib.nullcontext()
+        with ctx, np.errstate(all="ignore"):
+            tt = mpmath.mpf(t) if self.precision else t
+            return step.observe(tt, step.dense(tt))
+
+    def step_bounds(self) -> np.ndarray:
+        """(K×2) start and end times of the dense pieces (one per accepted step)."""
+        return np.array([[s.t0, s.t1] for s in self._steps]) if self._steps else np.zeros((0, 2))

@@ -1,0 +1,269 @@
+"""The symbolic layer, part 2: the formulas THEORY.md states, as sympy expressions.
+
+Each is a *claim* until ``proofs/`` has derived it from :mod:`theorycheck.symbolic.model`.
+Numerical code is compiled from these (via :mod:`theorycheck.symbolic.compile`), never re-typed.
+
+Coordinate forms: a balanced field is written for one coordinate j with the aggregate
+``N`` as a symbol and ``N² = Σ_j summand_j`` given separately, so one expression serves
+every dimension d.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from theorycheck.symbolic import model as sy
+from theorycheck.symbolic.model import check_optimizer, rho, tau
+
+# one coordinate j (and a second one, k, for pairwise statements)
+z_j = sp.Symbol("z_j", real=True)
+z_k = sp.Symbol("z_k", real=True)
+u_j = sp.Symbol("u_j", real=True)
+theta_j = sp.Symbol("theta_j", real=True)
+#: the ℓ2 norm of the full gradient in the balanced, rescaled flow
+N = sp.Symbol("N", positive=True)
+#: N̄(τ) = τ / I(τ), the harmonic mean of N on [0, τ] (C4)
+N_bar = sp.Symbol("Nbar", positive=True)
+#: I(τ) = ∫_0^τ ds / N(s) (C4)
+I = sp.Symbol("I", nonnegative=True)
+alpha = sp.Symbol("alpha", positive=True)
+alpha_j = sp.Symbol("alpha_j", positive=True)
+#: depth as a symbol, for the statements that hold for every L
+L_sym = sp.Symbol("L", integer=True, positive=True)
+# order statistics of z for the C5 thresholds (one example, z > 0)
+z_min = sp.Symbol("z_min", positive=True)
+z_1st = sp.Symbol("z_(d)", positive=True)  # largest
+z_2nd = sp.Symbol("z_(d-1)", positive=True)  # second largest
+z_norm = sp.Symbol("||z||_2", positive=True)
+
+
+# ---------------------------------------------------------------- balanced rescaled flows
+def balanced_norm_summand(L) -> sp.Expr:
+    """Term j of ``N² = L Σ_j z_j² u_j^{2L−2}`` (ℓ2-SAM, balanced, one example)."""
+    return L * z_j**2 * u_j ** (2 * L - 2)
+
+
+def balanced_perturbed_point(L, optimizer: str) -> sp.Expr:
+    """û_j for the balanced rescaled flow. ℓ∞ keeps the general sign,
+    ``u_j + ρ sign(−z_j u_j^{L−1})``, which is THEORY.md's ``u_j − ρ`` when z, u > 0."""
+    check_optimizer(optimizer)
+    if optimizer == "gd":
+        return u_j
+    if optimizer == "sam-l2":
+        return u_j - rho * z_j * u_j ** (L - 1) / N
+    return u_j + rho * sp.sign(-z_j * u_j ** (L - 1))
+
+
+def balanced_field(L, optimizer: str) -> sp.Expr:
+    """du_j/dτ = z_j û_j^{L−1} (THEORY.md, Rescaled flows: GD, ℓ2-SAM, ℓ∞-SAM)."""
+    return z_j * balanced_perturbed_point(L, optimizer) ** (L - 1)
+
+
+def balanced_field_linf_positive(L) -> sp.Expr:
+    """THEORY.md's ℓ∞-SAM balanced field for z > 0, u > 0: ``z_j (u_j − ρ)^{L−1}``."""
+    return z_j * (u_j - rho) ** (L - 1)
+
+
+def balanced_log_field(L, optimizer: str) -> sp.Expr:
+    """dθ_j/dτ for θ_j = ln u_j (u_j > 0): the balanced field divided by u_j, in θ."""
+    f = balanced_field(L, optimizer).subs(u_j, sp.exp(theta_j)) * sp.exp(-theta_j)
+    return sp.powsimp(sp.expand_power_base(sp.expand(f), force=True), force=True)
+
+
+# ---------------------------------------------------------------- C1, C6: GD and L = 1
+def l1_solution() -> sp.Expr:
+    """L = 1, any optimizer, one example: w_j(τ) = α_j + z_j τ (C1)."""
+    return alpha_j + z_j * tau
+
+
+def gd_l2_solution() -> sp.Expr:
+    """GD, L = 2, balanced: u_j(τ) = α_j e^{z_j τ} (C6)."""
+    return alpha_j * sp.exp(z_j * tau)
+
+
+# ---------------------------------------------------------------- C2: ℓ∞-SAM, L = 2
+def linf_l2_solution() -> sp.Expr:
+    """u_j(τ) = ρ + (α_j − ρ) e^{z_j τ} while u_j > 0 (C2, derived)."""
+    return rho + (alpha_j - rho) * sp.exp(z_j * tau)
+
+
+def linf_l2_zero_time() -> sp.Expr:
+    """τ_j = ln(ρ/(ρ − α_j)) / z_j: when u_j reaches 0 for α_j < ρ (C2, derived)."""
+    return sp.log(rho / (rho - alpha_j)) / z_j
+
+
+# ---------------------------------------------------------------- C3: ℓ∞-SAM, L ≥ 3
+def linf_blowup_solution(L=L_sym) -> sp.Expr:
+    """u_j(τ) = ρ + ((α_j − ρ)^{−(L−2)} − (L−2) z_j τ)^{−1/(L−2)} for α_j > ρ (C3)."""
+    return rho + ((alpha_j - rho) ** (-(L - 2)) - (L - 2) * z_j * tau) ** (-1 / (L - 2))
+
+
+def linf_blowup_time(L=L_sym) -> sp.Expr:
+    """τ_j* = 1 / ((L−2) z_j (α_j − ρ)^{L−2}) (C3, derived)."""
+    return 1 / ((L - 2) * z_j * (alpha_j - rho) ** (L - 2))
+
+
+def linf_blowup_score(L=L_sym) -> sp.Expr:
+    """The quantity whose argmax (over α_j > ρ) blows up first: z_j (α_j − ρ)^{L−2} (C3)."""
+    return z_j * (alpha_j - rho) ** (L - 2)
+
+
+def gd_blowup_time(L=L_sym) -> sp.Expr:
+    """GD, balanced, L ≥ 3: u_j^{−(L−2)} = α_j^{−(L−2)} − (L−2) z_j τ blows up at
+    1/((L−2) z_j α_j^{L−2}) (the ρ = 0 case of C3's formula)."""
+    return linf_blowup_time(L).subs(rho, 0)
+
+
+# ---------------------------------------------------------------- C4: ℓ2-SAM, L = 2
+def l2_log_rate() -> sp.Expr:
+    """dθ_j/dτ = z_j (1 − ρ z_j / N) (C4, derived)."""
+    return z_j * (1 - rho * z_j / N)
+
+
+def l2_theta() -> sp.Expr:
+    """θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ) (C4, derived; uniform init α)."""
+    return sp.log(alpha) + z_j * tau - rho * z_j**2 * I
+
+
+def l2_reduced_summand() -> sp.Expr:
+    """Term j of ``N(τ, I)² = 2 Σ_j z_j² u_j²`` with u_j = e^{θ_j} from :func:`l2_theta`."""
+    return 2 * z_j**2 * sp.exp(2 * l2_theta())
+
+
+def l2_index_score() -> sp.Expr:
+    """j†(τ) = argmax_j z_j (1 − ρ z_j / N̄(τ)) (C4, derived)."""
+    return z_j * (1 - rho * z_j / N_bar)
+
+
+def l2_switch_level() -> sp.Expr:
+    """A switch j → k of j† happens where N̄ = ρ (z_j + z_k) (C4, derived)."""
+    return rho * (z_j + z_k)
+
+
+# ---------------------------------------------------------------- C5: regimes in α
+def initial_norm() -> sp.Expr:
+    """N0 = α √2 ‖z‖₂ (C5)."""
+    return alpha * sp.sqrt(2) * z_norm
+
+
+def alpha_all_shrink() -> sp.Expr:
+    """All coordinates shrink at the start iff N0 < ρ z_min, i.e. α < ρ z_min/(√2‖z‖₂) (C5)."""
+    return sp.solve(sp.Eq(initial_norm(), rho * z_min), alpha)[0]
+
+
+def alpha_gd_like() -> sp.Expr:
+    """The major coordinate grows fastest from the start iff N0 ≥ ρ (z_(d) + z_(d−1)),
+    i.e. α ≥ ρ (z_(d) + z_(d−1)) / (√2‖z‖₂) (C5)."""
+    return sp.solve(sp.Eq(initial_norm(), rho * (z_1st + z_2nd)), alpha)[0]
+
+
+# ---------------------------------------------------------------- forms for the integrators
+# Rewritings of the formulas above that integrators need (log coordinates, locked branches,
+# log-space sums). Each is *derived* here from the forms above by substitution, never typed
+# anew, and tests/test_forms_traj.py checks that it equals the form it came from.
+
+#: ln N, so that N = e^{lnN} never overflows (ℓ2-SAM)
+lnN = sp.Symbol("lnN", real=True)
+#: a locked branch ±1 of the sign in ℓ∞-SAM's perturbation (constant between switching events)
+sigma = sp.Symbol("sigma", real=True)
+#: the sign of û_j and v_j = ln|û_j| (shifted log coordinate of the GD / ℓ∞-SAM flows)
+s_hat = sp.Symbol("s", real=True)
+v_j = sp.Symbol("v_j", real=True)
+
+
+def balanced_log_norm_summand(L) -> sp.Expr:
+    """ln of term j of N² with u_j = e^{θ_j}: N = exp(½ logsumexp_j(·)) without overflow."""
+    return sp.expand_log(sp.log(balanced_norm_summand(L).subs(u_j, sp.exp(theta_j))))
+
+
+def balanced_log_field_factored(L, optimizer: str) -> sp.Expr:
+    """dθ_j/dτ = z_j r_j^{L−1} e^{(L−2)θ_j} with r_j = û_j/u_j and N = e^{lnN}: the
+    balanced field (THEORY.md, Rescaled flows) divided by u_j, factored so that nothing
+    cancels near û_j = 0 and nothing overflows when u_j and N are huge."""
+    r = sp.Dummy("r")
+    uhat = balanced_perturbed_point(L, optimizer)
+    ratio = sp.expand(uhat / u_j)
+    f = balanced_field(L, optimizer).subs(uhat, u_j * r) / u_j
+    f = f.subs(r, ratio).subs({u_j: sp.exp(theta_j), N: sp.exp(lnN)})
+    return sp.powsimp(sp.expand_power_base(f, force=True), deep=True, force=True, combine="exp")
+
+
+def linf_branch_argument(L) -> sp.Expr:
+    """The argument a of the sign in ℓ∞-SAM's balanced perturbed point, as sympy writes it
+    (``u_j − ρ sign(z_j u_j^{L−1})``, i.e. a = z_j u_j^{L−1}); the branch is σ = sign(a)."""
+    (sgn,) = balanced_perturbed_point(L, "sam-linf").atoms(sp.sign)
+    return sgn.args[0]
+
+
+def balanced_branch_point(L, optimizer: str) -> sp.Expr:
+    """û_j with the sign locked to the branch σ = sign(:func:`linf_branch_argument`):
+    u_j − ρσ (ℓ∞-SAM), u_j (GD)."""
+    if optimizer not in ("gd", "sam-linf"):
+        raise ValueError("locked branches exist for gd and sam-linf only")
+    return balanced_perturbed_point(L, optimizer).replace(sp.sign, lambda *_: sigma)
+
+
+def balanced_branch_field(L, optimizer: str) -> sp.Expr:
+    """du_j/dτ on one branch σ of the ℓ∞ sign (GD: the field itself): z_j (u_j − ρσ)^{L−1}."""
+    if optimizer not in ("gd", "sam-linf"):
+        raise ValueError("locked branches exist for gd and sam-linf only")
+    return balanced_field(L, optimizer).replace(sp.sign, lambda *_: sigma)
+
+
+def balanced_shifted_log_field(L, optimizer: str) -> sp.Expr:
+    """dv_j/dτ for v_j = ln|û_j|, û_j = s e^{v_j} (GD, ℓ∞-SAM on a branch σ): the branch
+    field with u_j = s e^{v_j} − (û_j − u_j), divided by dû_j/dv_j = s e^{v_j}. For L = 2
+    and ℓ∞ this is z_j, so C2's u_j = ρ + (α_j − ρ) e^{z_j τ} is linear in v."""
+    uhat = balanced_branch_point(L, optimizer)
+    u_of_v = s_hat * sp.exp(v_j) - (uhat - u_j)
+    f = balanced_branch_field(L, optimizer).subs(u_j, u_of_v) / (s_hat * sp.exp(v_j))
+    return sp.powsimp(sp.expand_power_base(sp.expand(f), force=True), force=True)
+
+
+def l2_reduced_log_summand() -> sp.Expr:
+    """ln of term j of N(τ, I)² (C4's reduction), for a log-space sum."""
+    return sp.expand_log(sp.log(l2_reduced_summand()))
+
+
+# ---------------------------------------------------------------- several examples, balanced, θ = ln u (sweeps)
+# Real-time flow at a balanced point w_k = u (every layer equal), any number of examples, with
+# G_j = ∂Lo/∂β_j (symbolic.loss_gradient_factor) as a symbol: the per-coordinate factors below
+# are derived from symbolic.layer_gradient_coordinate and symbolic.perturbation_coordinate, in
+# θ = ln u so that nothing is divided by a u_j that underflows.
+#: ∂Lo/∂β_j at the current point and at the perturbed point
+G_j = sp.Symbol("G_j", real=True)
+Ghat_j = sp.Symbol("Ghat_j", real=True)
+#: ln S, S = ‖∇Lo‖₂ over all layers jointly
+lnS = sp.Symbol("lnS", real=True)
+#: r_j = û_j / u_j, the perturbed point relative to the point
+r_j = sp.Symbol("r_j", real=True)
+
+
+def _balanced_layer_gradient(L, G) -> sp.Expr:
+    """∂Lo/∂w_{1,j} at the balanced point w_k = u: G ∏_{m≠1} u_j (symbolic.layer_gradient_coordinate)."""
+    Gs, w, g = sy.layer_gradient_coordinate(L)
+    return g[0].subs({Gs: G, **{wk: u_j for wk in w}}, simultaneous=True)
+
+
+def balanced_multi_log_norm_summand(L) -> sp.Expr:
+    """ln of term j of S² = Σ_k Σ_j (∂Lo/∂w_{k,j})² at a balanced point, u_j = e^{θ_j}:
+    L equal layers, each contributing (G_j u_j^{L−1})²."""
+    term = L * _balanced_layer_gradient(L, G_j) ** 2
+    return sp.expand_log(sp.log(term.subs(u_j, sp.exp(theta_j))))  # no force: keeps ln(G_j²) for G_j < 0
+
+
+def balanced_multi_ratio(L, optimizer: str) -> sp.Expr:
+    """r_j = û_j/u_j with û_j = u_j + ε_j(g_j, S) (symbolic.perturbation_coordinate),
+    g_j = G_j u_j^{L−1}, S = e^{lnS}, u_j = e^{θ_j}: finite however small u_j is (ℓ2, GD)."""
+    g, S, eps = sy.perturbation_coordinate(optimizer)
+    e = eps.subs({g: _balanced_layer_gradient(L, G_j), S: sp.exp(lnS)}, simultaneous=True)
+    ratio = sp.expand((u_j + e) / u_j).subs(u_j, sp.exp(theta_j))
+    return sp.powsimp(sp.expand_power_base(sp.expand(ratio), force=True), force=True)
+
+
+def balanced_multi_log_rate(L) -> sp.Expr:
+    """dθ_j/dt = −(∂Lo/∂w_{1,j} at the perturbed balanced point û = r u)/u_j =
+    −Ghat_j r_j^{L−1} e^{(L−2)θ_j} (all layers move alike)."""
+    du = -_balanced_layer_gradient(L, Ghat_j).subs(u_j, r_j * u_j)
+    rate = sp.expand(du / u_j).subs(u_j, sp.exp(theta_j))
+    return sp.powsimp(sp.expand_power_base(rate, force=True), force=True)

@@ -1,0 +1,290 @@
+"""Compile the symbolic layer into numerical functions (numpy, mpmath, torch).
+
+Every numerical formula in theorycheck comes from here: ``sympy.lambdify`` with an
+explicit ``modules=`` and ``cse=True``, cached, so that a constant can never differ
+between the symbolic statement and the code that integrates it. Depth L is substituted
+as an integer before compiling (``u**(L-1)`` with a float exponent is NaN for u < 0).
+
+mpmath functions work on ``mpf`` scalars at the caller's working precision
+(use ``mpmath.workdps``; this module never changes the global precision).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy as sp
+
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
+
+BACKENDS: dict[str, str] = {"numpy": "numpy", "mpmath": "mpmath", "torch": "torch"}
+
+
+def _modules(backend: str) -> list[str]:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    return [BACKENDS[backend]]
+
+
+def _numeric_functions_as_floats(expr):
+    """torch's functions take tensors only: a function of a number (``log(2)``) becomes its
+    float64 value, so that the printed code never calls ``torch.log(2)``."""
+    if isinstance(expr, tuple):
+        return tuple(_numeric_functions_as_floats(e) for e in expr)
+    if not isinstance(expr, sp.Basic):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Function) and e.is_number,
+                        lambda e: sp.Float(e.evalf(17), 17))
+
+
+@lru_cache(maxsize=1)
+def _torch_printer():
+    """sympy's TorchPrinter (lambdify's settings for torch) that also prints ``log1p``
+    (used by the overflow-free logistic loss) as ``torch.log1p``."""
+    from sympy.printing.pytorch import TorchPrinter
+
+    class _Printer(TorchPrinter):
+        def _print_log1p(self, expr):
+            return f"{self._module_format('torch.log1p')}({self._print(expr.args[0])})"
+
+    return _Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
+                     "user_functions": {}})
+
+
+@lru_cache(maxsize=512)
+def _lambdify_cached(args: tuple, expr, backend: str) -> Callable:
+    if backend == "torch":
+        expr = _numeric_functions_as_floats(expr)
+        return sp.lambdify(args, expr, modules=_modules(backend), cse=True, printer=_torch_printer())
+    return sp.lambdify(args, expr, modules=_modules(backend), cse=True)
+
+
+def lambdify(args, expr, backend: str = "numpy") -> Callable:
+    """``sympy.lambdify(args, expr, modules=[backend], cse=True)``, cached by (args, expr, backend)."""
+    args = tuple(args)
+    if isinstance(expr, (list, tuple)):
+        expr = tuple(expr)
+    return _lambdify_cached(args, expr, backend)
+
+
+def _depth(L: int) -> int:
+    if isinstance(L, bool) or int(L) != L or L < 1:
+        raise ValueError(f"depth must be an integer ≥ 1, got {L!r}")
+    return int(L)
+
+
+@dataclass(frozen=True)
+class BalancedField:
+    """The balanced, rescaled one-example flow in coordinate form (THEORY.md, Rescaled flows).
+
+    ``summand(z, u)`` is term j of N² (so ``N = sqrt(Σ_j summand)``; ℓ2-SAM only, the
+    others ignore N); ``field(z, u, N, rho)`` is du_j/dτ, or dθ_j/dτ with ``u`` read as
+    θ = ln u when ``log`` is true. All arguments broadcast (numpy/torch)."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log: bool
+    summand: Callable
+    field: Callable
+    uses_norm: bool
+
+
+@lru_cache(maxsize=128)
+def balanced_field(L: int, optimizer: str, backend: str = "numpy", log: bool = False) -> BalancedField:
+    """Compile :func:`closed_forms.balanced_field` (or its log-coordinate form) for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    if log:
+        expr = cf.balanced_log_field(L, optimizer)
+        var = cf.theta_j
+        summand = cf.balanced_norm_summand(L).subs(cf.u_j, sp.exp(cf.theta_j))
+    else:
+        expr = cf.balanced_field(L, optimizer)
+        var = cf.u_j
+        summand = cf.balanced_norm_summand(L)
+    return BalancedField(
+        L=L,
+        optimizer=optimizer,
+        backend=backend,
+        log=log,
+        summand=lambdify((cf.z_j, var), summand, backend),
+        field=lambdify((cf.z_j, var, cf.N, sy.rho), expr, backend),
+        uses_norm=cf.N in expr.free_symbols,
+    )
+
+
+@lru_cache(maxsize=64)
+def layer_gradient(L: int, backend: str = "numpy") -> Callable:
+    """``f(G, w_1, …, w_L) -> (g_1, …, g_L)``: ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m coordinatewise,
+    with ``G = ∂Lo/∂β`` (see :func:`symbolic.layer_gradient_coordinate`)."""
+    G, w, g = sy.layer_gradient_coordinate(_depth(L))
+    return lambdify((G, *w), g, backend)
+
+
+@lru_cache(maxsize=16)
+def perturbation(optimizer: str, backend: str = "numpy") -> Callable:
+    """``eps(g, S, rho)``: SAM's ascent step for gradient entries g with joint ℓ2 norm S
+    (:func:`symbolic.perturbation_coordinate`). GD returns zeros shaped like g."""
+    g, S, eps = sy.perturbation_coordinate(optimizer)
+    if eps == 0:
+        return lambda g_, S_, rho_: g_ * 0
+    return lambdify((g, S, sy.rho), eps, backend)
+
+
+@lru_cache(maxsize=16)
+def loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[Callable, Callable]:
+    """(ℓ, ℓ') compiled from :func:`symbolic.loss_expr` and its derivative."""
+    return lambdify((sy.s,), sy.loss_expr(loss), backend), lambdify((sy.s,), sy.loss_derivative(loss), backend)
+
+
+@lru_cache(maxsize=8)
+def reduced_l2(backend: str = "numpy") -> tuple[Callable, Callable]:
+    """C4's reduction (ℓ2-SAM, L = 2, one example, uniform α): returns
+    ``summand(z, tau, I, alpha, rho)`` (term j of N(τ, I)²) and
+    ``theta(z, tau, I, alpha, rho)`` (θ_j = ln u_j)."""
+    args = (cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho)
+    return lambdify(args, cf.l2_reduced_summand(), backend), lambdify(args, cf.l2_theta(), backend)
+
+
+# ---------------------------------------------------------------- forms for the integrators
+@dataclass(frozen=True)
+class BalancedLogField:
+    """ℓ2-SAM / GD balanced flow in θ = ln u with N carried as ln N (no overflow):
+    ``log_summand(z, θ)`` = ln(term j of N²), ``field(z, θ, lnN, rho)`` = dθ_j/dτ."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log_summand: Callable
+    field: Callable
+
+
+@lru_cache(maxsize=128)
+def balanced_log_field(L: int, optimizer: str, backend: str = "numpy") -> BalancedLogField:
+    """Compile :func:`closed_forms.balanced_log_field_factored` and
+    :func:`closed_forms.balanced_log_norm_summand` for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    return BalancedLogField(
+        L=L, optimizer=optimizer, backend=backend,
+        log_summand=lambdify((cf.z_j, cf.theta_j), cf.balanced_log_norm_summand(L), backend),
+        field=lambdify((cf.z_j, cf.theta_j, cf.lnN, sy.rho), cf.balanced_log_field_factored(L, optimizer), backend),
+    )
+
+
+@dataclass(frozen=True)
+class BranchField:
+    """GD / ℓ∞-SAM balanced flow on a locked branch σ of the sign (C2, C3):
+    ``argument(z, u)`` (σ = sign of it), ``point(z, u, sigma, rho)`` = û_j,
+    ``field(z, u, sigma, rho)`` = du_j/dτ, ``shifted(z, v, s, sigma, rho)`` = dv_j/dτ for
+    v = ln|û|, s = sign û."""
+
+    L: int
+    optimizer: str
+    backend: str
+    argument: Callable
+    point: Callable
+    field: Callable
+    shifted: Callable
+
+
+@lru_cache(maxsize=128)
+def branch_field(L: int, optimizer: str, backend: str = "numpy") -> BranchField:
+    """Compile the locked-branch forms of :mod:`closed_forms` for GD or ℓ∞-SAM, depth L."""
+    L = _depth(L)
+    if optimizer not in ("gd", "sam-linf"):
+        raise ValueError(f"locked branches exist for gd and sam-linf, not {optimizer!r}")
+    args = (cf.z_j, cf.u_j, cf.sigma, sy.rho)
+    return BranchField(
+        L=L, optimizer=optimizer, backend=backend,
+        argument=lambdify((cf.z_j, cf.u_j), cf.linf_branch_argument(L), backend),
+        point=lambdify(args, cf.balanced_branch_point(L, optimizer), backend),
+        field=lambdify(args, cf.balanced_branch_field(L, optimizer), backend),
+        shifted=lambdify((cf.z_j, cf.v_j, cf.s_hat, cf.sigma, sy.rho),
+                         cf.balanced_shifted_log_field(L, optimizer), backend),
+    )
+
+
+@lru_cache(maxsize=8)
+def reduced_l2_log(backend: str = "numpy") -> Callable:
+    """``log_summand(z, tau, I, alpha, rho)``: ln(term j of N(τ, I)²) of C4's reduction."""
+    args = (cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho)
+    return lambdify(args, cf.l2_reduced_log_summand(), backend)
+
+
+@lru_cache(maxsize=16)
+def stable_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[Callable, Callable]:
+    """(ℓ, ℓ') compiled from the overflow-free forms :func:`symbolic.loss_expr_stable` and
+    :func:`symbolic.loss_derivative_stable` (same values as :func:`loss_functions`)."""
+    return (lambdify((sy.s,), sy.loss_expr_stable(loss), backend),
+            lambdify((sy.s,), sy.loss_derivative_stable(loss), backend))
+
+
+# ---------------------------------------------------------------- the model, coordinatewise (sweeps)
+@lru_cache(maxsize=32)
+def predictor(L: int, backend: str = "numpy") -> Callable:
+    """``beta(w_1, …, w_L)``: β_j = w_{1,j} ⋯ w_{L,j}, compiled from :func:`symbolic.predictor`
+    (the model's definition) for one coordinate; arguments broadcast."""
+    W = sy.layer_symbols(_depth(L), 1)
+    return lambdify(tuple(W), sy.predictor(W)[0, 0], backend)
+
+
+@dataclass(frozen=True)
+class ReducedL2Linear:
+    """C4's ln(term j of N(τ, I)²) is affine in (τ, I): ``c0(z, alpha, rho) + c_tau(z, alpha,
+    rho)·τ + c_I(z, alpha, rho)·I``. The coefficients are sympy derivatives of
+    :func:`closed_forms.l2_reduced_log_summand` (affinity is checked when compiling), so a
+    batch precomputes them once per member and evaluates N with two multiply-adds per term."""
+
+    c0: Callable
+    c_tau: Callable
+    c_I: Callable
+
+
+@lru_cache(maxsize=8)
+def reduced_l2_log_linear(backend: str = "numpy") -> ReducedL2Linear:
+    """Compile the affine decomposition of C4's log summand in (τ, I) (see :class:`ReducedL2Linear`)."""
+    e = cf.l2_reduced_log_summand()
+    c_tau, c_I = sp.diff(e, sy.tau), sp.diff(e, cf.I)
+    c0 = e.subs({sy.tau: 0, cf.I: 0})
+    if sp.simplify(e - (c0 + c_tau * sy.tau + c_I * cf.I)) != 0 or ({sy.tau, cf.I} & (c_tau.free_symbols | c_I.free_symbols)):
+        raise AssertionError("C4's log summand is not affine in (tau, I): the batched reduction needs it")
+    args = (cf.z_j, cf.alpha, sy.rho)
+    return ReducedL2Linear(lambdify(args, c0, backend), lambdify(args, c_tau, backend), lambdify(args, c_I, backend))
+
+
+@lru_cache(maxsize=8)
+def l2_switch_level(backend: str = "numpy") -> Callable:
+    """``level(z_j, z_k, rho)``: N̄ at which j† switches between j and k (C4)."""
+    return lambdify((cf.z_j, cf.z_k, sy.rho), cf.l2_switch_level(), backend)
+
+
+@dataclass(frozen=True)
+class BalancedMultiLog:
+    """Several examples, balanced layers, θ = ln u (closed_forms, "several examples"):
+    ``log_summand(G, θ)`` = ln(term j of S²), ``ratio(G, θ, lnS, rho)`` = û_j/u_j,
+    ``rate(Ghat, r, θ)`` = dθ_j/dt. Arguments broadcast."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log_summand: Callable
+    ratio: Callable
+    rate: Callable
+
+
+@lru_cache(maxsize=64)
+def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> BalancedMultiLog:
+    """Compile the several-examples balanced forms for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    return BalancedMultiLog(
+        L=L, optimizer=optimizer, backend=backend,
+        log_summand=lambdify((cf.G_j, cf.theta_j), cf.balanced_multi_log_norm_summand(L), backend),
+        ratio=lambdify((cf.G_j, cf.theta_j, cf.lnS, sy.rho), cf.balanced_multi_ratio(L, optimizer), backend),
+        rate=lambdify((cf.Ghat_j, cf.r_j, cf.theta_j), cf.balanced_multi_log_rate(L), backend),
+    )

@@ -1,0 +1,193 @@
+"""The symbolic layer, part 1: the model and its flows built from first principles.
+
+Everything here is constructed, not typed in: β(w) = w_1 ⊙ … ⊙ w_L, the empirical loss,
+its gradient (``sympy.diff``), the SAM perturbations and the flows. The formulas that
+THEORY.md states (balanced fields, solved flows, thresholds) live in
+:mod:`theorycheck.symbolic.closed_forms`; ``proofs/`` shows that the two agree.
+
+Shapes: layers are an ``L×d`` :class:`sympy.Matrix` (row k = layer k), data an ``n×d``
+matrix of ``z_i = y_i x_i`` (row i = example i), a predictor a ``1×d`` row.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+OPTIMIZERS: tuple[str, ...] = ("gd", "sam-l2", "sam-linf")
+LOSSES: tuple[str, ...] = ("logistic", "exponential")
+
+#: the argument of the per-example loss ℓ(s)
+s = sp.Symbol("s", real=True)
+#: the SAM radius ρ
+rho = sp.Symbol("rho", positive=True)
+#: real time t and rescaled time τ
+t = sp.Symbol("t", nonnegative=True)
+tau = sp.Symbol("tau", nonnegative=True)
+
+
+def check_optimizer(optimizer: str) -> str:
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+    return optimizer
+
+
+def check_loss(loss: str) -> str:
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
+    return loss
+
+
+def loss_expr(loss: str = "logistic") -> sp.Expr:
+    """ℓ(s): logistic ``log(1 + e^{-s})`` or exponential ``e^{-s}`` (THEORY.md, Setting)."""
+    check_loss(loss)
+    if loss == "logistic":
+        return sp.log(1 + sp.exp(-s))
+    return sp.exp(-s)
+
+
+def loss_derivative(loss: str = "logistic") -> sp.Expr:
+    """ℓ'(s), obtained by differentiation (negative for both losses)."""
+    return sp.diff(loss_expr(loss), s)
+
+
+def layer_symbols(L: int, d: int, prefix: str = "w") -> sp.Matrix:
+    """An ``L×d`` matrix of real symbols ``w{k}_{j}`` (1-based k, j)."""
+    return sp.Matrix(L, d, lambda k, j: sp.Symbol(f"{prefix}{k + 1}_{j + 1}", real=True))
+
+
+def data_symbols(n: int, d: int, prefix: str = "z") -> sp.Matrix:
+    """An ``n×d`` matrix of real symbols ``z{i}_{j}``; for n = 1 the names are ``z{j}``."""
+    if n == 1:
+        return sp.Matrix(1, d, lambda _, j: sp.Symbol(f"{prefix}{j + 1}", real=True))
+    return sp.Matrix(n, d, lambda i, j: sp.Symbol(f"{prefix}{i + 1}_{j + 1}", real=True))
+
+
+def predictor(W: sp.Matrix) -> sp.Matrix:
+    """β(w) = w_1 ⊙ … ⊙ w_L, a ``1×d`` row."""
+    return sp.Matrix(1, W.cols, lambda _, j: sp.Mul(*W[:, j]))
+
+
+def product_of_others(W: sp.Matrix) -> sp.Matrix:
+    """``P[k, j] = Π_{m≠k} w_{m,j}`` = ∂β_j/∂w_{k,j} (1 when L = 1)."""
+    return sp.Matrix(W.rows, W.cols, lambda k, j: sp.Mul(*[W[m, j] for m in range(W.rows) if m != k]))
+
+
+def margins(W: sp.Matrix, Z: sp.Matrix) -> sp.Matrix:
+    """m_i = <β(w), z_i>, an ``n×1`` column."""
+    return Z * predictor(W).T
+
+
+def empirical_loss(W: sp.Matrix, Z: sp.Matrix, loss: str = "logistic") -> sp.Expr:
+    """Lo(w) = (1/n) Σ_i ℓ(<β(w), z_i>)."""
+    ell = loss_expr(loss)
+    m = margins(W, Z)
+    return sp.Add(*[ell.subs(s, m[i]) for i in range(Z.rows)]) / Z.rows
+
+
+def gradient(expr: sp.Expr, W: sp.Matrix) -> sp.Matrix:
+    """∇_W expr, same shape as W (by ``sympy.diff``)."""
+    return W.applyfunc(lambda w: sp.diff(expr, w))
+
+
+def perturbation(g: sp.Matrix, optimizer: str, radius: sp.Expr = rho) -> sp.Matrix:
+    """SAM's ascent step ε(g): ℓ2 ``ρ g/‖g‖₂`` (norm over all entries jointly),
+    ℓ∞ ``ρ sign(g)``, and 0 for GD."""
+    gj, norm_sym, eps = perturbation_coordinate(optimizer, radius)
+    norm = sp.sqrt(sp.Add(*[gi**2 for gi in g]))
+    return g.applyfunc(lambda gi: eps.subs({gj: gi, norm_sym: norm}, simultaneous=True))
+
+
+#: one entry g of the full gradient, and the ℓ2 norm S = ‖∇Lo‖₂ over all layers jointly
+g_coord = sp.Symbol("g", real=True)
+grad_norm = sp.Symbol("S", positive=True)
+
+
+def perturbation_coordinate(optimizer: str, radius: sp.Expr = rho) -> tuple[sp.Symbol, sp.Symbol, sp.Expr]:
+    """SAM's ascent step for one entry g of the gradient, given the joint norm S:
+    ℓ2 ``ρ g / S``, ℓ∞ ``ρ sign(g)``, GD ``0``. The single definition of ε (THEORY.md,
+    Setting); :func:`perturbation` and every compiled backend are built from it."""
+    check_optimizer(optimizer)
+    if optimizer == "gd":
+        eps = sp.Integer(0)
+    elif optimizer == "sam-linf":
+        eps = radius * sp.sign(g_coord)
+    else:
+        eps = radius * g_coord / grad_norm
+    return g_coord, grad_norm, eps
+
+
+def substitute(expr, W: sp.Matrix, W_new: sp.Matrix):
+    """expr with every entry of W replaced by the matching entry of W_new, simultaneously."""
+    return expr.subs({W[i]: W_new[i] for i in range(len(W))}, simultaneous=True)
+
+
+def flow(W: sp.Matrix, Z: sp.Matrix, optimizer: str, loss: str = "logistic", radius: sp.Expr = rho) -> sp.Matrix:
+    """dW/dt = −∇Lo(W + ε(W)) in real time (GD: ε = 0)."""
+    Lo = empirical_loss(W, Z, loss)
+    g = gradient(Lo, W)
+    eps = perturbation(g, optimizer, radius)
+    return -substitute(g, W, W + eps)
+
+
+def rescaled_flow(W: sp.Matrix, z: sp.Matrix, optimizer: str, radius: sp.Expr = rho) -> sp.Matrix:
+    """One example, rescaled time dτ = −ℓ'(m̂) dt (THEORY.md, Rescaled flows):
+    ``dw_k/dτ = z ⊙ Π_{m≠k} ŵ_m``, ``ŵ = w + ε(g)``, ``g_k = −z ⊙ Π_{m≠k} w_m``."""
+    P = product_of_others(W)
+    g = sp.Matrix(W.rows, W.cols, lambda k, j: -z[j] * P[k, j])
+    W_hat = W + perturbation(g, optimizer, radius)
+    P_hat = product_of_others(W_hat)
+    return sp.Matrix(W.rows, W.cols, lambda k, j: z[j] * P_hat[k, j])
+
+
+def balanced_layers(u: sp.Matrix, L: int) -> sp.Matrix:
+    """The balanced point: every layer equal to the row u."""
+    return sp.Matrix.vstack(*[u for _ in range(L)])
+
+
+def balanced_rescaled_flow(u: sp.Matrix, z: sp.Matrix, L: int, optimizer: str, radius: sp.Expr = rho) -> sp.Matrix:
+    """The rescaled flow restricted to balanced points, as an ``L×d`` matrix (one row per
+    layer; the balanced reduction says the rows are equal)."""
+    W = layer_symbols(L, u.cols, prefix="_w")
+    F = rescaled_flow(W, z, optimizer, radius)
+    return substitute(F, W, balanced_layers(u, L))
+
+
+def layer_gradient_coordinate(L: int) -> tuple[sp.Symbol, tuple[sp.Symbol, ...], tuple[sp.Expr, ...]]:
+    """Coordinate form of the gradient, valid for any n and d: with
+    ``G_j = ∂Lo/∂β_j = (1/n) Σ_i ℓ'(m_i) z_ij``, ``∂Lo/∂w_{k,j} = G_j ∂β_j/∂w_{k,j}``.
+
+    Returns (G, (w_1..w_L), (g_1..g_L)): symbols of one coordinate j and the L partials."""
+    G = sp.Symbol("G", real=True)
+    w = sp.symbols(f"w1:{L + 1}", real=True)
+    beta = sp.Mul(*w)
+    return G, w, tuple(G * sp.diff(beta, wk) for wk in w)
+
+
+def loss_gradient_factor(Z: sp.Matrix, W: sp.Matrix, loss: str = "logistic") -> sp.Matrix:
+    """``G = (1/n) Σ_i ℓ'(m_i) z_i`` (a ``1×d`` row): ∂Lo/∂β."""
+    dell = loss_derivative(loss)
+    m = margins(W, Z)
+    return sp.Add(*[dell.subs(s, m[i]) * Z[i, :] for i in range(Z.rows)]) / Z.rows
+
+
+def loss_expr_stable(loss: str = "logistic") -> sp.Expr:
+    """ℓ(s) rewritten so that no exp overflows in float64: logistic
+    ``(|s| − s)/2 + log1p(e^{−|s|})`` (= log(1 + e^{−s}) for every real s; accurate for
+    tiny losses too). Equal to :func:`loss_expr` (tests/test_forms_traj.py)."""
+    from sympy.codegen.cfunctions import log1p
+
+    check_loss(loss)
+    if loss == "logistic":
+        a = sp.Abs(s)
+        return (a - s) / 2 + log1p(sp.exp(-a))
+    return loss_expr(loss)
+
+
+def loss_derivative_stable(loss: str = "logistic") -> sp.Expr:
+    """ℓ'(s) without inf/inf: logistic ``−1/(1 + e^{s})`` (sympy's derivative
+    ``−e^{−s}/(1 + e^{−s})`` is NaN in float64 for s < −709). Equal to :func:`loss_derivative`."""
+    check_loss(loss)
+    if loss == "logistic":
+        d = loss_derivative(loss)
+        return sp.simplify(d * sp.exp(s) / sp.exp(s))
+    return loss_derivative(loss)
