@@ -130,3 +130,8 @@ def write_summary(reports: list[Report], out: Path) -> Path:
     p.write_text(text)
     (out / "summary.json").write_text(json.dumps([r.to_dict() for r in reports], indent=2, ensure_ascii=False) + "\n")
     return p
+
+
+def experiments() -> dict[str, str]:
+    """The pack's experiments: name → module (run by ``theorycheck reproduce``)."""
+    return dict(EXPERIMENTS)

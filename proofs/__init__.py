@@ -24,3 +24,15 @@ def run_all(keys: list[str] | None = None) -> list[TheoremResult]:
     """Run the registered theorems (all, or those whose keys are given), in THEORY.md's order."""
     check_keys(keys or [])
     return [REGISTRY[k].run() for k in (keys or [k for k in ORDER if k in REGISTRY])]
+
+
+def theorems() -> list[Theorem]:
+    """The pack's theorems, in THEORY.md's order."""
+    return [REGISTRY[k] for k in ORDER if k in REGISTRY]
+
+
+def claims() -> list:
+    """The pack's claims (registered by the theorem modules beside their derivations)."""
+    from theorycheck.claims.claim import REGISTRY as CLAIMS
+
+    return list(CLAIMS.values())
