@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from theorycheck.batched.engine import COLLAPSE, DONE
+from theorycheck.batched.status import COLLAPSE, DONE
 from theorycheck.claims import thresholds as th
 from theorycheck.numerics._common import describe_row, fmt, nearest
 from theorycheck.report import plots

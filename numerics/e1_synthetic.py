@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib import colors
 
-from theorycheck.batched.engine import COLLAPSE, DONE
+from theorycheck.batched.status import COLLAPSE, DONE
 from theorycheck.numerics._common import describe_row, nearest
 from theorycheck.report import plots
 from theorycheck.sweep import run as S

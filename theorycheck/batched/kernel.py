@@ -24,21 +24,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from theorycheck.batched.engine import (
-    _A,
-    _B,
-    _E,
-    _ORDER_EXP,
-    _P,
+from theorycheck.batched.engine import _A, _B, _E, _ORDER_EXP, _P, MAX_FACTOR, MIN_FACTOR, SAFETY
+from theorycheck.batched.status import (
     COLLAPSE,
     DONE,
-    MAX_FACTOR,
     MAX_STEPS,
-    MIN_FACTOR,
     NONFINITE,
     RUNNING,
     SAFE,
-    SAFETY,
     STEP_UNDERFLOW,
 )
 from theorycheck.errors import TheorycheckError
@@ -348,9 +341,10 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
     """:func:`theorycheck.batch.integrate` for a :class:`~theorycheck.batch.ReducedL2` system
     (built on numpy arrays), compiled. Returns a :class:`~theorycheck.batch.BatchResult`."""
     from theorycheck.batched import engine as bt
+    from theorycheck.batched import systems as bsys
 
     require()
-    if not isinstance(system, bt.ReducedL2) or system.ops.name != "numpy":
+    if not isinstance(system, bsys.ReducedL2) or system.ops.name != "numpy":
         raise TheorycheckError("the compiled kernel integrates the reduced ℓ2 system on numpy arrays only")
     if system.observe_mode != "levels":
         raise TheorycheckError("the compiled kernel observes j† by C4's switch levels only (observe='levels')")
