@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from theorycheck import sweep as S
 from theorycheck.batched import engine as bt
 from theorycheck.numerics._common import describe_row
 from theorycheck.report import plots
-from theorycheck.sweep import run as S
 
 NAME = "discrete-vs-flow"
 TITLE = "Discrete ℓ2-SAM (step η) against the ℓ2-SAM flow, real time"

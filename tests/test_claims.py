@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from theorycheck import proofs as proofs  # noqa: F401  (registers the claims)
-from theorycheck.claims.claim import FAILS, HOLDS, REGISTRY, run_claim, select
+from theorycheck.claims.claim import FAILS, HOLDS
+from theorycheck.claims.registry import REGISTRY, select
+from theorycheck.claims.runner import run_claim
 from theorycheck.cli.main import main
 
 #: what `theorycheck verify` must find, and, for claims false as stated, what the refinement finds

@@ -10,10 +10,10 @@ import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
 
+from theorycheck import sweep as S
 from theorycheck.batched import engine as bt
 from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
-from theorycheck.sweep import run as S
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic import model as sy
@@ -306,10 +306,12 @@ def test_bad_grids_are_refused(grid):
 def test_unsupported_settings_are_refused_with_a_pointer():
     with pytest.raises(TheorycheckError, match="trajectory"):
         S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=[0.5], times=[1.0], depth=3, backend="serial")
+    from theorycheck.cli.arguments import parse_range
+
     with pytest.raises(TheorycheckError, match="LO:HI:N"):
-        S.parse_range("0.1:1", "--alphas")
+        parse_range("0.1:1", "--alphas")
     with pytest.raises(TheorycheckError):
-        S.parse_range("0:1:5", "--alphas", log=True)
+        parse_range("0:1:5", "--alphas", log=True)
 
 
 # ---------------------------------------------------------------------------- backends, save/load
