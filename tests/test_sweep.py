@@ -46,7 +46,8 @@ def test_switch_levels_give_the_argmax_of_theta():
     np.testing.assert_array_equal(j_levels, j_theta)
 
 
-@pytest.mark.parametrize("optimizer,L", [("gd", 2), ("sam-l2", 2), ("sam-linf", 2), ("gd", 3), ("sam-linf", 3)])
+@pytest.mark.parametrize("optimizer,L", [("gd", 2), pytest.param("sam-l2", 2, marks=pytest.mark.slow), ("sam-linf", 2),
+                                         ("gd", 3), pytest.param("sam-linf", 3, marks=pytest.mark.slow)])
 def test_multi_example_field_equals_the_symbolic_flow(optimizer, L):
     """The batched real-time field (per-coordinate forms + sums over examples) against
     symbolic.flow, derived from the model by sympy.diff, at balanced points."""
@@ -249,6 +250,7 @@ def test_collapse_threshold_scales_with_rho_and_lies_in_the_closed_form_bracket(
 
 @pytest.mark.skipif(importlib.util.find_spec("theorycheck.solve.integrate") is None,
                     reason="thresholds.collapse_threshold needs theorycheck.integrate (issue 3, not merged yet)")
+@pytest.mark.slow
 def test_batched_collapse_threshold_agrees_with_thresholds_module():
     ref = th.collapse_threshold(np.array([1.0, 2.0, 3.0]), 1.0)
     ours = S.collapse_threshold(np.array([1.0, 2.0, 3.0]), [1.0], backend="serial")["alpha_c"][0]

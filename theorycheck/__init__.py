@@ -16,6 +16,8 @@ matplotlib nor torch.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from theorycheck.errors import NotSeparableError, SettingError, TheorycheckError
@@ -65,6 +67,20 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
+
+
+class _Package(types.ModuleType):
+    """``theorycheck.solve`` is both the public function and the subpackage ``theorycheck/solve/``.
+    Importing a submodule binds it as an attribute of its parent; for the public names this
+    class keeps the function (the subpackage stays importable as ``theorycheck.solve.X``)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and name in _LAZY and _LAZY[name][1] is not None:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
