@@ -309,3 +309,16 @@ def test_reproduce_matches_the_cli(capsys, tmp_path):
                    str(tmp_path / "cli"), "--json")
     norm = lambda d, p: json.loads(json.dumps(untimed(d)).replace(str(tmp_path / p), "OUT"))  # noqa: E731
     assert norm(cli, "cli") == norm(plain(res), "api")
+
+
+def test_names_of_the_earlier_layout_still_resolve():
+    from theorycheck.claims import claim, registry, runner
+    from theorycheck.cli import arguments
+    from theorycheck.sweep import recipes, result
+    from theorycheck.sweep import run as old
+
+    assert old.heatmap is recipes.heatmap and old.SweepResult is result.SweepResult
+    assert old.parse_range is arguments.parse_range
+    assert claim.run_claim is runner.run_claim and claim.register is registry.register
+    with pytest.raises(AttributeError):
+        old.nope  # noqa: B018

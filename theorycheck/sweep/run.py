@@ -297,3 +297,21 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
     return {"alpha_c": np.sqrt(lo * hi), "bracket": np.stack([lo, hi], axis=1), "status": ok.astype(np.int8),
             "meta": {"iterations": iterations, "tau_budget": tau_budget, "rtol": opts.rtol, "atol": opts.atol,
                      "certificates": "collapse: N < rho z_+; none: N >= rho z_max (THEORY.md C5)"}}
+
+
+#: names that lived here before sweep/ got result.py, grid.py, recipes.py (and cli/arguments.py)
+_MOVED = {"SweepResult": "theorycheck.sweep.result", "versions": "theorycheck.sweep.result",
+          "time_grid": "theorycheck.sweep.grid", "visits": "theorycheck.sweep.grid",
+          "heatmap": "theorycheck.sweep.recipes", "regime_map": "theorycheck.sweep.recipes",
+          "depth_sweep": "theorycheck.sweep.recipes", "seed_sweep": "theorycheck.sweep.recipes",
+          "classify_regimes": "theorycheck.sweep.recipes", "parse_range": "theorycheck.cli.arguments"}
+
+
+def __getattr__(name: str):
+    """Code written against the earlier layout (``from theorycheck.sweep import run as S;
+    S.heatmap``) still finds the names; new code imports ``theorycheck.sweep``."""
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
