@@ -322,3 +322,16 @@ def test_names_of_the_earlier_layout_still_resolve():
     assert claim.run_claim is runner.run_claim and claim.register is registry.register
     with pytest.raises(AttributeError):
         old.nope  # noqa: B018
+
+
+def test_no_import_cycle_between_the_dispatcher_and_the_commands():
+    """cli.main / cli.parser import no command module at import time (build_parser does), and
+    every command module imports on its own."""
+    code = ("import sys, importlib\nimport theorycheck.cli.main\n"
+            "print(sorted(m for m in sys.modules if m.startswith('theorycheck.cli.commands.')))\n"
+            "from theorycheck.cli.parser import COMMAND_MODULES\n"
+            "for m in COMMAND_MODULES: importlib.import_module(m)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
