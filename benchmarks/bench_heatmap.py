@@ -40,8 +40,8 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from theorycheck import sweep as S
 from theorycheck.claims import thresholds as th
-from theorycheck.sweep import run as S
 from theorycheck.symbolic import compile as C
 
 Z = np.linspace(1.0, 2.0, 100)

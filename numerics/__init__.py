@@ -101,7 +101,7 @@ def run(name: str, out: Path, *, quick: bool = False, ctx: Context | None = None
 def redraw(name: str, out: Path) -> Report:
     """Draw and summarise from the arrays a previous :func:`run` saved in ``out``."""
     from theorycheck.errors import TheorycheckError
-    from theorycheck.sweep.run import SweepResult
+    from theorycheck.sweep.result import SweepResult
 
     mod = module(name)
     folder = Path(out) / "data" / name

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 
 from theorycheck import status as bst
+from theorycheck import sweep as S
 from theorycheck.batched import discrete as bdisc
 from theorycheck.batched import systems as bsys
 from theorycheck.numerics._common import describe_row
 from theorycheck.report import plots
-from theorycheck.sweep import run as S
 
 NAME = "discrete-vs-flow"
 TITLE = "Discrete ℓ2-SAM (step η) against the ℓ2-SAM flow, real time"

@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from theorycheck import sweep as S
 from theorycheck.claims import thresholds as th
 from theorycheck.numerics._common import describe_row, fmt, nearest
 from theorycheck.report import plots
 from theorycheck.status import COLLAPSE, DONE
-from theorycheck.sweep import run as S
 
 NAME = "e1-one-example"
 TITLE = "E1, one example: j† over (τ, α) for GD, ℓ2-SAM, ℓ∞-SAM"

@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 from matplotlib import colors
 
+from theorycheck import sweep as S
 from theorycheck.numerics._common import describe_row, nearest
 from theorycheck.report import plots
 from theorycheck.status import COLLAPSE, DONE
-from theorycheck.sweep import run as S
 
 NAME = "e1-synthetic"
 TITLE = "E1, synthetic data (16 examples, 6 features): j† over (t, α)"

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from theorycheck import sweep as S
 from theorycheck.claims import thresholds as th
 from theorycheck.numerics._common import describe_row, fmt
 from theorycheck.report import plots
-from theorycheck.sweep import run as S
 
 NAME = "loss-plateau"
 TITLE = "C5: the loss plateau of ℓ2-SAM in real time (regime 2), against GD"

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 from matplotlib import colors
 
+from theorycheck import sweep as S
 from theorycheck.report import plots
-from theorycheck.sweep import run as S
 
 NAME = "regime-map"
 TITLE = "C5: regimes of ℓ2-SAM over (ρ, α), closed-form boundaries and computed α_c"

@@ -1,12 +1,14 @@
 """THEORY.md's derivations, executable: one module per theorem.
 
-Importing this package registers every theorem in :data:`REGISTRY` (in THEORY.md's order).
+The built-in pack ``minor-first`` (:mod:`theorycheck.packs`) reads its theorems and claims
+from :func:`theorems` and :func:`claims`; importing the theorem modules registers them.
 """
 
 from theorycheck.proofs import c1, c2, c3, c4, c5, c6, rescaled  # noqa: F401  (registers R, B, C1..C6)
-from theorycheck.proofs._core import MARKS, REGISTRY, Theorem, TheoremResult
+from theorycheck.proofs._core import MARKS, REGISTRY, ProveResult, Theorem, TheoremResult, prove
 
-__all__ = ["MARKS", "ORDER", "REGISTRY", "Theorem", "TheoremResult", "check_keys", "run_all"]
+__all__ = ["MARKS", "ORDER", "REGISTRY", "ProveResult", "Theorem", "TheoremResult", "check_keys", "claims", "prove",
+           "run_all", "theorems"]
 
 
 #: THEORY.md's order
@@ -32,7 +34,10 @@ def theorems() -> list[Theorem]:
 
 
 def claims() -> list:
-    """The pack's claims (registered by the theorem modules beside their derivations)."""
-    from theorycheck.claims.claim import REGISTRY as CLAIMS
+    """The pack's claims (registered by the theorem modules beside their derivations; a
+    user's claims are not the pack's)."""
+    from theorycheck.claims.registry import REGISTRY as CLAIMS
+    from theorycheck.claims.registry import user_claims
 
-    return list(CLAIMS.values())
+    mine = {c.key for c in user_claims()}
+    return [c for k, c in CLAIMS.items() if k not in mine]

@@ -178,6 +178,60 @@ class TheoremResult:
         }
 
 
+@dataclass
+class ProveResult:
+    """The results of :func:`prove`, in the order run. ``refuted``: keys of the theorems with a
+    refuted or crashed step (the CLI's exit status is 1 when it is non-empty)."""
+
+    results: list[TheoremResult]
+    seconds: float
+
+    @property
+    def refuted(self) -> list[str]:
+        return [r.theorem.key for r in self.results if r.status in (REFUTED, ERROR)]
+
+    @property
+    def ok(self) -> bool:
+        return not self.refuted
+
+    def __getitem__(self, key: str) -> TheoremResult:
+        for r in self.results:
+            if r.theorem.key == key:
+                return r
+        raise KeyError(key)
+
+    def as_dict(self) -> dict:
+        """Keys: theorems (one dict per theorem: key, title, statement, status, steps), seconds,
+        refuted."""
+        return {"theorems": [r.to_dict() for r in self.results], "seconds": round(self.seconds, 2),
+                "refuted": self.refuted}
+
+
+def prove(keys: Iterable[str] | str | None = None, *, pack: str | None = None,
+          on_theorem: Callable[[Theorem], None] | None = None) -> ProveResult:
+    """Run a pack's theorems (default pack ``minor-first``): all, or those whose keys are given
+    (case-insensitive; a comma-separated string is split), in the pack's order. Unknown keys
+    raise a one-line :class:`~theorycheck.errors.TheorycheckError` naming the known ones."""
+    from theorycheck import packs
+    from theorycheck.errors import TheorycheckError
+
+    p = packs.get(pack or "minor-first")
+    theorems = {t.key: t for t in p.theorems()}
+    if isinstance(keys, str):
+        keys = [k for k in keys.split(",")]
+    wanted = [k.strip().upper() for k in keys if k.strip()] if keys else list(theorems)
+    unknown = [k for k in wanted if k not in theorems]
+    if unknown:
+        raise TheorycheckError(f"unknown theorem(s) {', '.join(unknown)}; known: {', '.join(theorems)}")
+    results = []
+    t0 = time.perf_counter()
+    for k in wanted:
+        if on_theorem is not None:
+            on_theorem(theorems[k])
+        results.append(theorems[k].run())
+    return ProveResult(results, time.perf_counter() - t0)
+
+
 REGISTRY: dict[str, Theorem] = {}
 
 

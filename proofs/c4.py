@@ -108,7 +108,7 @@ def _c4_register():
 
     from theorycheck.claims import thresholds as th
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.claim import register as register_claim
+    from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
 

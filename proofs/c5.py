@@ -130,7 +130,7 @@ def _c5_register():
     from theorycheck.claims import strategies as tcs
     from theorycheck.claims import thresholds as th
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.claim import register as register_claim
+    from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
     from theorycheck.proofs.c4 import _alpha_for_N0, _l2_inputs
     from theorycheck.setting import Setting

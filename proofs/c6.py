@@ -70,7 +70,7 @@ def _c6_register():
 
     from theorycheck.claims import strategies as tcs
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.claim import register as register_claim
+    from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
 

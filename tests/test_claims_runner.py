@@ -2,7 +2,8 @@
 
 from hypothesis import strategies as st
 
-from theorycheck.claims.claim import FAILS, HOLDS, INCONCLUSIVE, Claim, Outcome, run_claim
+from theorycheck.claims.claim import FAILS, HOLDS, INCONCLUSIVE, Claim, Outcome
+from theorycheck.claims.runner import run_claim
 
 
 def test_holds():
@@ -64,7 +65,7 @@ def test_inconclusive_inputs_are_reported_with_what_ran_out():
 def test_numpy_numbers_become_plain_python():
     import numpy as np
 
-    from theorycheck.report.plain import to_plain
+    from theorycheck.report.json import to_plain
 
     d = to_plain({"a": np.float64(0.25), "b": [np.float64("inf"), np.int64(3)], "c": np.array([1.0])})
     assert type(d["a"]) is float and repr(d) == "{'a': 0.25, 'b': [inf, 3], 'c': [1.0]}"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from theorycheck.cli.main import main
-from theorycheck.sweep.run import SweepResult
+from theorycheck.sweep.result import SweepResult
 
 KEYS = {"optimizer", "rho", "depth", "loss", "n", "d", "time_kind", "system", "alpha", "time", "jdag", "status",
         "collapse_time", "visits", "thresholds", "rtol", "atol", "run", "out", "saved"}

@@ -28,7 +28,7 @@ def symbolic_field(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, los
 
 
 @pytest.mark.parametrize("optimizer", ["gd", "sam-l2", "sam-linf"])
-@pytest.mark.parametrize("L,n,d", [(1, 2, 2), (2, 2, 3), (3, 1, 2)])
+@pytest.mark.parametrize("L,n,d", [(1, 2, 2), pytest.param(2, 2, 3, marks=pytest.mark.slow), (3, 1, 2)])
 @pytest.mark.parametrize("loss", ["logistic", "exponential"])
 def test_sam_step_is_a_step_along_the_symbolic_flow(optimizer, L, n, d, loss):
     W = RNG.normal(size=(L, d))

@@ -151,7 +151,7 @@ def test_c4_switch_level():
         assert w.time / I == pytest.approx(level, rel=1e-8)
 
 
-@pytest.mark.parametrize("alpha", [0.05, 1e-30])
+@pytest.mark.parametrize("alpha", [0.05, pytest.param(1e-30, marks=pytest.mark.slow)])
 def test_collapse_l2_float_and_mp_agree(alpha):
     """Collapse times: full and reduced systems, float64 and 30 digits (the arc-length
     clock near the collapse makes the 30-digit runs cheap)."""

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from theorycheck import status as bst
+from theorycheck import sweep as S
 from theorycheck.batched import engine as bt
 from theorycheck.batched import systems as bsys
 from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
-from theorycheck.sweep import run as S
 
 kn = pytest.importorskip("theorycheck.batched.kernel")
 if not kn.available():  # pragma: no cover
@@ -165,7 +165,9 @@ def test_auto_picks_the_kernel_for_the_reduced_ode_only():
 
 
 def test_without_numba_auto_falls_back_and_numba_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(S, "_numba_installed", lambda: False)
+    from theorycheck.sweep import run as sweep_run
+
+    monkeypatch.setattr(sweep_run, "_numba_installed", lambda: False)
     z = np.arange(1.0, 5.0)
     r = S.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[0.3, 0.8], times=[1.0, 2.0], backend="serial")
     assert r.meta["run"]["array_backend"] == "numpy"

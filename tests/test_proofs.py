@@ -21,6 +21,7 @@ def test_every_theorem_of_theory_md_is_registered():
     assert set(proofs.REGISTRY) == set(proofs.ORDER)
 
 
+@pytest.mark.slow
 def test_no_step_crashes_and_identities_are_symbolic(results):
     for r in results.values():
         for step, res in r.steps:
@@ -29,6 +30,7 @@ def test_no_step_crashes_and_identities_are_symbolic(results):
                 assert res.status == VERIFIED, (r.theorem.key, step.statement, res.detail)
 
 
+@pytest.mark.slow
 def test_statuses(results):
     assert {k: r.status for k, r in results.items()} == {
         "R": VERIFIED, "B": VERIFIED, "C1": VERIFIED, "C2": REFUTED, "C3": INCOMPLETE,
@@ -61,6 +63,7 @@ def _integrate_balanced(L, opt, z, alpha, rho, tau):
     return sol.y[:, -1]
 
 
+@pytest.mark.slow
 def test_c2_tie_counterexample_by_integration(results):
     ce = _find(results, "C2", "ties").counterexample
     u = _integrate_balanced(2, "sam-linf", ce["z"], ce["alpha"], ce["rho"], 25.0)  # finite-τ gap ~ e^(−25)
@@ -68,6 +71,7 @@ def test_c2_tie_counterexample_by_integration(results):
     np.testing.assert_allclose(beta / np.linalg.norm(beta), ce["limit_direction"], rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_c2_boundary_counterexample_by_integration(results):
     res = _find(results, "C2", "no α_j > ρ")
     assert res.status == REFUTED
@@ -80,6 +84,7 @@ def test_c2_boundary_counterexample_by_integration(results):
     assert 0 < u[1] < 1e-5
 
 
+@pytest.mark.slow
 def test_c3_odd_depth_below_rho_rises_to_rho(results):
     ce = _find(results, "C3", "α_j < ρ").counterexample
     u = _integrate_balanced(ce["L"], "sam-linf", ce["z"], ce["alpha"], ce["rho"], 2000.0)
@@ -87,6 +92,7 @@ def test_c3_odd_depth_below_rho_rises_to_rho(results):
     assert np.all(u < ce["rho"])
 
 
+@pytest.mark.slow
 def test_c5_counterexamples_are_what_the_compiled_field_says(results):
     f = tc.balanced_field(2, "sam-l2", log=True)
     ce = _find(results, "C5", "ties at the top").counterexample
@@ -98,6 +104,7 @@ def test_c5_counterexamples_are_what_the_compiled_field_says(results):
     assert np.all(f.field(z, np.log(ce["alpha"]), N0, ce["rho"]) < 0)
 
 
+@pytest.mark.slow
 def test_c5_tie_break_at_second_order_by_integration(results):
     ce = _find(results, "C5", "j†(0+)").counterexample
     z = np.array(ce["z"], float)

@@ -87,6 +87,7 @@ def test_collapse_threshold_against_the_full_system_at_30_digits(alpha_c):
         assert tr.collapsed is collapses
 
 
+@pytest.mark.slow
 def test_collapse_threshold_scalings(alpha_c):
     # α_c(c z, ρ) = α_c(z, ρ) (time rescaling) and α_c(z, k ρ) = k α_c(z, ρ) (N ∝ α)
     assert th.collapse_threshold([2.0, 4.0, 6.0], 1.0).value == pytest.approx(alpha_c.value, rel=1e-10)
@@ -99,6 +100,7 @@ def test_collapse_threshold_edge_cases():
     assert th.collapse_threshold([1.0, 2.0], 0.0).value == 0.0
 
 
+@pytest.mark.slow
 def test_cli_thresholds_json(capsys):
     rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--alpha", "0.6", "--json"])
     res = json.loads(capsys.readouterr().out)

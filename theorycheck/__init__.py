@@ -1,9 +1,98 @@
-"""theorycheck: derive, integrate and verify implicit-bias claims of GD and SAM on
-L-layer linear diagonal networks (Moon, Si, Yun, arXiv 2603.08290)."""
+"""theorycheck: derive, integrate and verify implicit-bias claims of GD and SAM on L-layer
+linear diagonal networks (Moon, Si, Yun, arXiv 2603.08290).
+
+The public API (``import theorycheck as tc``; documented in docs/api.md)::
+
+    s = tc.Setting.from_z([1, 2, 3], optimizer="sam-l2", rho=1.0, alpha=0.5)
+    tr = tc.solve(s, t_max=50)          # Trajectory; tr.as_dict() == `theorycheck trajectory --json`
+    tc.thresholds([1, 2, 3], 1.0)       # ThresholdsResult (α_c and the closed-form boundaries)
+    tc.verify("C4")                     # VerifyResult
+
+Every result has ``as_dict()``: exactly the JSON the matching CLI command prints. Names are
+imported on first use, so ``import theorycheck`` loads neither sympy, scipy.optimize,
+matplotlib nor torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
 from theorycheck.errors import NotSeparableError, SettingError, TheorycheckError
-from theorycheck.setting import Init, Setting
 
 __version__ = "0.1.0"
 
-__all__ = ["Init", "NotSeparableError", "Setting", "SettingError", "TheorycheckError", "__version__"]
+#: public name -> (module, attribute); imported on first access
+_LAZY: dict[str, tuple[str, str]] = {
+    "Setting": ("theorycheck.setting", "Setting"),
+    "Init": ("theorycheck.setting", "Init"),
+    "solve": ("theorycheck.api", "solve"),
+    "max_margin": ("theorycheck.api", "max_margin"),
+    "describe": ("theorycheck.api", "describe"),
+    "reproduce": ("theorycheck.api", "reproduce"),
+    "thresholds": ("theorycheck.claims.regimes", "thresholds"),
+    "heatmap": ("theorycheck.sweep.recipes", "heatmap"),
+    "RunOptions": ("theorycheck.sweep.run", "RunOptions"),
+    "SweepResult": ("theorycheck.sweep.result", "SweepResult"),
+    "verify": ("theorycheck.claims.runner", "verify"),
+    "run_claim": ("theorycheck.claims.runner", "run_claim"),
+    "prove": ("theorycheck.proofs._core", "prove"),
+    "derive": ("theorycheck.derivation", "derive"),
+    "Claim": ("theorycheck.claims.claim", "Claim"),
+    "Outcome": ("theorycheck.claims.claim", "Outcome"),
+    "register_claim": ("theorycheck.claims.registry", "register_claim"),
+    "unregister_claim": ("theorycheck.claims.registry", "unregister_claim"),
+    "packs": ("theorycheck.packs", None),
+    "vocabulary": ("theorycheck.vocabulary", None),
+}
+
+__all__ = ["Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
+           "TheorycheckError", "__version__", "derive", "describe", "heatmap", "max_margin", "packs", "prove",
+           "register_claim", "reproduce", "run_claim", "solve", "thresholds", "unregister_claim", "verify",
+           "vocabulary"]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'theorycheck' has no attribute {name!r}") from None
+    mod = importlib.import_module(module)
+    value = mod if attr is None else getattr(mod, attr)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+class _Package(types.ModuleType):
+    """``theorycheck.solve`` is both the public function and the subpackage ``theorycheck/solve/``.
+    Importing a submodule binds it as an attribute of its parent; for the public names this
+    class keeps the function (the subpackage stays importable as ``theorycheck.solve.X``)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and name in _LAZY and _LAZY[name][1] is not None:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+    from theorycheck import packs, vocabulary  # noqa: F401
+    from theorycheck.api import describe, max_margin, reproduce, solve  # noqa: F401
+    from theorycheck.claims.claim import Claim, Outcome  # noqa: F401
+    from theorycheck.claims.regimes import thresholds  # noqa: F401
+    from theorycheck.claims.registry import register_claim, unregister_claim  # noqa: F401
+    from theorycheck.claims.runner import run_claim, verify  # noqa: F401
+    from theorycheck.derivation import derive  # noqa: F401
+    from theorycheck.proofs._core import prove  # noqa: F401
+    from theorycheck.setting import Init, Setting  # noqa: F401
+    from theorycheck.sweep.recipes import heatmap  # noqa: F401
+    from theorycheck.sweep.result import SweepResult  # noqa: F401
+    from theorycheck.sweep.run import RunOptions  # noqa: F401

@@ -243,3 +243,32 @@ def summary(traj: Trajectory) -> dict:
         out["final_normalized_margin"] = float(ml["normalized_margin"][-1])
         out["final_loss"] = float(ml["loss"][-1])
     return out
+
+
+def report(traj: Trajectory) -> dict:
+    """What ``theorycheck trajectory --json`` prints (keys documented in the README): the
+    :func:`summary`, how it ran, the setting, and the angles between the final direction and
+    the ℓ1 / ℓ2 max-margin solutions. :meth:`Trajectory.as_dict` returns this."""
+    from theorycheck.solve.maxmargin import angle_degrees, max_margin
+
+    setting = traj.setting
+    out = summary(traj)
+    out.update({
+        "method": traj.method,
+        "precision": traj.precision,
+        "system": traj.system,
+        "depth": setting.depth,
+        "optimizer": setting.optimizer,
+        "rho": setting.rho,
+        "loss": setting.loss,
+        "n_examples": setting.n,
+        "d": setting.d,
+        "steps": traj.n_steps,
+        "evaluations": traj.n_evaluations,
+    })
+    if traj.eta is not None:
+        out["eta"] = traj.eta
+    for p in (1, 2):
+        out[f"angle_l{p}_deg"] = angle_degrees(out["direction"], max_margin(setting.Z, p).beta)
+    return out
+

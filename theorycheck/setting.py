@@ -7,16 +7,14 @@ names the problem and the fix; the CLI prints it without a traceback.
 from __future__ import annotations
 
 import csv
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import linprog
 
 from theorycheck.errors import NotSeparableError, SettingError
-from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
+from theorycheck.vocabulary import check_depth, check_loss, check_optimizer, check_rho
 
 __all__ = ["Init", "Setting", "parse_floats", "read_csv", "check_separable"]
 
@@ -79,6 +77,8 @@ def check_separable(Z: np.ndarray) -> np.ndarray:
 
     Non-separability is proved, not guessed: by Gordan's theorem, no β has ``Zβ > 0``
     iff some ``λ ≥ 0, Σλ = 1`` has ``Zᵀλ = 0``; the examples with λ_i > 0 are named."""
+    from scipy.optimize import linprog  # here, not at import: `import theorycheck` stays light
+
     n, d = Z.shape
     scale = np.max(np.abs(Z), axis=1, keepdims=True)
     if np.any(scale == 0):
@@ -195,21 +195,10 @@ class Setting:
         bad = np.flatnonzero((y != 1) & (y != -1))
         if bad.size:
             raise SettingError(f"label of example {bad[0] + 1} is {y[bad[0]]:g}: labels must be +1 or -1")
-        if isinstance(depth, bool) or not float(depth).is_integer() or depth < 1:
-            raise SettingError(f"depth = {depth!r}: the depth L must be an integer ≥ 1")
-        if loss not in LOSSES:
-            raise SettingError(f"unknown loss {loss!r}: choose one of {', '.join(LOSSES)}")
-        if optimizer not in OPTIMIZERS:
-            raise SettingError(f"unknown optimizer {optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
-        try:
-            rho = float(rho)
-        except (TypeError, ValueError):
-            raise SettingError(f"rho = {rho!r} is not a number") from None
-        if not math.isfinite(rho):
-            raise SettingError(f"rho = {rho}: ρ must be a finite number ≥ 0")
-        if rho < 0:
-            raise SettingError(f"rho = {rho:g}: the SAM radius ρ must be ≥ 0")
-        depth = int(depth)
+        depth = check_depth(depth)
+        check_loss(loss)
+        check_optimizer(optimizer)
+        rho = check_rho(rho)
         init = _make_init(alpha, depth, X.shape[1])
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)

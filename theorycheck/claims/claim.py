@@ -11,26 +11,21 @@ Claim) that the tool found to hold where the original fails. The runner gives a
 - ``inconclusive``: no disagreement, but some check ran out of budget (never "holds");
 - ``error``: a check raised (a bug of the tool, reported with the input, never hidden).
 
-Claims are registered by ``proofs/`` beside their derivations.
+The runner is :mod:`theorycheck.claims.runner`, the registry :mod:`theorycheck.claims.registry`;
+claims are registered by a pack's ``proofs`` beside their derivations, or by a user with
+:func:`theorycheck.register_claim`.
 """
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis import strategies as st
-
-from theorycheck.report.plain import to_plain
+if TYPE_CHECKING:  # hypothesis is imported by the runner, when claims run
+    from hypothesis import strategies as st
 
 HOLDS, FAILS, INCONCLUSIVE, ERROR = "holds", "fails", "inconclusive", "error"
-
-#: examples per claim for each profile of ``theorycheck verify``
-PROFILES: dict[str, int] = {"fast": 12, "thorough": 100}
 
 
 @dataclass
@@ -90,126 +85,16 @@ class Verdict:
         return d
 
 
-class _Disagrees(AssertionError):
-    pass
+#: names that lived here before the runner and the registry got their own modules
+_MOVED = {"REGISTRY": "registry", "register": "registry", "select": "registry", "run_claim": "runner",
+          "PROFILES": "runner", "MAX_INCONCLUSIVE_SHOWN": "runner"}
 
 
-class _Crashed(Exception):
-    pass
+def __getattr__(name: str):
+    """Code written against the earlier layout (``from theorycheck.claims.claim import
+    run_claim``) still finds the names; new code imports them from their modules."""
+    if name in _MOVED:
+        import importlib
 
-
-#: inconclusive inputs kept per verdict (shown by ``theorycheck verify``)
-MAX_INCONCLUSIVE_SHOWN = 3
-
-
-def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
-              progress: Callable[[str, int], None] | None = None) -> Verdict:
-    """Check ``claim`` on its pinned inputs, then on ``examples`` drawn inputs; on a
-    disagreement hypothesis shrinks to a minimal counterexample."""
-    t0 = time.perf_counter()
-    stats = {"tried": 0, "inconclusive": 0, "worst": None}
-    undecided: list[dict] = []  # the first MAX_INCONCLUSIVE_SHOWN inconclusive inputs
-    last_fail: dict[str, Any] = {}
-
-    def one(x) -> Outcome:
-        try:
-            out = claim.check(x)
-        except Exception as exc:
-            last_fail["x"], last_fail["exc"] = x, exc
-            raise _Crashed() from exc
-        stats["tried"] += 1
-        if progress:
-            progress(claim.key, stats["tried"])
-        if out.ok is None:
-            stats["inconclusive"] += 1
-            if len(undecided) < MAX_INCONCLUSIVE_SHOWN:
-                undecided.append({"input": to_plain(claim.describe(x)), "detail": to_plain(out.detail)})
-        elif math.isfinite(out.deviation):
-            stats["worst"] = out.deviation if stats["worst"] is None else max(stats["worst"], out.deviation)
-        return out
-
-    def verdict(status, message="", ce=None, ce_detail=None) -> Verdict:
-        v = Verdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
-                    claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message,
-                    inconclusive_examples=list(undecided))
-        if claim.refined is not None and status == FAILS:
-            v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress)
-        return v
-
-    def crashed() -> Verdict:
-        exc = last_fail["exc"]
-        return verdict(ERROR, f"the check raised {type(exc).__name__}: {exc}", claim.describe(last_fail["x"]))
-
-    pinned_fail = None
-    for x in claim.pinned:
-        try:
-            out = one(x)
-        except _Crashed:
-            return crashed()
-        if out.ok is False and pinned_fail is None:
-            pinned_fail = (x, out)
-
-    n = examples if claim.max_examples is None else min(examples, claim.max_examples)
-    drawn_before = stats["tried"]
-    if n > 0:
-        @settings(max_examples=n, database=None, deadline=None, derandomize=False,
-                  suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink),
-                  report_multiple_bugs=False)
-        @seed(seed_)
-        @given(claim.inputs)
-        def _search(x):
-            out = one(x)
-            if out.ok is False:
-                last_fail["x"], last_fail["out"] = x, out
-                raise _Disagrees()
-
-        try:
-            _search()
-        except _Crashed:
-            return crashed()
-        except _Disagrees:
-            x, out = last_fail["x"], last_fail["out"]
-            msg = "hypothesis shrank a disagreement to this input"
-            if pinned_fail is not None:
-                msg += f" (a pinned edge case fails too: {to_plain(claim.describe(pinned_fail[0]))})"
-            return verdict(FAILS, msg, claim.describe(x), out.detail)
-    if pinned_fail is not None:
-        x, out = pinned_fail
-        drawn = stats["tried"] - drawn_before
-        return verdict(FAILS, f"a pinned edge case disagrees; all {drawn} drawn inputs agree (the failure is at the "
-                       "edge case, not generic)", claim.describe(x), out.detail)
-    if stats["inconclusive"]:
-        return verdict(INCONCLUSIVE, f"{stats['inconclusive']} of {stats['tried']} checks ran out of budget")
-    return verdict(HOLDS)
-
-
-REGISTRY: dict[str, Claim] = {}
-
-
-def register(claim: Claim) -> Claim:
-    """Add a claim to the registry (keys are unique, e.g. ``C4.switch-level``)."""
-    if claim.key in REGISTRY:
-        raise ValueError(f"claim {claim.key} registered twice")
-    REGISTRY[claim.key] = claim
-    return claim
-
-
-def select(prefixes: Sequence[str] | None) -> list[Claim]:
-    """Claims whose key equals a prefix or starts with ``prefix.`` (``C4`` selects ``C4.*``)."""
-    if not prefixes:
-        return list(REGISTRY.values())
-    every: dict[str, Claim] = {}
-    for c in REGISTRY.values():  # refined claims run with their parent; alone when named exactly
-        c = c.refined
-        while c is not None:
-            every.setdefault(c.key, c)
-            c = c.refined
-    out: list[Claim] = []
-    for p in prefixes:
-        hits = [c for k, c in REGISTRY.items() if k == p or k.startswith(p + ".")]
-        if not hits and p in every:
-            hits = [every[p]]
-        if not hits:
-            raise KeyError(p)
-        out += [c for c in hits if c not in out]
-    return out
+        return getattr(importlib.import_module(f"theorycheck.claims.{_MOVED[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

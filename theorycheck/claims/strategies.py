@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from theorycheck.setting import Setting
-from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
+from theorycheck.vocabulary import LOSSES, OPTIMIZERS
 
 __all__ = [
     "feature_values",

@@ -81,6 +81,7 @@ class Trajectory:
     n_evaluations: int = 0
     message: str = ""
     system: str = ""
+    eta: float | None = None  # the step size of a discrete run (method "discrete")
     _steps: list[_Step] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
@@ -92,6 +93,12 @@ class Trajectory:
             self.message = self.stopped_because.message
 
     # ------------------------------------------------------------------ basic views
+    def as_dict(self) -> dict:
+        """What ``theorycheck trajectory --json`` prints: :func:`theorycheck.observe.report`."""
+        from theorycheck.observe import report
+
+        return report(self)
+
     @property
     def t_end(self) -> float:
         return float(self.t[-1])

@@ -1,1 +1,20 @@
-"""sweep"""
+"""Sweeps: execution (:mod:`.run`), results (:mod:`.result`), grids (:mod:`.grid`) and
+recipes (:mod:`.recipes`). The names below are the package's public surface."""
+
+from theorycheck.sweep.grid import time_grid, visits
+from theorycheck.sweep.recipes import classify_regimes, depth_sweep, heatmap, regime_map, seed_sweep
+from theorycheck.sweep.result import SweepResult, versions
+from theorycheck.sweep.run import (
+                                   ARRAY_BACKENDS,
+                                   BACKENDS,
+                                   METHODS,
+                                   RunOptions,
+                                   SystemSpec,
+                                   collapse_threshold,
+                                   resolve_array_backend,
+                                   run_spec,
+)
+
+__all__ = ["ARRAY_BACKENDS", "BACKENDS", "METHODS", "RunOptions", "SweepResult", "SystemSpec", "classify_regimes",
+           "collapse_threshold", "depth_sweep", "heatmap", "regime_map", "resolve_array_backend", "run_spec",
+           "seed_sweep", "time_grid", "versions", "visits"]

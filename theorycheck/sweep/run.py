@@ -18,17 +18,12 @@ address, or a ``distributed.Client``). Members are independent (per-member steps
 result does not depend on the backend or the chunking: it is bitwise the same.
 """
 
+
 from __future__ import annotations
 
 import concurrent.futures as cf_futures
-import json
-import math
 import os
-import platform
-import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,7 +33,6 @@ from theorycheck.batched import engine as bt
 from theorycheck.batched import ops as bops
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import TheorycheckError
-from theorycheck.report.plain import to_plain
 from theorycheck.report.progress import Progress
 
 BACKENDS = ("serial", "processes", "dask")
@@ -241,107 +235,12 @@ def _dask_client(scheduler):
         raise TheorycheckError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
 
 
-# ---------------------------------------------------------------------------- results
-def versions(array_backend: str = "numpy") -> dict:
-    """Versions of what produced a result."""
-    import scipy
-    import sympy
-
-    from theorycheck import __version__
-
-    v = {"theorycheck": __version__, "python": platform.python_version(), "numpy": np.__version__,
-         "scipy": scipy.__version__, "sympy": sympy.__version__, "platform": platform.platform()}
-    if array_backend == "numba":
-        v["numba"] = sys.modules["numba"].__version__
-    if array_backend == "torch" or "torch" in sys.modules:
-        try:
-            import torch
-
-            v["torch"] = torch.__version__
-        except ImportError:  # pragma: no cover
-            pass
-    return v
-
-
-def _paths(prefix: str | Path) -> tuple[Path, Path]:
-    """PREFIX.npz and PREFIX.json (a trailing .npz/.json is dropped; dots in PREFIX are kept)."""
-    text = str(prefix)
-    for suf in (".npz", ".json"):
-        if text.endswith(suf):
-            text = text[: -len(suf)]
-    return Path(text + ".npz"), Path(text + ".json")
-
-
-@dataclass
-class SweepResult:
-    """A sweep's arrays and metadata.
-
-    ``arrays``: name -> numpy array (e.g. ``jdag`` (A, T), ``alpha`` (A,), ``time`` (T,),
-    ``status`` (A,)); ``meta``: JSON-able dict (kind, setting, grid description, tolerances,
-    versions, how it ran, status counts). :meth:`save` writes PREFIX.npz + PREFIX.json."""
-
-    arrays: dict[str, np.ndarray]
-    meta: dict
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        return self.arrays[key]
-
-    def save(self, prefix: str | Path) -> tuple[Path, Path]:
-        npz, js = _paths(prefix)
-        npz.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(npz, **self.arrays)
-        js.write_text(json.dumps(to_plain(self.meta, nonfinite="string"), indent=2, allow_nan=False, ensure_ascii=False) + "\n")
-        return npz, js
-
-    @classmethod
-    def load(cls, prefix: str | Path) -> SweepResult:
-        npz, js = _paths(prefix)
-        if not npz.is_file() or not js.is_file():
-            raise TheorycheckError(f"no saved sweep at {prefix} (need {npz.name} and {js.name})")
-        with np.load(npz) as f:
-            arrays = {k: f[k] for k in f.files}
-        return cls(arrays, json.loads(js.read_text()))
-
-
 def _status_counts(status: np.ndarray) -> dict[str, int]:
     return {bst.STATUS[int(k)]: int(v) for k, v in zip(*np.unique(status, return_counts=True))}
 
 
 def _event_arrays(res: bt.BatchResult) -> dict[str, np.ndarray]:
     return {f"event_{k}": v for k, v in res.events.items()}
-
-
-# ---------------------------------------------------------------------------- grids
-def parse_range(text: str, what: str, *, log: bool = False) -> np.ndarray:
-    """``"LO:HI:N"`` -> N points from LO to HI (geometric with ``log``)."""
-    parts = str(text).split(":")
-    try:
-        if len(parts) != 3:
-            raise ValueError
-        lo, hi, n = float(parts[0]), float(parts[1]), int(parts[2])
-    except ValueError:
-        raise TheorycheckError(f"{what} {text!r}: write LO:HI:N, e.g. 0.01:1:50") from None
-    if n < 1 or not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo or (n > 1 and hi == lo):
-        raise TheorycheckError(f"{what} {text!r}: need finite LO < HI and N ≥ 1")
-    if log:
-        if lo <= 0:
-            raise TheorycheckError(f"{what} {text!r}: a log grid needs LO > 0")
-        return np.geomspace(lo, hi, n)
-    return np.linspace(lo, hi, n)
-
-
-def time_grid(t_max: float, nt: int, *, log: bool = False, t_min: float | None = None) -> np.ndarray:
-    """``nt`` output times in (0, t_max]: linear ``t_max·k/nt`` (k = 1..nt), or geometric
-    from ``t_min`` (default t_max·1e-4) with ``log``. τ = 0 is left out: j† is a tie there."""
-    if not (math.isfinite(t_max) and t_max > 0) or nt < 1:
-        raise TheorycheckError(f"time grid: need t_max > 0 (got {t_max}) and nt ≥ 1 (got {nt})")
-    if log:
-        lo = t_min if t_min is not None else t_max * 1e-4
-        if not 0 < lo < t_max:
-            raise TheorycheckError(f"time grid: need 0 < t_min < t_max (got {lo}, {t_max})")
-        return np.geomspace(lo, t_max, nt)
-    lo = t_min if t_min is not None else t_max / nt
-    return np.linspace(lo, t_max, nt)
 
 
 def _choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str) -> str:
@@ -358,83 +257,6 @@ def _choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str)
             raise TheorycheckError("the reduced ODE of C4 needs ℓ2-SAM, L = 2, one example and a uniform α")
         return "reduced"
     return "balanced"
-
-
-# ---------------------------------------------------------------------------- sweeps
-def heatmap(Z, *, optimizer: str, rho: float, alphas, times, depth: int = 2, loss: str = "logistic",
-            method: str = "auto", opts: RunOptions | None = None, backend: str = "processes",
-            workers: int | None = None, scheduler: Any = None, progress: bool | None = None) -> SweepResult:
-    """j† over (α, time) for a uniform init α·1 (E1). ``Z``: one example z (d,) or n×d rows
-    z_i = y_i x_i. Arrays: ``jdag`` (A, T) int16, ``alpha`` (A,), ``time`` (T,), ``status``
-    (A,), ``t_stop`` (A,), ``steps`` (A,), the system's other observables (A, T) and
-    ``event_*`` (A,) event times (inf: did not happen)."""
-    Z = np.atleast_2d(np.asarray(Z, dtype=float))
-    alphas = np.asarray(alphas, dtype=float).reshape(-1)
-    if alphas.size == 0 or np.any(alphas <= 0) or not np.all(np.isfinite(alphas)):
-        raise TheorycheckError("alphas must be finite and > 0")
-    if not (math.isfinite(rho) and rho >= 0):
-        raise TheorycheckError(f"rho = {rho}: ρ must be finite and ≥ 0")
-    kind = _choose_kind(Z.shape[0], optimizer, depth, True, method)
-    data = Z[0] if kind != "multi" else Z
-    spec = SystemSpec(kind, data, alphas, np.full(alphas.size, float(rho)), depth, optimizer, loss)
-    opts = opts or RunOptions()
-    res, how = run_spec(spec, times, opts=opts, backend=backend, workers=workers, scheduler=scheduler,
-                        progress=progress, label=f"heatmap {optimizer}")
-    arrays = {"alpha": alphas, "time": res.grid, "status": res.status, "t_stop": res.t_stop, "steps": res.steps,
-              **res.obs, **_event_arrays(res)}
-    meta = {"kind": "heatmap", "system": kind, "time_kind": "tau" if kind != "multi" else "t",
-            "optimizer": optimizer, "rho": rho, "depth": depth, "loss": loss, "data": Z, "n": Z.shape[0],
-            "d": Z.shape[1], "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
-            "versions": versions(res.meta["array_backend"]), "seconds": res.seconds}
-    return SweepResult(arrays, meta)
-
-
-def classify_regimes(jdag: np.ndarray, status: np.ndarray, z) -> np.ndarray:
-    """Per member (row): 1 collapse, 2 j† ≠ argmax z somewhere on the grid (sequential
-    amplification), 3 j† = argmax z on the whole grid (GD-like); 0 when a budget ran out."""
-    major = int(np.argmax(z)) + 1
-    out = np.where(np.all((jdag == major) | (jdag == -1), axis=1), 3, 2).astype(np.int8)
-    out[status == bst.COLLAPSE] = 1
-    out[~np.isin(status, bst.FINISHED_OK)] = 0
-    return out
-
-
-def regime_map(z, *, alphas, rhos, times, opts: RunOptions | None = None, backend: str = "processes",
-               workers: int | None = None, scheduler: Any = None, progress: bool | None = None,
-               bisect: int = 40) -> SweepResult:
-    """ℓ2-SAM, L = 2, one example: the regime of every (ρ, α) cell (C5) from C4's reduced ODE
-    over ``times``, the closed-form boundaries (thresholds.alpha_all_shrink, alpha_gd_like)
-    and the computed collapse threshold α_c(ρ) (batched bisection, :func:`collapse_threshold`).
-    Arrays: ``regime`` (R, A), ``alpha`` (A,), ``rho`` (R,), ``alpha_all_shrink`` (R,),
-    ``alpha_gd_like`` (R,), ``alpha_c`` (R,), ``alpha_c_bracket`` (R, 2), ``collapse_time`` (R, A)."""
-    from theorycheck.claims import thresholds as th
-
-    z = np.asarray(z, dtype=float).reshape(-1)
-    alphas = np.asarray(alphas, float).reshape(-1)
-    rhos = np.asarray(rhos, float).reshape(-1)
-    if np.any(rhos <= 0):
-        raise TheorycheckError("regime maps need ρ > 0 (ρ = 0 is GD: one regime)")
-    aa, rr = np.meshgrid(alphas, rhos)  # (R, A)
-    spec = SystemSpec("reduced", z, aa.ravel(), rr.ravel())
-    opts = opts or RunOptions()
-    res, how = run_spec(spec, times, opts=opts, backend=backend, workers=workers, scheduler=scheduler,
-                        progress=progress, label="regime map")
-    R, A = rr.shape
-    regime = classify_regimes(res.obs["jdag"], res.status, z).reshape(R, A)
-    shrink = np.array([th.alpha_all_shrink(z, r).value for r in rhos], dtype=float)
-    gdlike = np.array([th.alpha_gd_like(z, r).value for r in rhos], dtype=float)
-    ac = collapse_threshold(z, rhos, opts=opts, iterations=bisect, backend=backend, workers=workers,
-                            scheduler=scheduler, progress=progress)
-    arrays = {"regime": regime, "alpha": alphas, "rho": rhos, "time": res.grid, "alpha_all_shrink": shrink,
-              "alpha_gd_like": gdlike, "alpha_c": ac["alpha_c"], "alpha_c_bracket": ac["bracket"],
-              "alpha_c_status": ac["status"], "collapse_time": res.events["collapse"].reshape(R, A),
-              "status": res.status.reshape(R, A), "jdag": res.obs["jdag"].reshape(R, A, -1)}
-    meta = {"kind": "regime_map", "system": "reduced", "time_kind": "tau", "optimizer": "sam-l2", "depth": 2,
-            "z": z, "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
-            "regime_codes": {"0": "budget ran out", "1": "collapse", "2": "sequential amplification",
-                             "3": "GD-like (j† = argmax z throughout)"},
-            "bisection": ac["meta"], "versions": versions(res.meta["array_backend"]), "seconds": res.seconds}
-    return SweepResult(arrays, meta)
 
 
 def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: int = 40, tau_budget: float = 1e4,
@@ -480,54 +302,19 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
                      "certificates": "collapse: N < rho z_+; none: N >= rho z_max (THEORY.md C5)"}}
 
 
-def depth_sweep(z, *, depths: Sequence[int], optimizer: str, rho: float, alphas, times,
-                opts: RunOptions | None = None, backend: str = "processes", workers: int | None = None,
-                scheduler: Any = None, progress: bool | None = None) -> SweepResult:
-    """j† over (α, τ) for several depths L (one example, balanced, uniform α). Arrays:
-    ``jdag`` (len(depths), A, T), ``depth``, ``alpha``, ``time``, ``status`` (len(depths), A),
-    ``event_blowup`` (len(depths), A)."""
-    out_j, out_s, out_b = [], [], []
-    meta_runs = []
-    for L in depths:
-        r = heatmap(z, optimizer=optimizer, rho=rho, alphas=alphas, times=times, depth=int(L),
-                    method="balanced" if optimizer != "sam-l2" or L != 2 else "auto", opts=opts, backend=backend,
-                    workers=workers, scheduler=scheduler, progress=progress)
-        out_j.append(r["jdag"])
-        out_s.append(r["status"])
-        out_b.append(r.arrays.get("event_blowup", np.full(len(r["alpha"]), np.inf)))
-        meta_runs.append(r.meta)
-    arrays = {"jdag": np.stack(out_j), "status": np.stack(out_s), "event_blowup": np.stack(out_b),
-              "depth": np.asarray(depths), "alpha": np.asarray(alphas, float), "time": np.asarray(times, float)}
-    return SweepResult(arrays, {"kind": "depth_sweep", "optimizer": optimizer, "rho": rho, "runs": meta_runs})
+#: names that lived here before sweep/ got result.py, grid.py, recipes.py (and cli/arguments.py)
+_MOVED = {"SweepResult": "theorycheck.sweep.result", "versions": "theorycheck.sweep.result",
+          "time_grid": "theorycheck.sweep.grid", "visits": "theorycheck.sweep.grid",
+          "heatmap": "theorycheck.sweep.recipes", "regime_map": "theorycheck.sweep.recipes",
+          "depth_sweep": "theorycheck.sweep.recipes", "seed_sweep": "theorycheck.sweep.recipes",
+          "classify_regimes": "theorycheck.sweep.recipes", "parse_range": "theorycheck.cli.arguments"}
 
 
-def seed_sweep(z, *, seeds: Sequence[int], alpha: float, spread: float, optimizer: str, rho: float, times,
-               depth: int = 2, opts: RunOptions | None = None, backend: str = "processes",
-               workers: int | None = None, scheduler: Any = None, progress: bool | None = None) -> SweepResult:
-    """Per-coordinate inits α_j = α·exp(spread·g_j), g ~ N(0, 1) drawn with
-    ``numpy.random.default_rng(seed)``, one member per seed. Arrays: ``jdag`` (S, T),
-    ``alpha0`` (S, d) the inits, ``seed`` (S,), ``time``, ``status``."""
-    z = np.asarray(z, float).reshape(-1)
-    A0 = np.stack([alpha * np.exp(spread * np.random.default_rng(int(s)).standard_normal(z.size)) for s in seeds])
-    spec = SystemSpec("balanced", z, A0, np.full(len(seeds), float(rho)), depth, optimizer)
-    opts = opts or RunOptions()
-    res, how = run_spec(spec, times, opts=opts, backend=backend, workers=workers, scheduler=scheduler,
-                        progress=progress, label="seeds")
-    arrays = {"jdag": res.obs["jdag"], "alpha0": A0, "seed": np.asarray(seeds), "time": res.grid,
-              "status": res.status, **_event_arrays(res)}
-    meta = {"kind": "seed_sweep", "optimizer": optimizer, "rho": rho, "depth": depth, "alpha": alpha,
-            "spread": spread, "z": z, "rng": "numpy.random.default_rng(seed).standard_normal(d)", "run": how,
-            "integrator": res.meta, "versions": versions(res.meta["array_backend"])}
-    return SweepResult(arrays, meta)
+def __getattr__(name: str):
+    """Code written against the earlier layout (``from theorycheck.sweep import run as S;
+    S.heatmap``) still finds the names; new code imports ``theorycheck.sweep``."""
+    if name in _MOVED:
+        import importlib
 
-
-def visits(row: np.ndarray) -> list[int]:
-    """The sequence of distinct consecutive j† values along a row (−1 cells skipped)."""
-    seq: list[int] = []
-    for v in np.asarray(row).tolist():
-        if v == -1:
-            continue
-        if not seq or seq[-1] != v:
-            seq.append(int(v))
-    return seq
-
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

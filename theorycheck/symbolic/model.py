@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-OPTIMIZERS: tuple[str, ...] = ("gd", "sam-l2", "sam-linf")
-LOSSES: tuple[str, ...] = ("logistic", "exponential")
+# the names and their checks live in one place (a SettingError is a ValueError)
+from theorycheck.vocabulary import LOSSES, OPTIMIZERS, check_loss, check_optimizer  # noqa: F401
 
 #: the argument of the per-example loss ℓ(s)
 s = sp.Symbol("s", real=True)
@@ -23,18 +23,6 @@ rho = sp.Symbol("rho", positive=True)
 #: real time t and rescaled time τ
 t = sp.Symbol("t", nonnegative=True)
 tau = sp.Symbol("tau", nonnegative=True)
-
-
-def check_optimizer(optimizer: str) -> str:
-    if optimizer not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
-    return optimizer
-
-
-def check_loss(loss: str) -> str:
-    if loss not in LOSSES:
-        raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
-    return loss
 
 
 def loss_expr(loss: str = "logistic") -> sp.Expr:

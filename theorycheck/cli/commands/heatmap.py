@@ -1,91 +1,38 @@
-"""``theorycheck heatmap``: j† over (time, α) for one optimizer, as a figure and/or JSON."""
+"""``theorycheck heatmap``: j† over (time, α) for one optimizer, as a figure and/or JSON.
+A thin shell over :func:`theorycheck.heatmap` (the JSON is the SweepResult's ``as_dict()``)."""
 
 from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
+from theorycheck.cli.arguments import (
+    add_run_arguments,
+    add_setting_arguments,
+    backend_of,
+    parse_range,
+    run_options,
+    setting_from_args,
+)
 from theorycheck.errors import TheorycheckError
 
 
-def add_run_arguments(p: argparse.ArgumentParser) -> None:
-    """Tolerances and where to run (shared by sweep commands)."""
-    p.add_argument("--rtol", type=float, default=1e-8, help="relative tolerance (default 1e-8)")
-    p.add_argument("--atol", type=float, default=1e-10, help="absolute tolerance (default 1e-10)")
-    p.add_argument("--backend", choices=["serial", "processes", "dask"], default="processes",
-                   help="where to run: this process, local processes (default) or a Dask cluster")
-    p.add_argument("--workers", type=int, default=None,
-                   help="number of processes / Dask workers to use (the compiled kernel: threads)")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="Dask scheduler address (tcp://HOST:PORT); implies --backend dask")
-    p.add_argument("--array-backend", choices=["auto", "numpy", "numba", "torch"], default="auto",
-                   help="auto (default): the compiled kernel (numba) for C4's reduced ℓ2 ODE when numba is "
-                        "installed, numpy otherwise; numba (reduced ODE only); numpy; torch (CUDA when present)")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar on stderr (default: when stderr is a terminal)")
-
-
-def run_options(args):
-    from theorycheck.sweep.run import RunOptions
-
-    if not (args.rtol > 0 and args.atol > 0):
-        raise TheorycheckError("--rtol and --atol must be > 0")
-    return RunOptions(rtol=args.rtol, atol=args.atol, array_backend=args.array_backend)
-
-
-def backend_of(args) -> str:
-    return "dask" if args.scheduler else args.backend
-
-
-def payload(res, *, out: str | None, saved: list[str] | None) -> dict:
-    """The --json document (keys documented in the README)."""
-    from theorycheck.status import STATUS
-    from theorycheck.sweep.run import visits
-
-    m = res.meta
-    coll = res["event_collapse"] if "event_collapse" in res.arrays else np.full(res["alpha"].size, np.inf)
-    doc = {
-        "optimizer": m["optimizer"], "rho": m["rho"], "depth": m["depth"], "loss": m["loss"], "n": m["n"],
-        "d": m["d"], "time_kind": m["time_kind"], "system": m["system"],
-        "alpha": res["alpha"], "time": res["time"], "jdag": res["jdag"].astype(int),
-        "status": [STATUS[int(s)] for s in res["status"]],
-        "collapse_time": [None if not np.isfinite(c) else float(c) for c in coll],
-        "visits": [visits(row) for row in res["jdag"]],
-        "thresholds": m.get("thresholds"),
-        "rtol": m["integrator"]["rtol"], "atol": m["integrator"]["atol"], "run": m["run"],
-        "out": out, "saved": saved,
-    }
-    return doc
-
-
-def _thresholds(Z: np.ndarray, rho: float) -> dict | None:
-    from theorycheck.claims import thresholds as th
-
-    if Z.shape[0] != 1 or not np.any(Z[0] > 0):
-        return None
-    z = Z[0]
-    try:
-        return {"alpha_all_shrink": th.alpha_all_shrink(z, rho).value, "alpha_gd_like": th.alpha_gd_like(z, rho).value}
-    except TheorycheckError:
-        return None
-
-
 def run(args: argparse.Namespace) -> int:
-    from theorycheck.cli.main import emit_json, setting_from_args
+    import numpy as np
+
     from theorycheck.report import plots
-    from theorycheck.sweep import run as S
+    from theorycheck.report.json import emit
+    from theorycheck.sweep.grid import time_grid, visits
+    from theorycheck.sweep.recipes import heatmap
 
     if not (args.out or args.json or args.save):
         raise TheorycheckError("say what to write: --out FIGURE.png|svg, --json and/or --save PREFIX")
     setting = setting_from_args(args, alpha=1.0)
-    alphas = S.parse_range(args.alphas, "--alphas", log=args.log)
-    times = S.time_grid(args.t_max, args.nt, log=args.log_time, t_min=args.t_min)
-    res = S.heatmap(setting.Z, optimizer=setting.optimizer, rho=setting.rho, alphas=alphas, times=times,
+    alphas = parse_range(args.alphas, "--alphas", log=args.log)
+    times = time_grid(args.t_max, args.nt, log=args.log_time, t_min=args.t_min)
+    res = heatmap(setting.Z, optimizer=setting.optimizer, rho=setting.rho, alphas=alphas, times=times,
                     depth=setting.depth, loss=setting.loss, method=args.method, opts=run_options(args),
                     backend=backend_of(args), workers=args.workers, scheduler=args.scheduler, progress=args.progress)
-    thr = _thresholds(setting.Z, setting.rho) if setting.optimizer == "sam-l2" and setting.depth == 2 else None
-    res.meta["thresholds"] = thr
+    thr = res.meta["thresholds"]
     saved = [str(p) for p in res.save(args.save)] if args.save else None
     if args.out:
         lines = []
@@ -94,8 +41,9 @@ def run(args: argparse.Namespace) -> int:
         if setting.optimizer == "sam-linf" and setting.rho > 0:
             lines = [(setting.rho, "α = ρ", ":")]
         plots.save(plots.heatmap_figure(res, lines=lines), args.out)
+        res.outputs["out"] = args.out
     if args.json:
-        emit_json(payload(res, out=args.out, saved=saved))
+        emit(res.as_dict())
         return 0
     m = res.meta
     print(f"j† of {m['optimizer']}, L = {m['depth']}, ρ = {m['rho']:g}: {alphas.size} α × {times.size} "
@@ -106,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
               f"alpha_gd_like = {thr['alpha_gd_like']:.6g}")
     rows = np.unique(np.linspace(0, alphas.size - 1, min(alphas.size, 6)).round().astype(int))
     for i in rows:
-        seq = "→".join(str(v) for v in S.visits(res["jdag"][i]))
+        seq = "→".join(str(v) for v in visits(res["jdag"][i]))
         print(f"  α = {alphas[i]:.4g}: j† visits {seq}")
     for p in ([args.out] if args.out else []) + (saved or []):
         print(f"wrote {p}")
@@ -114,8 +62,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from theorycheck.cli.main import add_setting_arguments
-
     p = sub.add_parser("heatmap", help="j† over (time, α): figure and/or JSON",
                        description="Integrate the flow for a grid of uniform initial scales α (all at once, "
                        "batched) and show the dominant feature j† = argmax_j |β_j| (1-based; 0 = collapse) over "

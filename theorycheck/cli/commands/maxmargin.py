@@ -1,44 +1,26 @@
-"""``theorycheck maxmargin``: the ℓ1 or ℓ2 max-margin classifier of separable data."""
+"""``theorycheck maxmargin``: the ℓ1 or ℓ2 max-margin classifier of separable data.
+A thin shell over :func:`theorycheck.max_margin`."""
 
 from __future__ import annotations
 
 import argparse
 
 
-def compute(args: argparse.Namespace) -> dict:
-    """The JSON payload: ``beta`` (smallest margin 1), ``margin`` γ = 1/‖β‖_p and more."""
+def run(args: argparse.Namespace) -> int:
+    from theorycheck.api import max_margin
+    from theorycheck.report.json import emit
     from theorycheck.setting import Setting
-    from theorycheck.solve.maxmargin import max_margin
 
     s = Setting.from_z(args.z) if args.z is not None else Setting.from_csv(args.data)
-    r = max_margin(s.Z, args.norm)
-    m = s.Z @ r.beta
-    return {
-        "norm": r.norm,
-        "beta": r.beta.tolist(),
-        "margin": r.margin,
-        "direction": r.direction.tolist(),
-        "margins": m.tolist(),
-        "support": [int(i) + 1 for i in range(len(m)) if m[i] <= 1 + 1e-9],
-        "kkt_residual": r.kkt_residual,
-        "method": r.method,
-        "n_examples": s.n,
-        "d": s.d,
-    }
-
-
-def run(args: argparse.Namespace) -> int:
-    from theorycheck.cli.main import emit_json
-
-    res = compute(args)
+    res = max_margin(s, args.norm)
     if args.json:
-        emit_json(res)
+        emit(res.as_dict())
         return 0
-    print(f"ℓ{res['norm']} max-margin classifier of {res['n_examples']} example(s), d = {res['d']} ({res['method']})")
-    print("beta (smallest margin 1) = [" + ", ".join(f"{v:.10g}" for v in res["beta"]) + "]")
-    print(f"max margin γ = 1/‖β‖_{res['norm']} = {res['margin']:.12g}")
-    print("support (examples with margin 1): " + ", ".join(str(i) for i in res["support"]))
-    print(f"KKT residual: {res['kkt_residual']:.3g}")
+    print(f"ℓ{res.norm} max-margin classifier of {res.n_examples} example(s), d = {res.d} ({res.method})")
+    print("beta (smallest margin 1) = [" + ", ".join(f"{v:.10g}" for v in res.beta) + "]")
+    print(f"max margin γ = 1/‖β‖_{res.norm} = {res.margin:.12g}")
+    print("support (examples with margin 1): " + ", ".join(str(i) for i in res.support))
+    print(f"KKT residual: {res.kkt_residual:.3g}")
     return 0
 
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-import time
-
-from theorycheck.errors import TheorycheckError
 
 LEGEND = ("✓ verified symbolically   ≈ verified numerically only (sympy could not simplify)   "
           "◐ incomplete as stated (true where stated; the tool adds what is missing)   "
@@ -15,29 +12,18 @@ LEGEND = ("✓ verified symbolically   ≈ verified numerically only (sympy coul
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck import proofs as proofs
-    from theorycheck.proofs._core import ERROR, MARKS, REFUTED
+    from theorycheck.proofs._core import MARKS, prove
+    from theorycheck.report.json import emit
 
-    keys = [k.strip().upper() for k in args.only.split(",")] if args.only else None
-    try:
-        if keys:
-            proofs.check_keys(keys)
-    except KeyError as exc:
-        raise TheorycheckError(str(exc.args[0])) from None
-    results = []
-    t0 = time.perf_counter()
-    for key in keys or [k for k in proofs.ORDER if k in proofs.REGISTRY]:
+    def announce(theorem) -> None:
         if sys.stderr.isatty():
-            print(f"proving {key} …", end="\r", file=sys.stderr, flush=True)
-        results.append(proofs.REGISTRY[key].run())
-    elapsed = time.perf_counter() - t0
-    failed = [r for r in results if r.status in (REFUTED, ERROR)]
-    if args.json:
-        from theorycheck.cli.main import emit_json
+            print(f"proving {theorem.key} …", end="\r", file=sys.stderr, flush=True)
 
-        emit_json({"theorems": [r.to_dict() for r in results], "seconds": round(elapsed, 2),
-                   "refuted": [r.theorem.key for r in failed]})
-        return 1 if failed else 0
+    proved = prove(args.only, on_theorem=announce)
+    if args.json:
+        emit(proved.as_dict())
+        return 0 if proved.ok else 1
+    results = proved.results
     width = 100
     for r in results:
         n = len(r.steps)
@@ -52,12 +38,11 @@ def run(args: argparse.Namespace) -> int:
         print()
     print(LEGEND)
     counts = {s: sum(1 for r in results for _, x in r.steps if x.status == s) for s in MARKS}
-    print(f"{sum(counts.values())} steps in {len(results)} theorems, {elapsed:.1f} s: "
+    print(f"{sum(counts.values())} steps in {len(results)} theorems, {proved.seconds:.1f} s: "
           + ", ".join(f"{v} {k}" for k, v in counts.items() if v))
-    if failed:
-        print("refuted as stated in THEORY.md: " + ", ".join(r.theorem.key for r in failed)
-              + " (see ✗ above; exit status 1)")
-    return 1 if failed else 0
+    if proved.refuted:
+        print("refuted as stated in THEORY.md: " + ", ".join(proved.refuted) + " (see ✗ above; exit status 1)")
+    return 0 if proved.ok else 1
 
 
 def register(sub) -> None:

@@ -5,49 +5,40 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from theorycheck.cli.arguments import add_run_arguments, backend_of
 from theorycheck.errors import TheorycheckError
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from theorycheck import numerics as numerics
-    except ImportError:
-        raise TheorycheckError("the numerics package is not importable: install theorycheck from its source "
-                               "tree (pip install -e .) or run from the repository root") from None
-    from theorycheck.cli.main import emit_json
+    from theorycheck.api import reproduce
+    from theorycheck.report.json import emit
 
     if args.list:
+        try:
+            from theorycheck import numerics
+        except ImportError:
+            raise TheorycheckError("the numerics package is not importable: install theorycheck from its source "
+                                   "tree (pip install -e .) or run from the repository root") from None
         for name in numerics.EXPERIMENTS:
             print(f"{name:18s} {numerics.module(name).TITLE}")
         return 0
-    names = list(numerics.EXPERIMENTS) if args.name == "all" else [args.name]
-    for n in names:
-        numerics.module(n)  # unknown names fail before any work
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    ctx = numerics.Context(backend="dask" if args.scheduler else args.backend, workers=args.workers,
-                           scheduler=args.scheduler, progress=args.progress)
-    reports = []
-    for n in names:
+    def announce(name: str) -> None:
         if not args.json:
-            print(f"[{n}] {'redrawing' if args.redraw else 'running'} …", file=sys.stderr, flush=True)
-        rep = numerics.redraw(n, out) if args.redraw else numerics.run(n, out, quick=args.quick, ctx=ctx)
-        reports.append(rep)
-        if not args.json:
-            print(rep.text())
-    summary = numerics.write_summary(reports, out)
+            print(f"[{name}] {'redrawing' if args.redraw else 'running'} …", file=sys.stderr, flush=True)
+
+    res = reproduce(args.name, args.out, quick=args.quick, redraw=args.redraw, backend=backend_of(args),
+                    workers=args.workers, scheduler=args.scheduler, progress=args.progress, on_experiment=announce)
     if args.json:
-        emit_json({"out": str(out), "summary_file": str(summary), "experiments": [r.to_dict() for r in reports]})
-    else:
-        print(f"wrote {summary} and {len(sum((r.figures for r in reports), []))} figures in {out}")
+        emit(res.as_dict())
+        return 0
+    for rep in res.reports:
+        print(rep.text())
+    print(f"wrote {res.summary_file} and {len(sum((r.figures for r in res.reports), []))} figures in {res.out}")
     return 0
 
 
 def register(sub) -> None:
-    from theorycheck.cli.commands.heatmap import add_run_arguments
-
     p = sub.add_parser("reproduce", help="run the paper's experiments: figures (PNG, SVG) and a summary",
                        description="Run the experiments of numerics/ (E1 heatmaps, the regime map, loss plateaus, "
                        "discrete SAM against the flow), write their figures as PNG and SVG, the arrays behind them "

@@ -1,54 +1,34 @@
-"""``theorycheck setting``: validate a problem and summarise it (data, separability, init)."""
+"""``theorycheck setting``: validate a problem and summarise it (data, separability, init).
+A thin shell over :func:`theorycheck.describe`."""
 
 from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
-from theorycheck.setting import check_separable
-
-
-def summary(setting) -> dict:
-    """What a user should know about a validated Setting before integrating it."""
-    beta = check_separable(setting.Z)
-    margins = setting.Z @ beta
-    return {
-        "n": setting.n,
-        "d": setting.d,
-        "depth": setting.depth,
-        "loss": setting.loss,
-        "optimizer": setting.optimizer,
-        "rho": setting.rho,
-        "init_kind": setting.init.kind,
-        "balanced": setting.balanced,
-        "layers0": setting.layers0,
-        "separable": True,
-        "separator": beta,
-        "separator_min_margin": float(margins.min()),
-    }
+from theorycheck.cli.arguments import add_setting_arguments, setting_from_args
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck.cli.main import emit_json, setting_from_args
+    import numpy as np
+
+    from theorycheck.api import describe
+    from theorycheck.report.json import emit
 
     s = setting_from_args(args)
-    info = summary(s)
+    info = describe(s)
     if args.json:
-        emit_json(info)
+        emit(info.as_dict())
         return 0
     print(f"{s.n} example{'s' * (s.n != 1)}, d = {s.d}, depth L = {s.depth}, loss {s.loss}, "
           f"optimizer {s.optimizer}, ρ = {s.rho:g}")
     print(f"initialisation: {s.init.kind}{' (balanced)' if s.balanced else ''}, "
           f"layers0 = {np.array2string(s.layers0, precision=4)}")
-    print(f"linearly separable: yes, e.g. β = {np.array2string(info['separator'], precision=4)} "
-          f"has min margin {info['separator_min_margin']:.4g}")
+    print(f"linearly separable: yes, e.g. β = {np.array2string(info.separator, precision=4)} "
+          f"has min margin {info.separator_min_margin:.4g}")
     return 0
 
 
 def register(sub) -> None:
-    from theorycheck.cli.main import add_setting_arguments
-
     p = sub.add_parser("setting", help="validate data, depth, ρ and init; print a summary",
                        description="Validate a problem (data from --z or a CSV, depth, optimizer, ρ, α) the way "
                        "every command does, and summarise it. Bad input gives a one-line error (exit 2); "

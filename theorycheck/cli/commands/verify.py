@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-import time
-
-from theorycheck.errors import TheorycheckError
 
 MARK = {"holds": "✓", "fails": "✗", "inconclusive": "?", "error": "!"}
 
@@ -23,46 +20,36 @@ def _rows(v, depth=0):
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck import proofs as proofs  # noqa: F401  (registers the claims)
-    from theorycheck.claims.claim import PROFILES, REGISTRY, run_claim, select
+    from theorycheck.claims.registry import candidates
+    from theorycheck.claims.runner import verify
+    from theorycheck.report.json import emit
 
     if args.list:
-        for c in REGISTRY.values():
+        for c in candidates():
             print(f"{c.key:22s} {c.statement}")
             if c.refined:
                 print(f"{'  ↳ ' + c.refined.key:22s} {c.refined.statement}")
         return 0
-    prefixes = [p.strip() for p in args.claims.split(",")] if args.claims else None
-    try:
-        claims = select(prefixes)
-    except KeyError as exc:
-        raise TheorycheckError(f"no claim matches {exc.args[0]!r}; `theorycheck verify --list` shows them") from None
-    if args.examples is not None and args.examples < 0:
-        raise TheorycheckError("--examples must be ≥ 0")
-    examples = args.examples if args.examples is not None else PROFILES[args.profile]
     tty = sys.stderr.isatty()
 
     def progress(key: str, n: int) -> None:
         if tty:
             print(f"\r  {key}: {n} input{'s' * (n != 1)} …   ", end="", file=sys.stderr, flush=True)
 
-    verdicts = []
-    t0 = time.perf_counter()
-    for i, c in enumerate(claims, 1):
-        print(f"[{i}/{len(claims)}] {c.key}", file=sys.stderr, flush=True)
-        verdicts.append(run_claim(c, examples=examples, seed_=args.seed, progress=progress))
-        if tty:
+    def on_claim(i: int, n: int, claim) -> None:
+        if tty and i > 1:
             print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
-    elapsed = time.perf_counter() - t0
-    failed = [v for v in verdicts if v.status in ("fails", "error")]
-    payload = {"profile": args.profile, "examples": examples, "seed": args.seed, "seconds": round(elapsed, 2),
-               "claims": [v.to_dict() for v in verdicts], "failed": [v.key for v in failed]}
-    if args.json:
-        from theorycheck.cli.main import emit_json
+        print(f"[{i}/{n}] {claim.key}", file=sys.stderr, flush=True)
 
-        emit_json(payload, args.json)
+    res = verify(args.claims, examples=args.examples, seed=args.seed, profile=args.profile, on_claim=on_claim,
+                 progress=progress)
+    if tty:
+        print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
+    verdicts, examples, elapsed = res.verdicts, res.examples, res.seconds
+    if args.json:
+        emit(res.as_dict(), args.json)
         if args.json == "-":
-            return 1 if failed else 0
+            return 0 if res.ok else 1
     print(f"{'claim':24s} {'verdict':13s} {'tried':>5s} {'worst dev.':>10s} {'time':>7s}  statement")
     for v in verdicts:
         for depth, r in _rows(v):
@@ -84,9 +71,9 @@ def run(args: argparse.Namespace) -> int:
           f"pinned edge cases, {elapsed:.0f} s. ✓ holds on every input tried · ✗ fails (counterexample shrunk by "
           "hypothesis; ↳ the refined statement the tool checked instead) · ? inconclusive (a budget ran out) · "
           "! the check crashed")
-    if failed:
-        print("fails as stated: " + ", ".join(v.key for v in failed) + "  (exit status 1)")
-    return 1 if failed else 0
+    if res.failed:
+        print("fails as stated: " + ", ".join(res.failed) + "  (exit status 1)")
+    return 0 if res.ok else 1
 
 
 def register(sub) -> None:

@@ -1,13 +1,17 @@
-"""One conversion of results to plain Python (for JSON and for reading): numpy scalars and
-arrays become Python numbers and lists, keys become strings, and non-finite floats follow
-a stated policy."""
+"""Results as JSON: one conversion to plain Python (:func:`to_plain`: numpy scalars and arrays
+become Python numbers and lists, keys become strings, non-finite floats follow a stated
+policy) and one writer (:func:`emit`) that every ``--json`` output goes through."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 from theorycheck.errors import TheorycheckError
+
+__all__ = ["to_plain", "dumps", "emit"]
 
 
 def to_plain(obj: Any, nonfinite: str = "keep") -> Any:
@@ -27,3 +31,17 @@ def to_plain(obj: Any, nonfinite: str = "keep") -> Any:
         if nonfinite == "string":
             return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
     return obj
+
+
+def dumps(obj: Any) -> str:
+    """The JSON text the CLI prints for ``obj`` (indent 2, UTF-8 kept; NaN/inf never pass)."""
+    return json.dumps(to_plain(obj, nonfinite="raise"), indent=2, allow_nan=False, ensure_ascii=False)
+
+
+def emit(obj: Any, dest: str | Path | None = "-") -> None:
+    """Write ``obj`` as JSON to stdout (dest '-' or None) or to a file."""
+    text = dumps(obj)
+    if dest in (None, "-"):
+        print(text)
+    else:
+        Path(dest).write_text(text + "\n")

@@ -1,0 +1,183 @@
+"""Running claims: :func:`run_claim` checks one claim on its pinned inputs and on inputs
+drawn by hypothesis and gives a :class:`~theorycheck.claims.claim.Verdict`; :func:`verify`
+runs a selection of claims (a pack's and the user's) and gives a :class:`VerifyResult`
+whose :meth:`~VerifyResult.as_dict` is what ``theorycheck verify --json`` writes."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, Claim, Outcome, Verdict
+from theorycheck.errors import TheorycheckError
+from theorycheck.report.json import to_plain
+
+__all__ = ["PROFILES", "VerifyResult", "run_claim", "verify"]
+
+#: examples per claim for each profile of ``theorycheck verify``
+PROFILES: dict[str, int] = {"fast": 12, "thorough": 100}
+
+
+class _Disagrees(AssertionError):
+    pass
+
+
+class _Crashed(Exception):
+    pass
+
+
+#: inconclusive inputs kept per verdict (shown by ``theorycheck verify``)
+MAX_INCONCLUSIVE_SHOWN = 3
+
+
+def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
+              progress: Callable[[str, int], None] | None = None) -> Verdict:
+    """Check ``claim`` on its pinned inputs, then on ``examples`` drawn inputs; on a
+    disagreement hypothesis shrinks to a minimal counterexample."""
+    t0 = time.perf_counter()
+    stats = {"tried": 0, "inconclusive": 0, "worst": None}
+    undecided: list[dict] = []  # the first MAX_INCONCLUSIVE_SHOWN inconclusive inputs
+    last_fail: dict[str, Any] = {}
+
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    def one(x) -> Outcome:
+        try:
+            out = claim.check(x)
+        except Exception as exc:
+            last_fail["x"], last_fail["exc"] = x, exc
+            raise _Crashed() from exc
+        stats["tried"] += 1
+        if progress:
+            progress(claim.key, stats["tried"])
+        if out.ok is None:
+            stats["inconclusive"] += 1
+            if len(undecided) < MAX_INCONCLUSIVE_SHOWN:
+                undecided.append({"input": to_plain(claim.describe(x)), "detail": to_plain(out.detail)})
+        elif math.isfinite(out.deviation):
+            stats["worst"] = out.deviation if stats["worst"] is None else max(stats["worst"], out.deviation)
+        return out
+
+    def verdict(status, message="", ce=None, ce_detail=None) -> Verdict:
+        v = Verdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
+                    claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message,
+                    inconclusive_examples=list(undecided))
+        if claim.refined is not None and status == FAILS:
+            v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress)
+        return v
+
+    def crashed() -> Verdict:
+        exc = last_fail["exc"]
+        return verdict(ERROR, f"the check raised {type(exc).__name__}: {exc}", claim.describe(last_fail["x"]))
+
+    pinned_fail = None
+    for x in claim.pinned:
+        try:
+            out = one(x)
+        except _Crashed:
+            return crashed()
+        if out.ok is False and pinned_fail is None:
+            pinned_fail = (x, out)
+
+    n = examples if claim.max_examples is None else min(examples, claim.max_examples)
+    drawn_before = stats["tried"]
+    if n > 0:
+        @settings(max_examples=n, database=None, deadline=None, derandomize=False,
+                  suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink),
+                  report_multiple_bugs=False)
+        @seed(seed_)
+        @given(claim.inputs)
+        def _search(x):
+            out = one(x)
+            if out.ok is False:
+                last_fail["x"], last_fail["out"] = x, out
+                raise _Disagrees()
+
+        try:
+            _search()
+        except _Crashed:
+            return crashed()
+        except _Disagrees:
+            x, out = last_fail["x"], last_fail["out"]
+            msg = "hypothesis shrank a disagreement to this input"
+            if pinned_fail is not None:
+                msg += f" (a pinned edge case fails too: {to_plain(claim.describe(pinned_fail[0]))})"
+            return verdict(FAILS, msg, claim.describe(x), out.detail)
+    if pinned_fail is not None:
+        x, out = pinned_fail
+        drawn = stats["tried"] - drawn_before
+        return verdict(FAILS, f"a pinned edge case disagrees; all {drawn} drawn inputs agree (the failure is at the "
+                       "edge case, not generic)", claim.describe(x), out.detail)
+    if stats["inconclusive"]:
+        return verdict(INCONCLUSIVE, f"{stats['inconclusive']} of {stats['tried']} checks ran out of budget")
+    return verdict(HOLDS)
+
+
+@dataclass
+class VerifyResult:
+    """The verdicts of a :func:`verify` run. ``failed``: keys of the claims that fail as
+    stated or whose check crashed (the CLI's exit status is 1 when it is non-empty)."""
+
+    profile: str
+    examples: int
+    seed: int
+    seconds: float
+    verdicts: list[Verdict]
+
+    @property
+    def failed(self) -> list[str]:
+        return [v.key for v in self.verdicts if v.status in (FAILS, ERROR)]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def __getitem__(self, key: str) -> Verdict:
+        for v in self.verdicts:
+            if v.key == key:
+                return v
+        raise KeyError(key)
+
+    def as_dict(self) -> dict:
+        """Keys: profile, examples, seed, seconds, claims (one verdict dict each), failed."""
+        return {"profile": self.profile, "examples": self.examples, "seed": self.seed,
+                "seconds": round(self.seconds, 2), "claims": [v.to_dict() for v in self.verdicts],
+                "failed": self.failed}
+
+
+def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = None, seed: int = 0,
+           profile: str = "fast", pack: str | None = None,
+           on_claim: Callable[[int, int, Claim], None] | None = None,
+           progress: Callable[[str, int], None] | None = None) -> VerifyResult:
+    """Run claims and give their verdicts.
+
+    ``claims``: keys or prefixes (``"C4"`` selects ``C4.*``; a comma-separated string is
+    split), default all of the pack's (``pack``, default ``minor-first``) and the user's
+    (:func:`theorycheck.register_claim`). ``examples``: drawn inputs per claim (default the
+    ``profile``'s: fast 12, thorough 100); ``seed``: hypothesis seed (the same inputs every
+    run). ``on_claim(i, n, claim)`` is called before each claim, ``progress(key, tried)``
+    after each input."""
+    from theorycheck.claims.registry import candidates, select
+
+    if profile not in PROFILES:
+        raise TheorycheckError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+    if examples is not None and (isinstance(examples, bool) or int(examples) != examples or examples < 0):
+        raise TheorycheckError("--examples must be ≥ 0")
+    n_examples = int(examples) if examples is not None else PROFILES[profile]
+    if isinstance(claims, str):
+        claims = [p.strip() for p in claims.split(",") if p.strip()]
+    pool = candidates(pack)
+    try:
+        chosen = select(list(claims) if claims else None, pool)
+    except KeyError as exc:
+        raise TheorycheckError(f"no claim matches {exc.args[0]!r}; `theorycheck verify --list` shows them") from None
+    verdicts = []
+    t0 = time.perf_counter()
+    for i, c in enumerate(chosen, 1):
+        if on_claim is not None:
+            on_claim(i, len(chosen), c)
+        verdicts.append(run_claim(c, examples=n_examples, seed_=seed, progress=progress))
+    return VerifyResult(profile, n_examples, seed, time.perf_counter() - t0, verdicts)

@@ -1,0 +1,41 @@
+"""The ``theorycheck`` argument parser, built from a table of command modules.
+
+Each command module ``theorycheck/cli/commands/<name>.py`` defines ``register(subparsers)``
+(which sets ``func``) and imports only the standard library and light modules at import
+time: the library loads when the command runs, so ``theorycheck --help`` is instant. To add
+a command, add its module to :data:`COMMAND_MODULES`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+#: subcommand modules, in the order ``theorycheck --help`` lists them
+COMMAND_MODULES: tuple[str, ...] = (
+    "theorycheck.cli.commands.setting",
+    "theorycheck.cli.commands.derive",
+    "theorycheck.cli.commands.prove",
+    "theorycheck.cli.commands.verify",
+    "theorycheck.cli.commands.thresholds",
+    "theorycheck.cli.commands.trajectory",
+    "theorycheck.cli.commands.maxmargin",
+    "theorycheck.cli.commands.heatmap",
+    "theorycheck.cli.commands.reproduce",
+    "theorycheck.cli.commands.cnn",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from theorycheck import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="theorycheck",
+        description="Derive, integrate and verify the implicit-bias claims of GD and SAM on "
+        "L-layer linear diagonal networks (arXiv 2603.08290).",
+    )
+    parser.add_argument("--version", action="version", version=f"theorycheck {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
