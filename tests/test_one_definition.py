@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from theorycheck import status as S_
 from theorycheck.batched import kernel as kn
 from theorycheck.batched import systems as bsys
 from theorycheck.solve import discrete
@@ -302,3 +303,19 @@ def test_solvers_use_the_one_risk():
 def test_risk_contraction_is_checked():
     with pytest.raises(ValueError, match="contraction"):
         C.empirical_risk("logistic", "numpy", "blas")
+
+
+def test_scaled_collapse_reaches_its_stop_on_both_engines():
+    """(α, ρ) → c(α, ρ) rescales N by c and leaves τ unchanged. At c = 1e-300 the collapse stop
+    lies below N = e^{−709}, where κ·e^{−ln N} was 0·∞ or ∞ (status non_finite, no collapse);
+    the clock's form for tiny N (1/(N + c)) reaches the stop at the same τ as c = 1."""
+    z, grid = np.array([1.0, 2.0]), np.linspace(0.5, 20.0, 40)
+    from theorycheck.batched import engine as bt
+
+    for run in (bt.integrate, kn.integrate_reduced):
+        if run is kn.integrate_reduced and not kn.available():
+            continue
+        with np.errstate(all="ignore"):
+            r = run(bsys.ReducedL2(z, [0.1, 1e-151, 1e-301], [1.0, 1e-150, 1e-300]), grid)
+        assert [s.value for s in map(S_.Status.from_code, r.status)] == ["collapse"] * 3
+        np.testing.assert_allclose(r.events["collapse"], r.events["collapse"][0], rtol=1e-6)
