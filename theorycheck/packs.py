@@ -17,7 +17,7 @@ from typing import Any
 
 from theorycheck.errors import TheorycheckError
 
-__all__ = ["Pack", "available", "get", "ENTRY_POINT_GROUP"]
+__all__ = ["Pack", "available", "get", "select", "select_claims", "ENTRY_POINT_GROUP"]
 
 ENTRY_POINT_GROUP = "theorycheck.packs"
 
@@ -34,6 +34,7 @@ class Pack:
     proofs: str | None = None
     numerics: str | None = None
     theory: str | None = None  # the pack's THEORY text (a path inside the package), if any
+    predict: str | None = None  # "module:function" for ``theorycheck predict`` (X, y, **options) -> dict
     extra: dict[str, Any] = field(default_factory=dict)
 
     def _call(self, module: str | None, fn: str):
@@ -54,6 +55,29 @@ class Pack:
     def experiments(self) -> dict:
         return dict(self._call(self.numerics, "experiments"))
 
+    def predictor(self):
+        """The pack's ``predict`` function, or a one-line error when it has none."""
+        if not self.predict:
+            raise TheorycheckError(f"pack {self.name!r} makes no predictions (it defines no predict function)")
+        module, _, fn = self.predict.partition(":")
+        return getattr(importlib.import_module(module), fn)
+
+    def theory_text(self) -> str | None:
+        """The pack's THEORY text, read from inside its package (``theory``: 'package:FILE')."""
+        if not self.theory:
+            return None
+        from importlib.resources import files
+
+        pkg, _, name = self.theory.partition(":")
+        return files(pkg).joinpath(name).read_text(encoding="utf-8")
+
+    def as_dict(self) -> dict:
+        """What ``theorycheck packs --json`` prints for this pack."""
+        return {"name": self.name, "title": self.title, "reference": self.reference,
+                "theorems": len(self.theorems()), "claims": len(self.claims()),
+                "experiments": len(self.experiments()), "predict": self.predict is not None,
+                "theory": self.theory}
+
 
 BUILTIN: tuple[Pack, ...] = (
     Pack(
@@ -62,6 +86,25 @@ BUILTIN: tuple[Pack, ...] = (
         reference="Moon, Si, Yun, arXiv 2603.08290",
         proofs="theorycheck.proofs",
         numerics="theorycheck.numerics",
+        theory=None,
+    ),
+    Pack(
+        name="kernel-rich",
+        title="Kernel and Rich Regimes in Overparametrized Models",
+        reference="Woodworth, Gunasekar, Lee, Moroshko, Savarese, Golan, Soudry, Srebro, COLT 2020",
+        proofs="theorycheck.proofs.kernel_rich",
+        numerics="theorycheck.numerics.kernel_rich",
+        theory="theorycheck.proofs.kernel_rich:THEORY.md",
+        predict="theorycheck.proofs.kernel_rich:predict",
+    ),
+    Pack(
+        name="lp-margin",
+        title="Implicit Bias of Gradient Descent on Linear Convolutional Networks (diagonal case)",
+        reference="Gunasekar, Lee, Soudry, Srebro, NeurIPS 2018; Lyu & Li, ICLR 2020",
+        proofs="theorycheck.proofs.lp_margin",
+        numerics="theorycheck.numerics.lp_margin",
+        theory="theorycheck.proofs.lp_margin:THEORY.md",
+        predict="theorycheck.proofs.lp_margin:predict",
     ),
 )
 
@@ -95,3 +138,33 @@ def get(name: str) -> Pack:
     if name not in packs:
         raise TheorycheckError(f"unknown pack {name!r}; installed: {', '.join(packs)}")
     return packs[name]
+
+
+def select(name: str | None) -> list[Pack]:
+    """The pack named (one), or every installed pack (``name`` None or "all")."""
+    if name in (None, "all"):
+        return list(available().values())
+    return [get(name)]
+
+
+def select_claims(pack: str | None, prefixes=None) -> list[tuple[Pack, Any]]:
+    """(pack, claim) pairs: the claims of the selected packs whose key equals a prefix or starts
+    with ``prefix.``; a refined claim alone when named exactly. Raises KeyError(prefix) when a
+    prefix matches nothing in the selected packs."""
+    out: list[tuple[Pack, Any]] = []
+    pairs = [(p, c) for p in select(pack) for c in p.claims()]
+    if not prefixes:
+        return pairs
+    for pre in prefixes:
+        hits = [(p, c) for p, c in pairs if c.key == pre or c.key.startswith(pre + ".")]
+        if not hits:
+            for p, c in pairs:
+                r = c.refined
+                while r is not None:
+                    if r.key == pre:
+                        hits.append((p, r))
+                    r = r.refined
+        if not hits:
+            raise KeyError(pre)
+        out += [h for h in hits if h not in out]
+    return out

@@ -30,6 +30,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.cli.commands.heatmap",
     "theorycheck.cli.commands.reproduce",
     "theorycheck.cli.commands.cnn",
+    "theorycheck.cli.commands.packs",
+    "theorycheck.cli.commands.predict",
 )
 
 
@@ -47,7 +49,8 @@ def add_setting_arguments(p: argparse.ArgumentParser, *, optimizer: bool = True,
     if alpha:
         p.add_argument("--alpha", default="1", metavar="A|A1,…,Ad",
                        help="initialisation: one scale α for all layers, or one per feature (default 1)")
-    p.add_argument("--loss", choices=["logistic", "exponential"], default="logistic", help="loss ℓ (default logistic)")
+    p.add_argument("--loss", choices=["logistic", "exponential", "squared"], default="logistic",
+                   help="loss ℓ (default logistic; squared: regression, trajectory --param pm only)")
 
 
 def setting_from_args(args: argparse.Namespace, **overrides: Any) -> Setting:

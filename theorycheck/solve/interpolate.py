@@ -38,6 +38,7 @@ class Interpolator:
     status: str = "converged"
     unique: bool | None = None
     iterations: int = 0
+    dual: np.ndarray | None = None
 
     def as_dict(self) -> dict:
         return {"beta": self.beta.tolist(), "objective": self.objective,
@@ -175,31 +176,57 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
             return None
         return th, b, phi
 
+    # continuation in α for small α (warm start from a larger α: Newton from λ = 0 takes giant, overflowing steps)
+    if alpha < 1e-2 and _depth_ok(D):
+        start = argmin_Q(X, y, depth=D, alpha=min(1e-2, alpha * 1e3) if alpha * 1e3 < 1e-2 else 1e-2,
+                         tol=tol, max_iter=max_iter)
+        lam0 = start.dual
+        if D == 2:  # θ grows like log(1/α²) on the support
+            a_old = min(1e-2, alpha * 1e3) if alpha * 1e3 < 1e-2 else 1e-2
+            lam0 = lam0 * math.log(1 / alpha) / math.log(1 / a_old)
+        if lam0 is not None and parts(lam0) is not None:
+            lam = lam0
     th, b, phi = parts(lam)
     ytol = tol * max(1.0, float(np.linalg.norm(y)))
     status, it = "converged", 0
+    best, best_it = math.inf, 0
     while True:
         r = y - X @ b
-        if np.linalg.norm(r) <= ytol:
+        rn = float(np.linalg.norm(r))
+        if rn <= ytol:
             break
         if it >= max_iter:
             status = f"budget: max_iter ({max_iter})"
             break
+        if rn < 0.5 * best:
+            best, best_it = rn, it
+        elif it - best_it >= 25 and rn <= 1e-7 * max(1.0, float(np.linalg.norm(y))):
+            status = "rounding-limited: 25 Newton steps without halving the residual (it is the accuracy reached)"
+            break
         it += 1
         Hm = (X * (aD * f["dh"](th) * np.ones_like(th))) @ X.T
-        step = np.linalg.lstsq(Hm, r, rcond=None)[0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            step = np.linalg.lstsq(Hm, r, rcond=None)[0]
         t_, ok = 1.0, False
-        for _ in range(60):
-            cand = parts(lam + t_ * step)
-            if cand is not None and cand[2] >= phi + 1e-4 * t_ * float(step @ r) - 1e-15 * abs(phi):
-                ok = True
-                break
+        for _ in range(200):  # accept an ascent of the dual, or a decrease of the residual
+            cand = parts(lam + t_ * step) if np.all(np.isfinite(step)) else None
+            if cand is not None:
+                rc = float(np.linalg.norm(y - X @ cand[1]))
+                if cand[2] > phi + 1e-4 * t_ * float(step @ r) or rc <= (1 - 1e-4 * t_) * rn:
+                    ok = True
+                    break
             t_ *= 0.5
         if not ok:
-            status = "stalled: the line search found no ascent (the residual is the accuracy reached)"
+            status = "stalled: the line search found no progress (the residual is the accuracy reached)"
             break
         lam = lam + t_ * step
         th, b, phi = cand
     res = float(np.linalg.norm(X @ b - y))
-    obj, _ = Q_value(b, D, alpha)
-    return Interpolator(b, obj, res, res, f"dual-newton (D={D})", status=status, iterations=it)
+    obj = float(aD * np.sum(f["q_theta"](th) * np.ones_like(th)))  # q_D(h_D(θ)): no overflow of z² at tiny α
+    out = Interpolator(b, obj, res, res, f"dual-newton (D={D})", status=status, iterations=it)
+    out.dual = lam
+    return out
+
+
+def _depth_ok(D: int) -> bool:
+    return D >= 2

@@ -21,7 +21,7 @@ keeps in the row space of X (Woodworth et al. 2020, "Kernel and rich regimes"):
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
@@ -117,7 +117,7 @@ def q_via_theta(D: int) -> sp.Expr:
 
 
 # ------------------------------------------------------------------------- compiled
-@lru_cache(maxsize=None)
+@cache
 def compiled(D: int) -> dict:
     """NumPy functions for depth D: ``log_field(u_p, u_m, g)``, ``metric(w_p, w_m)``,
     ``h(theta)``, ``dh(theta)``, ``H(theta)``, ``q_theta(theta)`` and ``loss_grad(p, y)``."""
@@ -138,7 +138,7 @@ def compiled(D: int) -> dict:
     }
 
 
-@lru_cache(maxsize=None)
+@cache
 def q2_numeric():
     return lambdify((z,), q2())
 

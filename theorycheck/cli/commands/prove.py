@@ -15,27 +15,32 @@ LEGEND = ("✓ verified symbolically   ≈ verified numerically only (sympy coul
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck import proofs as proofs
+    from theorycheck import packs
     from theorycheck.proofs._core import ERROR, MARKS, REFUTED
 
     keys = [k.strip().upper() for k in args.only.split(",")] if args.only else None
-    try:
-        if keys:
-            proofs.check_keys(keys)
-    except KeyError as exc:
-        raise TheorycheckError(str(exc.args[0])) from None
+    chosen = [(p, t) for p in packs.select(args.pack) for t in p.theorems()]
+    if keys:
+        known = {t.key.upper() for _, t in chosen}
+        unknown = [k for k in keys if k not in known]
+        if unknown:
+            raise TheorycheckError(f"unknown theorem(s) {', '.join(unknown)}; known: "
+                                   f"{', '.join(t.key for _, t in chosen)}")
+        chosen = [(p, t) for p, t in chosen if t.key.upper() in keys]
     results = []
     t0 = time.perf_counter()
-    for key in keys or [k for k in proofs.ORDER if k in proofs.REGISTRY]:
+    for _, th in chosen:
         if sys.stderr.isatty():
-            print(f"proving {key} …", end="\r", file=sys.stderr, flush=True)
-        results.append(proofs.REGISTRY[key].run())
+            print(f"proving {th.key} …", end="\r", file=sys.stderr, flush=True)
+        results.append(th.run())
+    pack_of = {t.key: p.name for p, t in chosen}
     elapsed = time.perf_counter() - t0
     failed = [r for r in results if r.status in (REFUTED, ERROR)]
     if args.json:
         from theorycheck.cli.main import emit_json
 
-        emit_json({"theorems": [r.to_dict() for r in results], "seconds": round(elapsed, 2),
+        emit_json({"theorems": [{**r.to_dict(), "pack": pack_of[r.theorem.key]} for r in results],
+                   "seconds": round(elapsed, 2),
                    "refuted": [r.theorem.key for r in failed]})
         return 1 if failed else 0
     width = 100
@@ -68,4 +73,6 @@ def register(sub) -> None:
     p.add_argument("--only", metavar="KEYS", help="comma-separated theorem keys (R, B, C1..C6)")
     p.add_argument("--verbose", "-v", action="store_true", help="print the detail of verified steps too")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    p.add_argument("--pack", metavar="NAME", default=None,
+                   help="the theorems of one pack (`theorycheck packs` lists them; default: every installed pack)")
     p.set_defaults(func=run)

@@ -21,6 +21,29 @@ def _discrete_progress(k: int, steps: int) -> None:
     print(f"  … step {k} of {steps}", file=sys.stderr, flush=True)
 
 
+def _compute_pm(args: argparse.Namespace) -> dict:
+    """The signed parametrisation β = w₊^D − w₋^D with the squared loss (gradient flow only)."""
+    import numpy as np
+
+    from theorycheck.setting import parse_floats, read_csv
+    from theorycheck.solve.pm_flow import flow_pm
+
+    if args.param != "pm" or args.loss != "squared":
+        raise TheorycheckError("the squared loss goes with --param pm (and --param pm with --loss squared)")
+    if args.optimizer != "gd" or args.discrete:
+        raise TheorycheckError("--param pm runs gradient flow only: use --optimizer gd without --discrete")
+    alpha = parse_floats(args.alpha, "alpha")
+    if alpha.size != 1:
+        raise TheorycheckError("--param pm takes one scale --alpha A")
+    X, y = read_csv(args.data) if args.data is not None else (parse_floats(args.z, "z")[None, :], np.ones(1))
+    res = flow_pm(X, y, depth=args.depth, alpha=float(alpha[0]),
+                  t_max=args.t_max if args.t_max is not None else 1e12, max_seconds=args.max_seconds,
+                  max_evaluations=args.max_steps * 10)
+    out = res.as_dict()
+    out.update({"optimizer": "gd", "n_examples": int(X.shape[0]), "d": int(X.shape[1])})
+    return out
+
+
 def compute(args: argparse.Namespace) -> dict:
     """Run what the arguments ask for; returns the JSON payload (keys in the README)."""
     from theorycheck import observe
@@ -30,6 +53,8 @@ def compute(args: argparse.Namespace) -> dict:
     from theorycheck.solve.maxmargin import angle_degrees, max_margin
     from theorycheck.solve.trajectory import Budget
 
+    if getattr(args, "param", "product") == "pm" or args.loss == "squared":
+        return _compute_pm(args)
     setting = setting_from_args(args)
     time_kind = "rescaled" if setting.single and args.time != "real" else "real"
     if args.discrete:
@@ -106,6 +131,15 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.report.plots import plot_trajectory
 
     res = compute(args)
+    if res.get("param") == "pm":
+        if args.plot:
+            raise TheorycheckError("--plot is not available with --param pm")
+        if args.json:
+            emit_json(res)
+        else:
+            print(f"beta = {res['beta']}\nfinal loss {res['final_loss']:.3e} at t = {res['t']:.6g} ({res['status']}); "
+                  f"error bar on the limit {res['error_bar']:.1e}")
+        return 0
     traj = res.pop("_traj")
     if args.plot:
         plot_trajectory(traj, args.plot)
@@ -163,4 +197,7 @@ def register(sub) -> None:
     p.add_argument("--max-steps", type=_count, default=200_000, help="step budget of the integrator (default 200000)")
     p.add_argument("--plot", metavar="FILE", default=None, help="write β_j(t) (log scale) with j† marked (.png/.svg/.pdf)")
     p.add_argument("--json", action="store_true", help="print JSON (keys documented in the README)")
+    p.add_argument("--param", choices=["product", "pm"], default="product",
+                   help="parametrisation: product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D, w±(0) = α "
+                   "(with --loss squared)")
     p.set_defaults(func=run)

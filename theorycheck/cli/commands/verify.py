@@ -23,18 +23,20 @@ def _rows(v, depth=0):
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck import proofs as proofs  # noqa: F401  (registers the claims)
-    from theorycheck.claims.claim import PROFILES, REGISTRY, run_claim, select
+    from theorycheck import packs
+    from theorycheck.claims.claim import PROFILES, run_claim
 
     if args.list:
-        for c in REGISTRY.values():
-            print(f"{c.key:22s} {c.statement}")
+        for pack, c in packs.select_claims(args.pack):
+            print(f"{c.key:22s} [{pack.name}] {c.statement}")
             if c.refined:
                 print(f"{'  ↳ ' + c.refined.key:22s} {c.refined.statement}")
         return 0
     prefixes = [p.strip() for p in args.claims.split(",")] if args.claims else None
     try:
-        claims = select(prefixes)
+        pairs = packs.select_claims(args.pack, prefixes)
+        claims = [c for _, c in pairs]
+        pack_of = {c.key: p.name for p, c in pairs}
     except KeyError as exc:
         raise TheorycheckError(f"no claim matches {exc.args[0]!r}; `theorycheck verify --list` shows them") from None
     if args.examples is not None and args.examples < 0:
@@ -56,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t0
     failed = [v for v in verdicts if v.status in ("fails", "error")]
     payload = {"profile": args.profile, "examples": examples, "seed": args.seed, "seconds": round(elapsed, 2),
-               "claims": [v.to_dict() for v in verdicts], "failed": [v.key for v in failed]}
+               "claims": [{**v.to_dict(), "pack": pack_of[v.key]} for v in verdicts], "failed": [v.key for v in failed],
+               "packs": sorted(set(pack_of.values()))}
     if args.json:
         from theorycheck.cli.main import emit_json
 
@@ -102,4 +105,6 @@ def register(sub) -> None:
                    help="fast: 12 inputs per claim (a few minutes); thorough: 100")
     p.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON to FILE ('-': stdout only)")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
+    p.add_argument("--pack", metavar="NAME", default=None,
+                   help="the claims of one pack (`theorycheck packs` lists them; default: every installed pack)")
     p.set_defaults(func=run)
