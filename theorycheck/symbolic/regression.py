@@ -157,3 +157,21 @@ def derivation(D: int) -> dict[str, str]:
         "potential": (f"Q = alpha^2 sum q(beta/alpha^2), q(z) = {sp.sstr(q2())}" if D == 2 else
                       f"Q = alpha^{D} sum q_D(beta/alpha^{D}), q_D(h_D(theta)) = {sp.sstr(q_via_theta(D))}"),
     }
+
+
+# ------------------------------------------------------------ balanced product flow (lp-margin)
+def balanced_product_log_field(L: int) -> sp.Expr:
+    """du/dt for u = log w when every layer equals w > 0 (β_j = w^L), g = ∂Lo/∂β_j: the
+    product-of-others ∂β/∂w_k from :func:`theorycheck.symbolic.model.product_of_others`
+    at w_k = w, times −g, divided by w."""
+    from theorycheck.symbolic.model import layer_symbols, product_of_others
+
+    W = layer_symbols(L, 1)
+    w = sp.Symbol("w", positive=True)
+    d_beta = product_of_others(W)[0, 0].subs({W[k, 0]: w for k in range(L)})
+    return sp.simplify((-d_beta * g / w).subs(w, sp.exp(up)))
+
+
+@cache
+def balanced_product_log_field_numeric(L: int):
+    return lambdify((up, g), balanced_product_log_field(L))
