@@ -9,9 +9,11 @@ The per-coordinate field dw/dt = −(∂β/∂w_k)·g comes from the symbolic la
 
 Time: directional convergence is slow in real time (O(1/log t)), so the flow is integrated
 along the same path in the time τ with dt = dτ/Lo (the loss-normalised flow), in log
-coordinates u = log w, with log(1 + t) carried along, until L·max u reaches ``log_beta_max``.
-The KKT residual of the margin-normalised direction is recorded at checkpoints of
-s = log‖β‖∞ and extrapolated (linear fit in 1/s; intercept with its standard error).
+coordinates u = log w (BDF with an analytic Jacobian: the normalised flow is stiff at large
+margins), until log max β_j reaches the last checkpoint.
+The direction is recorded at checkpoints equally spaced in s = log‖β‖∞ (then log t grows by a
+near-constant factor between checkpoints), so quantities that tend to their limit like a power of
+1/log t are extrapolated by Aitken's Δ² (:func:`aitken_limit`; the power depends on the data).
 """
 
 from __future__ import annotations
@@ -23,12 +25,12 @@ from itertools import combinations
 
 import numpy as np
 from scipy.integrate import solve_ivp
-from scipy.optimize import linprog, nnls
+from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.symbolic.regression import balanced_product_log_field_numeric
 
-__all__ = ["log_loss", "log_neg_dloss", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin",
+__all__ = ["log_loss", "log_neg_dloss", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
            "lp_vertex_solution"]
 
 
@@ -58,33 +60,41 @@ def _normalised(beta: np.ndarray, Z: np.ndarray) -> np.ndarray:
     return beta / mn
 
 
-def kkt_residual(beta: np.ndarray, Z: np.ndarray, L: int, *, orthant: bool = False, support_tol: float = 1e-3,
-                 active_tol: float = 1e-2) -> dict:
-    """How far β/min_i⟨z_i, β⟩ is from a KKT point of min Σ|β_j|^(2/L) s.t. Zβ ≥ 1
-    (``orthant``: with β ≥ 0 added). Multipliers λ ≥ 0 on the (nearly) active constraints by
-    NNLS; ``residual`` = relative stationarity error on the support + (L = 2) the violation of
-    |Zᵀλ|_j ≤ 1 off the support (one-sided, (Zᵀλ)_j ≤ 1, in the orthant). For L ≥ 3 the
-    objective is not differentiable at 0 and its subgradient there is unbounded: no condition."""
+def kkt_residual(beta: np.ndarray, Z: np.ndarray, L: int, *, orthant: bool = False) -> dict:
+    """How far β̄ = β/min_i⟨z_i, β⟩ is from a KKT point of min Σ|β_j|^p s.t. Zβ ≥ 1, p = 2/L
+    (``orthant``: with β ≥ 0 added). Continuous in β (no support threshold): stationarity is
+    tested multiplied by β̄_j, β̄_j·(p|β̄_j|^(p−1)sign β̄_j − (Zᵀλ)_j) = 0;
+    ``residual`` = min over λ ≥ 0 (an LP) of ‖that‖₁ / (pΣ|β̄_j|^p) + complementarity
+    Σλ_i(m_i − 1) / (pΣ|β̄_j|^p) + for L = 2 the violations Σ_j (|Zᵀλ|_j − 1)₊ ((Zᵀλ)_j − 1)₊ in
+    the orthant). For L ≥ 3 the objective's
+    subgradient at β_j = 0 is unbounded: no condition there."""
     b = _normalised(np.asarray(beta, float), Z)
+    n, d = Z.shape
     p = 2.0 / L
     m = Z @ b
-    S = np.abs(b) > support_tol * np.abs(b).max()
-    A = m <= 1.0 + active_tol
-    grad = p * np.abs(b[S]) ** (p - 1) * np.sign(b[S])
-    ZA = Z[A][:, S]
-    lam_A, _ = nnls(ZA.T, grad)
-    stat = float(np.linalg.norm(ZA.T @ lam_A - grad) / np.linalg.norm(grad))
-    lam = np.zeros(Z.shape[0])
-    lam[A] = lam_A
-    off = 0.0
-    if L == 2 and (~S).any():
-        s = (Z.T @ lam)[~S]
-        off = float(np.max(s - 1.0) if orthant else np.max(np.abs(s) - 1.0))
-        off = max(off, 0.0)
-    comp = float(np.max(lam * np.abs(m - 1.0)))
-    return {"residual": stat + off + comp, "stationarity": stat, "off_support": off, "complementarity": comp,
-            "support": np.flatnonzero(S).tolist(), "active": np.flatnonzero(A).tolist(), "multipliers": lam.tolist(),
-            "normalised_beta": b.tolist()}
+    gb = p * np.abs(b) ** p  # β̄_j × ∂f/∂β_j
+    M = (Z * b).T  # row j: β̄_j z_ij
+    scale = float(gb.sum())
+    # the best multipliers: an LP over λ ≥ 0, e± ≥ 0 (stationarity error), v ≥ 0 (L = 2: |Zᵀλ|_j ≤ 1 + v_j)
+    nv = d if L == 2 else 0
+    c = np.concatenate([m - 1.0, np.ones(2 * d), np.ones(nv)])
+    A_eq = np.hstack([M, -np.eye(d), np.eye(d), np.zeros((d, nv))])
+    A_ub = b_ub = None
+    if L == 2:
+        rows = [np.hstack([Z.T, np.zeros((d, 2 * d)), -np.eye(d)])]
+        if not orthant:
+            rows.append(np.hstack([-Z.T, np.zeros((d, 2 * d)), -np.eye(d)]))
+        A_ub = np.vstack(rows)
+        b_ub = np.ones(A_ub.shape[0])
+    r = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=gb, bounds=[(0, None)] * c.size, method="highs")
+    if r.status != 0:
+        raise TheorycheckError(f"the KKT multiplier LP failed: {r.message}")
+    lam = r.x[:n]
+    stat = float(np.abs(M @ lam - gb).sum()) / scale
+    comp = float(lam @ (m - 1.0)) / scale
+    off = float(r.x[n + 2 * d:].sum()) if L == 2 else 0.0
+    return {"residual": stat + comp + off, "stationarity": stat, "off_support": off, "complementarity": comp,
+            "multipliers": lam.tolist(), "normalised_beta": b.tolist()}
 
 
 @dataclass
@@ -106,10 +116,11 @@ class MarginFlow:
 
 
 def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 1.0,
-                checkpoints=(2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0), max_seconds: float = 60.0,
+                checkpoints=tuple(float(c) for c in range(2, 17, 2)), max_seconds: float = 60.0,
                 max_evaluations: int = 1_000_000, tau_max: float = 1e7) -> MarginFlow:
     """Follow the loss-normalised flow from w = α·1 and record the direction when log max β_j
-    crosses each checkpoint. ``status``: "reached" or the budget that ran out first."""
+    crosses each checkpoint, with log t there. ``status``: "reached" or the budget that ran out
+    first (the directions recorded until then are kept)."""
     Z = np.atleast_2d(np.asarray(Z, float))
     L = int(depth)
     if L < 2:
@@ -130,7 +141,7 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         count[0] += 1
         if count[0] > max_evaluations or (count[0] % 500 == 0 and time.perf_counter() - t0 > max_seconds):
             raise _Out("max_evaluations" if count[0] > max_evaluations else "max_seconds")
-        u = state[:-1]
+        u = state
         top = L * u.max()
         bn = np.exp(L * u - top)  # β / e^top
         m = (Z @ bn) * math.exp(top) if top < 700 else np.where(Z @ bn > 0, np.inf, -np.inf) * 1.0
@@ -138,56 +149,81 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         lnL = float(np.logaddexp.reduce(ll))
         wts = np.exp(log_neg_dloss(m, loss) - lnL)  # −ℓ'(m_i)/Lo
         g_over_L = -(Z.T @ wts)  # (∂Lo/∂β)/Lo
-        du = field_(u, g_over_L) * np.ones_like(u)
-        dlogt = math.exp(-state[-1] - lnL) if -state[-1] - lnL < 700 else 1e300
-        return np.concatenate([du, [dlogt]])
+        return field_(u, g_over_L) * np.ones_like(u)
 
-    def jac(tau, state):
+    def lnloss(u):
+        m = Z @ np.exp(L * u)
+        return float(np.logaddexp.reduce(log_loss(m, loss)))
+
+    def jac(tau, u):
         # exact for the exponential loss (weights softmax(−m)); for the logistic loss the same form
         # with its weights: only the Newton iterations of the stiff solver use it, not the accuracy
-        u = state[:-1]
         beta = np.exp(L * u)
         m = Z @ beta
-        ll = log_loss(m, loss)
-        lnL = float(np.logaddexp.reduce(ll))
+        lnL = float(np.logaddexp.reduce(log_loss(m, loss)))
         wts = np.exp(log_neg_dloss(m, loss) - lnL)
         pre = np.exp((L - 2) * u)
         dm_du = Z * (L * beta)  # ∂m_k/∂u_j
         dw = -(wts[:, None] * dm_du) + np.outer(wts, wts @ dm_du)
-        J = np.zeros((u.size + 1, u.size + 1))
-        J[:-1, :-1] = pre[:, None] * (Z.T @ dw) + np.diag((L - 2) * pre * (Z.T @ wts))
-        e = math.exp(min(-state[-1] - lnL, 700.0))
-        J[-1, -1] = -e
-        J[-1, :-1] = e * (np.exp(ll - lnL) * 0 + wts) @ dm_du
-        return J
+        return pre[:, None] * (Z.T @ dw) + np.diag((L - 2) * pre * (Z.T @ wts))
 
     status = "reached"
-    state = np.concatenate([np.full(Z.shape[1], math.log(alpha)), [0.0]])
+    state = np.full(Z.shape[1], math.log(alpha))
     tau = 0.0
+    log_t = -math.inf  # log t = log ∫ dτ/Lo, by the trapezoid rule on the solver's dense output (log domain)
     for cp in checkpoints:
-        if L * state[:-1].max() >= cp:
+        if L * state.max() >= cp:
             continue
 
         def ev(t, s, cp=cp):
-            return L * s[:-1].max() - cp
+            return L * s.max() - cp
 
         ev.terminal, ev.direction = True, 1
         try:
-            sol = solve_ivp(rhs, (tau, tau_max), state, method="BDF", jac=jac, rtol=1e-10, atol=1e-12, events=ev)
+            sol = solve_ivp(rhs, (tau, tau_max), state, method="BDF", jac=jac, rtol=1e-9, atol=1e-12, events=ev,
+                            dense_output=True)
         except _Out as exc:
             status = f"budget: {exc.args[0]}"
             break
         if sol.status != 1:
             status = f"budget: tau_max ({tau_max:g})" if sol.success else f"integrator failed: {sol.message}"
             break
+        if not np.all(np.isfinite(sol.y[:, -1])):
+            status = "integrator failed: non-finite state"
+            break
+        taus = np.linspace(tau, float(sol.t[-1]), 401)
+        neg = np.array([-lnloss(sol.sol(x)) for x in taus])
+        seg = np.logaddexp(neg[1:], neg[:-1]) + math.log(0.5 * (taus[1] - taus[0]))
+        log_t = float(np.logaddexp.reduce(np.concatenate([[log_t], seg])))
         state, tau = sol.y[:, -1], float(sol.t[-1])
-        u = state[:-1]
+        u = state
         d = np.exp(L * (u - u.max()))
         out.log_beta.append(float(L * u.max()))
-        out.log_t.append(float(state[-1]))
+        out.log_t.append(log_t)
         out.directions.append(d / np.linalg.norm(d))
     out.status, out.evaluations, out.seconds = status, count[0], time.perf_counter() - t0
     return out
+
+
+def aitken_limit(values) -> tuple[float, float]:
+    """Limit of a sequence sampled where its rate variable shrinks geometrically (checkpoints
+    equally spaced in log‖β‖, so log t grows by a near-constant factor): Aitken's Δ² on the last
+    three values, and as error bar its change from the three before. A sequence that stopped
+    changing extrapolates to its last value."""
+    v = np.asarray(values, float)
+
+    def one(a, b, c):
+        den = (c - b) - (b - a)
+        if abs(den) <= 1e-14 * max(abs(a), abs(b), abs(c), 1e-300):
+            return c
+        est = c - (c - b) ** 2 / den
+        return est if np.isfinite(est) else c
+
+    if v.size < 3:
+        return float(v[-1]), float(abs(v[-1]))
+    a1 = one(*v[-3:])
+    a2 = one(*v[-4:-1]) if v.size >= 4 else v[-1]
+    return float(a1), float(abs(a1 - a2))
 
 
 def extrapolate(xs, ys) -> tuple[float, float]:
