@@ -82,6 +82,19 @@ def _fmt(expr, fmt: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from theorycheck.cli.main import emit_json
 
+    if args.param == "pm" or args.loss == "squared":
+        from theorycheck.symbolic.regression import derivation as pm_derivation
+
+        if args.param != "pm" or args.loss != "squared" or args.depth < 2:
+            raise TheorycheckError("--param pm goes with --loss squared and --depth ≥ 2")
+        eqs = pm_derivation(args.depth)
+        if args.format == "json":
+            emit_json({"depth": args.depth, "param": "pm", "loss": "squared", "equations": eqs})
+        else:
+            print(f"signed parametrisation beta = w_p^{args.depth} - w_m^{args.depth}, squared loss, gradient flow")
+            for k, v in eqs.items():
+                print(f"{k}: {v}")
+        return 0
     res = derivation(args.depth, args.optimizer, balanced=args.balanced, dim=args.dim,
                      loss=args.loss, examples=args.examples)
     if args.format == "json":
@@ -119,6 +132,8 @@ def register(sub) -> None:
     p.add_argument("--balanced", action="store_true", help="restrict to balanced layers w_k = u (one example)")
     p.add_argument("--dim", type=int, default=None, help="also print the explicit system for this d (1..6)")
     p.add_argument("--examples", type=int, default=1, help="number of examples n (1: rescaled time; 2-3: real time)")
-    p.add_argument("--loss", choices=sy.LOSSES, default="logistic")
+    p.add_argument("--loss", choices=(*sy.LOSSES, "squared"), default="logistic")
+    p.add_argument("--param", choices=["product", "pm"], default="product",
+                   help="product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D (with --loss squared)")
     p.add_argument("--format", choices=["text", "latex", "json"], default="text")
     p.set_defaults(func=run)
