@@ -211,7 +211,8 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
         for _ in range(200):  # accept an ascent of the dual, or a decrease of the residual
             cand = parts(lam + t_ * step) if np.all(np.isfinite(step)) else None
             if cand is not None:
-                rc = float(np.linalg.norm(y - X @ cand[1]))
+                with np.errstate(over="ignore"):  # an overflowing trial residual is inf: rejected
+                    rc = float(np.linalg.norm(y - X @ cand[1]))
                 if cand[2] > phi + 1e-4 * t_ * float(step @ r) or rc <= (1 - 1e-4 * t_) * rn:
                     ok = True
                     break
