@@ -20,7 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from theorycheck.batched import engine as bt
+from theorycheck import status as bst
+from theorycheck.batched import discrete as bdisc
+from theorycheck.batched import systems as bsys
 from theorycheck.numerics._common import describe_row
 from theorycheck.report import plots
 from theorycheck.sweep import run as S
@@ -42,8 +44,8 @@ def compute(*, quick: bool, ctx) -> dict:
     flow.meta["alpha_c"] = ac
     out = {"flow": flow}
     for eta in etas:
-        system = bt.MultiExample(Z[None, :], alphas, RHO, optimizer="sam-l2")
-        res = bt.discrete_run(system, eta, ts)
+        system = bsys.MultiExample(Z[None, :], alphas, RHO, optimizer="sam-l2")
+        res = bdisc.discrete_run(system, eta, ts)
         arrays = {"alpha": alphas, "time": res.grid, "status": res.status, "t_stop": res.t_stop, **res.obs}
         meta = {"kind": "discrete", "optimizer": "sam-l2", "rho": RHO, "eta": eta, "depth": 2, "n": 1, "d": Z.size,
                 "time_kind": "t", "integrator": res.meta, "versions": S.versions(), "seconds": res.seconds}
@@ -126,7 +128,7 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
             lf = np.interp(np.log(r["time"][ok]), np.log(flow["time"]), np.log(flow["loss"][c]))
             dist = float(np.max(np.abs(np.log(r["loss"][c][ok]) - lf))) if ok.any() else np.inf
             dists.append(dist)
-            st = bt.STATUS[int(r["status"][c])]
+            st = bst.STATUS[int(r["status"][c])]
             summary.append(f"discrete, η = {eta:g}, α = {a:.6g}: status {st}; max |ln loss − ln loss_flow| = "
                            f"{dist:.3g}; j† visits {describe_row(r['jdag'][c], r['time'], 't')}.")
             if st != "done":

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from theorycheck import status as bst
 from theorycheck.batched import engine as bt
+from theorycheck.batched import systems as bsys
 from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
 from theorycheck.sweep import run as S
@@ -18,8 +20,8 @@ if not kn.available():  # pragma: no cover
 
 def _both(z, alphas, rho, grid, **kw):
     opts = {k: kw.pop(k) for k in ("rtol", "atol", "max_steps") if k in kw}
-    a = bt.integrate(bt.ReducedL2(z, alphas, rho, **kw), grid, **opts)
-    b = kn.integrate_reduced(bt.ReducedL2(z, alphas, rho, **kw), grid, **opts)
+    a = bt.integrate(bsys.ReducedL2(z, alphas, rho, **kw), grid, **opts)
+    b = kn.integrate_reduced(bsys.ReducedL2(z, alphas, rho, **kw), grid, **opts)
     return a, b
 
 
@@ -64,7 +66,7 @@ def test_kernel_log_norm_cells_and_theta_mode():
     f = np.isfinite(la)
     np.testing.assert_allclose(lb[f], la[f], rtol=1e-9, atol=1e-12)
     with pytest.raises(TheorycheckError, match="switch levels"):
-        kn.integrate_reduced(bt.ReducedL2(z, [0.5], 1.0, observe="theta"), [1.0])
+        kn.integrate_reduced(bsys.ReducedL2(z, [0.5], 1.0, observe="theta"), [1.0])
 
 
 def test_kernel_per_member_rho_and_stop_on_safe():
@@ -73,7 +75,7 @@ def test_kernel_per_member_rho_and_stop_on_safe():
     al, rh = np.meshgrid(np.geomspace(0.05, 3.0, 12), np.geomspace(0.3, 3.0, 7))
     a, b = _both(z, al.ravel(), rh.ravel(), np.array([1e4]), stop_on_safe=True)
     _assert_same(a, b)
-    assert set(np.unique(a.status)) <= {bt.COLLAPSE, bt.SAFE} and len(np.unique(a.status)) == 2
+    assert set(np.unique(a.status)) <= {bst.COLLAPSE, bst.NO_COLLAPSE} and len(np.unique(a.status)) == 2
 
 
 def test_collapse_threshold_is_the_same_on_both_array_backends():
@@ -110,25 +112,25 @@ def test_kernel_edge_cases(case):
 def test_step_budget_is_reported_and_cells_stay_unknown():
     a, b = _both(np.arange(1.0, 7.0), [0.5, 0.05], 1.0, S.time_grid(10.0, 50), max_steps=3)
     _assert_same(a, b)
-    assert np.all(b.status == bt.MAX_STEPS) and np.all(b.steps == 3)
+    assert np.all(b.status == bst.MAX_STEPS) and np.all(b.steps == 3)
     assert np.all(b.obs["jdag"][:, -1] == -1)
     with pytest.raises(TheorycheckError, match="max_steps"):
-        kn.integrate_reduced(bt.ReducedL2(np.arange(1.0, 3.0), [0.5], 1.0), [1.0], max_steps=0)
+        kn.integrate_reduced(bsys.ReducedL2(np.arange(1.0, 3.0), [0.5], 1.0), [1.0], max_steps=0)
 
 
 @pytest.mark.parametrize("grid", [[], [1.0, 0.5], [-1.0, 1.0], [0.0, np.inf]])
 def test_bad_grids_are_refused(grid):
     with pytest.raises(TheorycheckError, match="grid"):
-        kn.integrate_reduced(bt.ReducedL2(np.arange(1.0, 3.0), [0.5], 1.0), np.asarray(grid, float))
+        kn.integrate_reduced(bsys.ReducedL2(np.arange(1.0, 3.0), [0.5], 1.0), np.asarray(grid, float))
 
 
 def test_kernel_refuses_other_systems():
     with pytest.raises(TheorycheckError, match="reduced"):
-        kn.integrate_reduced(bt.BalancedLog(np.arange(1.0, 3.0), [0.5], 1.0, optimizer="gd"), [1.0])
+        kn.integrate_reduced(bsys.BalancedLog(np.arange(1.0, 3.0), [0.5], 1.0, optimizer="gd"), [1.0])
 
 
 def test_one_thread_and_two_threads_are_bitwise_equal():
-    sys_ = lambda: bt.ReducedL2(np.linspace(1, 2, 20), np.geomspace(0.02, 2, 300), 1.0)  # noqa: E731
+    sys_ = lambda: bsys.ReducedL2(np.linspace(1, 2, 20), np.geomspace(0.02, 2, 300), 1.0)  # noqa: E731
     grid = S.time_grid(15.0, 60)
     with kn.thread_limit(1):
         a = kn.integrate_reduced(sys_(), grid)
@@ -141,7 +143,7 @@ def test_one_thread_and_two_threads_are_bitwise_equal():
 
 def test_progress_is_reported_per_chunk():
     seen = []
-    kn.integrate_reduced(bt.ReducedL2(np.arange(1.0, 4.0), np.geomspace(0.1, 1, kn.CHUNK + 10), 1.0),
+    kn.integrate_reduced(bsys.ReducedL2(np.arange(1.0, 4.0), np.geomspace(0.1, 1, kn.CHUNK + 10), 1.0),
                          S.time_grid(2.0, 5), progress=seen.append)
     assert seen[-1] == 1.0 and len(seen) >= 2 and seen == sorted(seen)
 

@@ -10,7 +10,10 @@ import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
 
+from theorycheck import status as bst
+from theorycheck.batched import discrete as bdisc
 from theorycheck.batched import engine as bt
+from theorycheck.batched import systems as bsys
 from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
 from theorycheck.sweep import run as S
@@ -36,7 +39,7 @@ def test_reduced_log_forms_equal_the_summand():
 def test_switch_levels_give_the_argmax_of_theta():
     """C4: argmax_j θ_j(τ, I) is the z_j nearest N̄/(2ρ); the batch reads it off the levels."""
     z = np.array([0.5, 1.0, 1.7, 2.0, 3.1])
-    s = bt.ReducedL2(z, [0.3], [0.7])
+    s = bsys.ReducedL2(z, [0.3], [0.7])
     rng = np.random.default_rng(1)
     tau, I = rng.uniform(0.01, 5, 400), rng.uniform(0.001, 4, 400)
     idx = np.zeros(400, dtype=int)
@@ -57,7 +60,7 @@ def test_multi_example_field_equals_the_symbolic_flow(optimizer, L):
     rng = np.random.default_rng(2)
     U = rng.uniform(0.2, 1.5, (5, 3))
     rho = 0.35
-    system = bt.MultiExample(Zn, U, rho, L=L, optimizer=optimizer)
+    system = bsys.MultiExample(Zn, U, rho, L=L, optimizer=optimizer)
     rate = system.theta_rate(np.arange(5), None, np.log(U))
     for b in range(5):
         ref = np.asarray(f(*np.tile(U[b], L), rho), dtype=float)
@@ -100,7 +103,7 @@ def test_reduced_batch_matches_per_alpha_reference():
     for i, a in enumerate(alphas):
         theta, t_stop = _reference(z, a, rho, taus)
         if np.isfinite(t_stop):
-            assert res["status"][i] == bt.COLLAPSE
+            assert res["status"][i] == bst.COLLAPSE
             assert res["event_collapse"][i] == pytest.approx(t_stop, rel=1e-6)
         alive = np.isfinite(theta[0])
         th_ = np.where(alive, theta, -np.inf)
@@ -136,7 +139,7 @@ def test_gd_heatmap_is_argmax_z_everywhere():
     z = np.array([3.0, 1.0, 6.0, 2.0, 5.0, 4.0])
     res = S.heatmap(z, optimizer="gd", rho=0.0, alphas=np.geomspace(1e-3, 10, 12), times=S.time_grid(20.0, 50),
                     backend="serial")
-    assert np.all(res["jdag"] == 3) and np.all(res["status"] == bt.DONE)
+    assert np.all(res["jdag"] == 3) and np.all(res["status"] == bst.DONE)
 
 
 def test_gd_depth_3_blows_up_on_the_major_feature_at_the_closed_form_time():
@@ -145,7 +148,7 @@ def test_gd_depth_3_blows_up_on_the_major_feature_at_the_closed_form_time():
     res = S.heatmap(z, optimizer="gd", rho=0.0, alphas=alphas, times=S.time_grid(10.0, 40), depth=3,
                     backend="serial")
     t_star = C.lambdify((cf.z_j, cf.alpha_j), cf.gd_blowup_time(3))(3.0, alphas)
-    assert np.all(res["status"] == bt.BLOWUP)
+    assert np.all(res["status"] == bst.BLOWUP)
     np.testing.assert_allclose(res["event_blowup"], t_star, rtol=1e-6)
     assert np.all(res["jdag"] == 2)  # the blown-up feature stays dominant after the blow-up
 
@@ -165,9 +168,9 @@ def test_linf_matches_c2_with_sliding_and_the_alpha_equal_rho_equilibrium():
                   [1.5 * rho, 0.5 * rho, 2.0 * rho, 0.9 * rho],
                   [0.9 * rho, 0.6 * rho, 0.4 * rho, 0.7 * rho]])  # all below ρ: every coordinate slides to 0
     taus = S.time_grid(30.0, 300)
-    system = bt.BalancedLog(z, A, rho, optimizer="sam-linf")
+    system = bsys.BalancedLog(z, A, rho, optimizer="sam-linf")
     res = bt.integrate(system, taus)
-    assert list(res.status) == [bt.DONE, bt.DONE, bt.COLLAPSE]
+    assert list(res.status) == [bst.DONE, bst.DONE, bst.COLLAPSE]
     assert res.events["frozen_at_start"].tolist() == [1.0, 0.0, 0.0]
     assert np.all(res.obs["jdag"][0] == 1)  # u_1 ≡ ρ, the rest slid to 0
     for b in range(3):
@@ -186,11 +189,11 @@ def test_linf_matches_c2_with_sliding_and_the_alpha_equal_rho_equilibrium():
 def test_linf_depth_3_blows_up_where_c3_says():
     z, rho = np.array([1.0, 2.0, 3.0]), 0.5
     A = np.array([[0.9, 0.8, 0.6], [0.6, 0.55, 0.9], [1.2, 0.6, 0.52]])
-    res = bt.integrate(bt.BalancedLog(z, A, rho, L=3, optimizer="sam-linf"), S.time_grid(40.0, 100))
+    res = bt.integrate(bsys.BalancedLog(z, A, rho, L=3, optimizer="sam-linf"), S.time_grid(40.0, 100))
     t_star = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_blowup_time(3))
     for b in range(3):
         above = A[b] > rho
-        assert res.status[b] == bt.BLOWUP
+        assert res.status[b] == bst.BLOWUP
         assert res.obs["jdag"][b, -1] == th.linf_prediction(z, A[b], rho, 3)
         assert res.events["blowup"][b] == pytest.approx(np.min(t_star(z[above], A[b][above], rho)), rel=1e-6)
 
@@ -223,7 +226,7 @@ def test_collapse_cells_match_the_certificates():
     alphas = np.concatenate([np.geomspace(0.3 * shrink, 0.99 * shrink, 5), np.geomspace(1.01 * shrink, 3 * gdl, 25)])
     taus = S.time_grid(60.0, 300)
     res = S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial")
-    coll = res["status"] == bt.COLLAPSE
+    coll = res["status"] == bst.COLLAPSE
     np.testing.assert_array_equal(coll, alphas < ac)
     assert np.all(coll[alphas < shrink])
     cert, tc = res["event_collapse_certified"], res["event_collapse"]
@@ -270,11 +273,11 @@ def test_real_time_single_example_follows_the_rescaled_path():
 
 def test_discrete_sam_converges_to_the_flow_at_first_order():
     taus = S.time_grid(50.0, 60, log=True, t_min=1e-2)
-    flow = bt.integrate(bt.MultiExample(Z6[None, :], [0.5], 1.0, optimizer="sam-l2"), taus, rtol=1e-11, atol=1e-13)
+    flow = bt.integrate(bsys.MultiExample(Z6[None, :], [0.5], 1.0, optimizer="sam-l2"), taus, rtol=1e-11, atol=1e-13)
     dist = []
     for eta in (0.04, 0.02, 0.01):
-        r = bt.discrete_run(bt.MultiExample(Z6[None, :], [0.5], 1.0, optimizer="sam-l2"), eta, taus)
-        assert r.status[0] == bt.DONE
+        r = bdisc.discrete_run(bsys.MultiExample(Z6[None, :], [0.5], 1.0, optimizer="sam-l2"), eta, taus)
+        assert r.status[0] == bst.DONE
         lf = np.interp(np.log(r.grid), np.log(taus), np.log(flow.obs["loss"][0]))
         dist.append(np.max(np.abs(np.log(r.obs["loss"][0]) - lf)))
     orders = np.log2(np.array(dist[:-1]) / np.array(dist[1:]))
@@ -284,23 +287,23 @@ def test_discrete_sam_converges_to_the_flow_at_first_order():
 def test_discrete_overshoot_is_reported():
     """A step that would take some u_j through 0 (here the first one, α = 0.2, η = 5) stops
     the member with its reason; the cells it did not reach stay unknown (−1)."""
-    r = bt.discrete_run(bt.MultiExample(Z6[None, :], [0.2, 0.5], 1.0, optimizer="sam-l2"), 5.0,
+    r = bdisc.discrete_run(bsys.MultiExample(Z6[None, :], [0.2, 0.5], 1.0, optimizer="sam-l2"), 5.0,
                         np.array([5.0, 50.0]))
-    assert [bt.STATUS[int(s)] for s in r.status] == ["sign_change", "done"]
+    assert [bst.STATUS[int(s)] for s in r.status] == ["sign_change", "done"]
     assert r.t_stop[0] == 0.0 and np.all(r.obs["jdag"][0] == -1) and np.all(r.obs["jdag"][1] > 0)
 
 
 # ---------------------------------------------------------------------------- budgets, validation
 def test_step_budget_is_reported_and_cells_stay_unknown():
-    res = bt.integrate(bt.ReducedL2(Z6, [0.5, 0.05], 1.0), S.time_grid(10.0, 50), max_steps=3)
-    assert list(res.status) == [bt.MAX_STEPS, bt.MAX_STEPS]
+    res = bt.integrate(bsys.ReducedL2(Z6, [0.5, 0.05], 1.0), S.time_grid(10.0, 50), max_steps=3)
+    assert list(res.status) == [bst.MAX_STEPS, bst.MAX_STEPS]
     assert np.all(res.obs["jdag"][:, -1] == -1) and not res.ok
 
 
 @pytest.mark.parametrize("grid", [np.array([1.0, 0.5]), np.array([-1.0, 1.0]), np.array([]), np.array([np.inf])])
 def test_bad_grids_are_refused(grid):
     with pytest.raises(TheorycheckError):
-        bt.integrate(bt.ReducedL2(Z6, [0.5], 1.0), grid)
+        bt.integrate(bsys.ReducedL2(Z6, [0.5], 1.0), grid)
 
 
 def test_unsupported_settings_are_refused_with_a_pointer():
@@ -385,7 +388,7 @@ def test_depth_sweep_linf_blows_up_for_alpha_above_rho_only_at_depth_3():
     res = S.depth_sweep(z, depths=[2, 3], optimizer="sam-linf", rho=rho, alphas=alphas, times=S.time_grid(30.0, 60),
                         backend="serial")
     assert res["jdag"].shape == (2, 4, 60)
-    names = [[bt.STATUS[int(s)] for s in row] for row in res["status"]]
+    names = [[bst.STATUS[int(s)] for s in row] for row in res["status"]]
     assert names[0] == ["collapse", "collapse", "done", "done"]  # L = 2: α < ρ slides to 0, α > ρ grows
     assert names[1][2:] == ["blowup", "blowup"]  # L = 3: α > ρ blows up ...
     t_star = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_blowup_time(3))(3.0, alphas[2:], rho)

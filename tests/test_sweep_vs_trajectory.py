@@ -6,7 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from theorycheck import status as bst
+from theorycheck.batched import discrete as bdisc
 from theorycheck.batched import engine as bt
+from theorycheck.batched import systems as bsys
 from theorycheck.setting import Setting
 from theorycheck.solve.discrete import sam_step
 from theorycheck.solve.integrate import solve
@@ -24,7 +27,7 @@ def test_real_time_batch_equals_solve(optimizer, rho, alpha):
     traj = solve(Setting(Z2, np.ones(2), optimizer=optimizer, rho=rho, alpha=alpha), t_max=100.0, method="scipy")
     assert traj.stopped_because == "t_max" and traj.time_kind == "real"
     ts = np.array([0.5, 2.0, 10.0, 50.0, 100.0])
-    res = bt.integrate(bt.MultiExample(Z2, [alpha], rho, optimizer=optimizer), ts)
+    res = bt.integrate(bsys.MultiExample(Z2, [alpha], rho, optimizer=optimizer), ts)
     la = _log_beta_at(traj, ts)
     np.testing.assert_allclose(res.obs["log_beta_max"][0], la.max(axis=1), rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(res.obs["jdag"][0], la.argmax(axis=1) + 1)
@@ -38,7 +41,7 @@ def test_reduced_batch_equals_solve_reduced_and_scipy():
         for method in ("reduced", "scipy"):
             traj = solve(Setting.from_z(z, optimizer="sam-l2", rho=1.0, alpha=alpha), t_max=8.0, method=method)
             if traj.collapsed:
-                assert res["status"][0] == bt.COLLAPSE
+                assert res["status"][0] == bst.COLLAPSE
                 assert res["event_collapse"][0] == pytest.approx(traj.collapse_time, rel=1e-6)
             alive = ts < (traj.collapse_time if traj.collapsed else np.inf)
             la = _log_beta_at(traj, ts[alive])
@@ -49,7 +52,7 @@ def test_linf_slides_like_solve():
     z, rho = np.array([1.0, 2.0, 3.0]), 0.5
     alpha = np.array([0.7, 0.3, 0.45])
     traj = solve(Setting.from_z(z, optimizer="sam-linf", rho=rho, alpha=alpha), t_max=5.0, method="scipy")
-    res = bt.integrate(bt.BalancedLog(z, alpha[None, :], rho, optimizer="sam-linf"), np.array([0.1, 0.5, 1.0, 5.0]))
+    res = bt.integrate(bsys.BalancedLog(z, alpha[None, :], rho, optimizer="sam-linf"), np.array([0.1, 0.5, 1.0, 5.0]))
     zero_times = sorted(e.time for e in traj.events if "zero" in e.kind or "slide" in e.kind)
     assert zero_times, [e.kind for e in traj.events]
     assert res.events["first_zero"][0] == pytest.approx(zero_times[0], abs=1e-8)
@@ -64,7 +67,7 @@ def test_discrete_run_takes_sam_steps(optimizer):
     W = np.tile(alpha, (2, 1))
     for _ in range(20):
         W = sam_step(W, Z2, optimizer=optimizer, rho=rho, eta=eta)
-    res = bt.discrete_run(bt.MultiExample(Z2, alpha[None, :], rho, optimizer=optimizer), eta, np.array([20 * eta]))
+    res = bdisc.discrete_run(bsys.MultiExample(Z2, alpha[None, :], rho, optimizer=optimizer), eta, np.array([20 * eta]))
     np.testing.assert_allclose(W[0], W[1], rtol=1e-14)
     np.testing.assert_allclose(res.obs["log_beta_max"][0, 0], 2 * np.log(W[0]).max(), rtol=1e-12)
     assert res.obs["jdag"][0, 0] == np.argmax(W[0]) + 1

@@ -24,24 +24,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from theorycheck.batched.engine import (
-    _A,
-    _B,
-    _E,
-    _ORDER_EXP,
-    _P,
+from theorycheck.batched.engine import _A, _B, _E, _ORDER_EXP, _P, MAX_FACTOR, MIN_FACTOR, SAFETY
+from theorycheck.errors import TheorycheckError
+from theorycheck.status import (
     COLLAPSE,
     DONE,
-    MAX_FACTOR,
     MAX_STEPS,
-    MIN_FACTOR,
-    NONFINITE,
+    NO_COLLAPSE,
+    NON_FINITE,
     RUNNING,
-    SAFE,
-    SAFETY,
-    STEP_UNDERFLOW,
+    STEP_SIZE_UNDERFLOW,
 )
-from theorycheck.errors import TheorycheckError
 
 try:  # optional dependency
     import numba as _nb
@@ -72,8 +65,8 @@ def threads() -> int:
 _EPS8 = 8 * float(np.finfo(float).eps)
 _ORDER = float(_ORDER_EXP)
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = float(SAFETY), float(MIN_FACTOR), float(MAX_FACTOR)
-_S_RUNNING, _S_DONE, _S_COLLAPSE, _S_SAFE = int(RUNNING), int(DONE), int(COLLAPSE), int(SAFE)
-_S_MAX_STEPS, _S_UNDERFLOW, _S_NONFINITE = int(MAX_STEPS), int(STEP_UNDERFLOW), int(NONFINITE)
+_S_RUNNING, _S_DONE, _S_COLLAPSE, _S_SAFE = int(RUNNING), int(DONE), int(COLLAPSE), int(NO_COLLAPSE)
+_S_MAX_STEPS, _S_UNDERFLOW, _S_NONFINITE = int(MAX_STEPS), int(STEP_SIZE_UNDERFLOW), int(NON_FINITE)
 
 
 def _identity(**_):
@@ -348,9 +341,10 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
     """:func:`theorycheck.batch.integrate` for a :class:`~theorycheck.batch.ReducedL2` system
     (built on numpy arrays), compiled. Returns a :class:`~theorycheck.batch.BatchResult`."""
     from theorycheck.batched import engine as bt
+    from theorycheck.batched import systems as bsys
 
     require()
-    if not isinstance(system, bt.ReducedL2) or system.ops.name != "numpy":
+    if not isinstance(system, bsys.ReducedL2) or system.ops.name != "numpy":
         raise TheorycheckError("the compiled kernel integrates the reduced ℓ2 system on numpy arrays only")
     if system.observe_mode != "levels":
         raise TheorycheckError("the compiled kernel observes j† by C4's switch levels only (observe='levels')")

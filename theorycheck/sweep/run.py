@@ -33,7 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from theorycheck import status as bst
 from theorycheck.batched import engine as bt
+from theorycheck.batched import ops as bops
+from theorycheck.batched import systems as bsys
 from theorycheck.errors import TheorycheckError
 from theorycheck.report.plain import to_plain
 from theorycheck.report.progress import Progress
@@ -67,14 +70,14 @@ class SystemSpec:
         return SystemSpec(self.kind, self.data, self.alpha[sl], self.rho[sl], self.depth, self.optimizer, self.loss,
                           dict(self.options))
 
-    def build(self, ops) -> bt.BatchSystem:
+    def build(self, ops) -> bsys.BatchSystem:
         if self.kind == "reduced":
-            return bt.ReducedL2(self.data, self.alpha, self.rho, ops=ops, **self.options)
+            return bsys.ReducedL2(self.data, self.alpha, self.rho, ops=ops, **self.options)
         if self.kind == "balanced":
-            return bt.BalancedLog(self.data, self.alpha, self.rho, L=self.depth, optimizer=self.optimizer, ops=ops,
+            return bsys.BalancedLog(self.data, self.alpha, self.rho, L=self.depth, optimizer=self.optimizer, ops=ops,
                                   **self.options)
         if self.kind == "multi":
-            return bt.MultiExample(self.data, self.alpha, self.rho, L=self.depth, optimizer=self.optimizer,
+            return bsys.MultiExample(self.data, self.alpha, self.rho, L=self.depth, optimizer=self.optimizer,
                                    loss=self.loss, ops=ops, **self.options)
         raise TheorycheckError(f"unknown system kind {self.kind!r}")
 
@@ -127,9 +130,9 @@ def _integrate(spec: SystemSpec, grid: np.ndarray, opts: RunOptions, backend: st
         from theorycheck.batched import kernel as kernels
 
         with kernels.thread_limit(threads):
-            return kernels.integrate_reduced(spec.build(bt.NumpyOps()), grid, rtol=opts.rtol, atol=opts.atol,
+            return kernels.integrate_reduced(spec.build(bops.NumpyOps()), grid, rtol=opts.rtol, atol=opts.atol,
                                              max_steps=opts.max_steps, progress=progress)
-    ops = bt.get_ops(backend, opts.device)
+    ops = bops.get_ops(backend, opts.device)
     return bt.integrate(spec.build(ops), grid, rtol=opts.rtol, atol=opts.atol, max_steps=opts.max_steps,
                         progress=progress)
 
@@ -301,7 +304,7 @@ class SweepResult:
 
 
 def _status_counts(status: np.ndarray) -> dict[str, int]:
-    return {bt.STATUS[int(k)]: int(v) for k, v in zip(*np.unique(status, return_counts=True))}
+    return {bst.STATUS[int(k)]: int(v) for k, v in zip(*np.unique(status, return_counts=True))}
 
 
 def _event_arrays(res: bt.BatchResult) -> dict[str, np.ndarray]:
@@ -391,8 +394,8 @@ def classify_regimes(jdag: np.ndarray, status: np.ndarray, z) -> np.ndarray:
     amplification), 3 j† = argmax z on the whole grid (GD-like); 0 when a budget ran out."""
     major = int(np.argmax(z)) + 1
     out = np.where(np.all((jdag == major) | (jdag == -1), axis=1), 3, 2).astype(np.int8)
-    out[status == bt.COLLAPSE] = 1
-    out[~np.isin(status, bt.FINISHED_OK)] = 0
+    out[status == bst.COLLAPSE] = 1
+    out[~np.isin(status, bst.FINISHED_OK)] = 0
     return out
 
 
@@ -464,8 +467,8 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
             spec = SystemSpec("reduced", z, mid[act], rhos[act], options={"stop_on_safe": True})
             res, _ = run_spec(spec, np.array([tau_budget]), opts=opts, backend=backend, workers=workers,
                               scheduler=scheduler, progress=False)
-            col = res.status == bt.COLLAPSE
-            safe = res.status == bt.SAFE
+            col = res.status == bst.COLLAPSE
+            safe = res.status == bst.NO_COLLAPSE
             lo[act[col]] = mid[act[col]]
             hi[act[safe]] = mid[act[safe]]
             ok[act[~(col | safe)]] = False

@@ -1,0 +1,100 @@
+"""ℓ2-SAM, one example, balanced layers, θ = ln u (N carried as ln N)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from theorycheck.solve.steppers import MpBackend
+from theorycheck.solve.systems.base import (
+    Backend,
+    EventAction,
+    EventFn,
+    FlowSystem,
+    Thresholds,
+    _softmax_dot,
+)
+from theorycheck.status import Status
+from theorycheck.symbolic import compile as C
+
+
+class BalancedL2System(FlowSystem):
+    """ℓ2-SAM, one example, balanced layers u > 0, any L ≥ 2 (C4, C5), in θ = ln u, which
+    keeps e^{zτ} growth representable and nearly linear. Near a collapse θ has a log
+    singularity (ever smaller steps; hopeless at 30 digits), so once lse(θ) has fallen by
+    ``SHRINK`` the clock becomes the arc length s with dτ/ds = N: then dθ_j/ds = N θ_j'
+    (= z_j (N − ρ z_j) for L = 2) is smooth and bounded, N → 0 exponentially in s, and τ
+    (a state component) converges to the collapse time. Back to τ if u grows again."""
+
+    name = "balanced-l2-log"
+    #: switch to the arc clock when lse(θ) falls this far (ln) below its start; back at GROW
+    SHRINK = math.log(1e-3)
+    GROW = math.log(1e-1)
+
+    def __init__(self, bk: Backend, z, u0, L: int, rho: float, thr: Thresholds):
+        self.bk, self.L, self.d, self.thr = bk, L, len(z), thr
+        self.cf = C.balanced_log_field(L, "sam-l2", bk.name)
+        self.z = bk.array(z)
+        self.rho = bk.num(rho)
+        self.y0 = bk.log(bk.array(u0))
+        self.ref = bk.lse(self.y0)
+        self.start_records = []
+
+    def _theta(self, y):
+        return y if self.clock == "time" else y[:-1]
+
+    def lnN(self, th):
+        return self.bk.lse(self.bk.call(self.cf.log_summand, self.z, th)) / 2
+
+    def rhs(self, t, y):
+        th = self._theta(y)
+        lnN = self.lnN(th)
+        f = self.bk.call(self.cf.field, self.z, th, lnN, self.rho)
+        if self.clock == "time":
+            return f
+        N = self.bk.exp(self.bk.array([lnN]))
+        return np.concatenate([f * N[0], N])
+
+    def events(self, t0, y0) -> list[EventFn]:
+        bk = self.bk
+        if self.clock == "arc":
+            back = self.ref + self.GROW
+            c_level = self.lnN(self._theta(y0)) + self.thr.arc_log
+            return [EventFn("collapse", -1, lambda t, y: self.lnN(y[:-1]) - c_level, -1),
+                    EventFn("to_time", -1, lambda t, y: bk.lse(y[:-1]) - back, +1),
+                    EventFn("t_max", -1, lambda t, y: y[-1] - self.t_max, +1)]
+        c_level = bk.lse(y0) + self.thr.collapse_log
+        lin = self.ref + self.SHRINK
+        evs = [EventFn("collapse", -1, lambda t, y: bk.lse(y) - c_level, -1),
+               EventFn("to_arc", -1, lambda t, y: bk.lse(y) - lin, -1)]
+        if self.L >= 3:
+            b_level = max(y0) + self.thr.blowup_log / (self.L - 2)
+            evs.append(EventFn("blowup", -1, lambda t, y: max(y) - b_level, +1))
+        return evs
+
+    def on_event(self, ev: EventFn, t, y) -> EventAction:
+        if ev.name in ("to_arc", "to_time"):
+            new = self.copy()
+            new.clock = "arc" if ev.name == "to_arc" else "time"
+            tau = self.time_of(t, y)
+            new.tau_ref = tau
+            y_new = (np.concatenate([y, self.bk.array([tau])]) if new.clock == "arc" else np.array(y[:-1], copy=True))
+            return EventAction(system=new, y=y_new)
+        return EventAction(stop=Status(ev.name), records=[] if ev.name == "t_max" else [(ev.name, -1, "")])
+
+    def event_rate(self, ev: EventFn, t, y):
+        """d/dτ of the event's function in θ: softmax(θ)·θ' (collapse), θ'_argmax (blow-up)."""
+        f = self.rhs(t, y)
+        if ev.name == "collapse":
+            return _softmax_dot(self.bk, y, f)
+        return f[int(np.argmax(self.bk.to_float(y)))]
+
+    def observe(self, t, y) -> tuple[np.ndarray, np.ndarray]:
+        return self.L * self.bk.to_float(self._theta(y)), np.ones(self.d, dtype=int)
+
+    def atol(self, rtol):
+        tol = np.array([rtol] * self.d, dtype=object if isinstance(self.bk, MpBackend) else float)
+        if self.clock == "arc":  # τ: relative to the time the arc clock started
+            tol = np.concatenate([tol, np.array([rtol * max(abs(self.tau_ref), 1e-300)], dtype=tol.dtype)])
+        return tol

@@ -1,0 +1,94 @@
+"""C4's reduction: the scalar ODE dI/dτ = 1/N(τ, I)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from theorycheck.solve.steppers import MpBackend
+from theorycheck.solve.systems.balanced_l2 import BalancedL2System
+from theorycheck.solve.systems.base import (
+    Backend,
+    EventAction,
+    EventFn,
+    FlowSystem,
+    Thresholds,
+    _softmax_dot,
+)
+from theorycheck.status import Status
+from theorycheck.symbolic import compile as C
+
+
+class ReducedL2System(FlowSystem):
+    """C4: ℓ2-SAM, L = 2, one example, uniform α: dI/dτ = 1/N(τ, I), N from the compiled
+    log-summand (log-space sum); θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ). Near a collapse the
+    clock becomes s with dτ/ds = N (then dI/ds = 1: smooth), as in BalancedL2System."""
+
+    name = "reduced-l2"
+    SHRINK = BalancedL2System.SHRINK
+    GROW = BalancedL2System.GROW
+
+    def __init__(self, bk: Backend, z, alpha: float, rho: float, thr: Thresholds):
+        self.bk, self.L, self.d, self.thr = bk, 2, len(z), thr
+        self.log_summand = C.reduced_l2_log(bk.name)
+        self.theta = C.reduced_l2(bk.name)[1]
+        self.z = bk.array(z)
+        self.alpha, self.rho = bk.num(alpha), bk.num(rho)
+        self.y0 = bk.array([0])
+        self.ref = bk.lse(self._theta(bk.num(0), self.y0[0]))
+        self.start_records = []
+
+    def lnN(self, t, I):
+        return self.bk.lse(self.bk.call(self.log_summand, self.z, t, I, self.alpha, self.rho)) / 2
+
+    def rhs(self, t, y):
+        tau = self.time_of(t, y)
+        lnN = self.lnN(tau, y[0])
+        if self.clock == "time":
+            return self.bk.exp(self.bk.array([-lnN]))
+        return np.concatenate([self.bk.array([1]), self.bk.exp(self.bk.array([lnN]))])
+
+    def _theta(self, t, I):
+        return self.bk.call(self.theta, self.z, self.bk.num(t), I, self.alpha, self.rho)
+
+    def _lse_theta(self, t, y):
+        return self.bk.lse(self._theta(self.time_of(t, y), y[0]))
+
+    def events(self, t0, y0) -> list[EventFn]:
+        if self.clock == "arc":
+            c_level = self.lnN(y0[-1], y0[0]) + self.thr.arc_log
+            back = self.ref + self.GROW
+            return [EventFn("collapse", -1, lambda t, y: self.lnN(y[-1], y[0]) - c_level, -1),
+                    EventFn("to_time", -1, lambda t, y: self._lse_theta(t, y) - back, +1),
+                    EventFn("t_max", -1, lambda t, y: y[-1] - self.t_max, +1)]
+        level = self._lse_theta(t0, y0) + self.thr.collapse_log
+        lin = self.ref + self.SHRINK
+        return [EventFn("collapse", -1, lambda t, y: self._lse_theta(t, y) - level, -1),
+                EventFn("to_arc", -1, lambda t, y: self._lse_theta(t, y) - lin, -1)]
+
+    def event_rate(self, ev: EventFn, t, y):
+        """d/dτ lse(θ(τ, I(τ))) by a central difference along (1, I'): θ is affine in (τ, I)."""
+        dI = self.rhs(t, y)[0]
+        h = (abs(self.bk.num(t)) + 1) * (self.bk.num(10) ** (-6))
+        dth = (self._theta(t + h, y[0] + h * dI) - self._theta(t - h, y[0] - h * dI)) * (1 / (2 * h))
+        return _softmax_dot(self.bk, self._theta(t, y[0]), dth)
+
+    def on_event(self, ev: EventFn, t, y) -> EventAction:
+        if ev.name in ("to_arc", "to_time"):
+            new = self.copy()
+            new.clock = "arc" if ev.name == "to_arc" else "time"
+            tau = self.time_of(t, y)
+            new.tau_ref = tau
+            y_new = self.bk.array([y[0], tau]) if new.clock == "arc" else self.bk.array([y[0]])
+            return EventAction(system=new, y=y_new)
+        if ev.name == "t_max":
+            return EventAction(stop=Status.T_MAX)
+        return EventAction(stop=Status.COLLAPSE, records=[("collapse", -1, "N → 0")])
+
+    def observe(self, t, y) -> tuple[np.ndarray, np.ndarray]:
+        return self.L * self.bk.to_float(self._theta(t, y[0])), np.ones(self.d, dtype=int)
+
+    def atol(self, rtol):
+        dtype = object if isinstance(self.bk, MpBackend) else float
+        if self.clock == "arc":
+            return np.array([rtol, rtol * max(abs(self.tau_ref), 1e-300)], dtype=dtype)
+        return np.array([rtol], dtype=dtype)
