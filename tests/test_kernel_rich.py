@@ -143,3 +143,11 @@ def test_tie_limit_is_the_symmetric_point():
     for D in (2, 3):
         fl = flow_pm(X, y, depth=D, alpha=1e-2)
         assert fl.beta == pytest.approx([0.5, 0.5], abs=1e-9)
+
+
+def test_alpha_outside_float_range_is_refused():
+    X, y = problem()
+    with pytest.raises(TheorycheckError, match="float64"):
+        argmin_Q(X, y, depth=2, alpha=1e-200)
+    with pytest.raises(TheorycheckError, match="float64"):
+        argmin_Q(X, y, depth=3, alpha=1e120)

@@ -157,7 +157,9 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
     if not (math.isfinite(alpha) and alpha > 0):
         raise TheorycheckError(f"alpha must be positive and finite, got {alpha!r}")
     f = compiled(D)
-    aD = alpha**D
+    aD = math.exp(D * math.log(alpha)) if abs(D * math.log(alpha)) < 640 else math.inf
+    if not (1e-278 < aD < 1e278):
+        raise TheorycheckError(f"alpha^D = {alpha:g}^{D} is outside float64's safe range: choose alpha nearer 1")
     # work in the row space: X = U S Vᵀ with rank r, λ = U_r S_r⁻¹ μ is a change of variable; simpler:
     # Newton with a least-squares solve (the Hessian is singular when X is rank deficient)
     lam = np.zeros(X.shape[0])
@@ -223,7 +225,10 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
         lam = lam + t_ * step
         th, b, phi = cand
     res = float(np.linalg.norm(X @ b - y))
-    obj = float(aD * np.sum(f["q_theta"](th) * np.ones_like(th)))  # q_D(h_D(θ)): no overflow of z² at tiny α
+    with np.errstate(over="ignore", invalid="ignore"):
+        obj = float(aD * np.sum(f["q_theta"](th) * np.ones_like(th)))  # q_D(h_D(θ)): no overflow of z² at tiny α
+    if not (math.isfinite(obj) and np.all(np.isfinite(b))):
+        raise TheorycheckError(f"Q_α overflows float64 at alpha = {alpha:g} for these data: choose alpha nearer 1")
     out = Interpolator(b, obj, res, res, f"dual-newton (D={D})", status=status, iterations=it)
     out.dual = lam
     return out
