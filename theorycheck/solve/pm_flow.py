@@ -153,9 +153,13 @@ def flow_pm(X, y, *, depth: int = 2, alpha: float = 1.0, residual_tol: float = 1
         dense = sol.sol
     except _OutOfBudget as exc:  # report the last state the integrator evaluated, and which budget ended
         u_end, t_end, status = np.array(last["u"]), float(last["t"]), f"budget: {exc.which}"
+        dense = None
+    except ValueError:  # the stopping event at rounding level: its root is not bracketed
+        u_end, t_end = np.array(last["u"]), float(last["t"])
+        r_end = float(np.linalg.norm(X @ beta_of(u_end) - y))
+        status = "converged" if r_end <= tol else f"rounding: the residual stalls at {r_end:.1e} above {tol:.1e}"
+        dense = None
 
-        def dense(t, _u=u_end):
-            return _u
     if not np.all(np.isfinite(u_end)):
         raise TheorycheckError("the pm flow produced a non-finite state")
     beta = beta_of(u_end)
@@ -170,8 +174,11 @@ def flow_pm(X, y, *, depth: int = 2, alpha: float = 1.0, residual_tol: float = 1
     dbeta_dtheta = alpha**D * f["dh"](theta) * np.ones(d)
     inv = float(np.linalg.norm(off))
     err = 2.0 * float(np.linalg.norm(step)) + float(np.linalg.norm(dbeta_dtheta * off))
-    ts = np.concatenate([[0.0], np.geomspace(max(t_end * 1e-9, 1e-300), t_end, samples - 1)]) if t_end > 0 else np.zeros(1)
-    losses = np.array([0.5 * float(np.sum((X @ beta_of(dense(t)) - y) ** 2)) for t in ts])
+    if dense is None or t_end <= 0:  # stopped inside the integrator: only the last state is known
+        ts, losses = np.array([t_end]), np.array([0.5 * res**2])
+    else:
+        ts = np.concatenate([[0.0], np.geomspace(max(t_end * 1e-9, 1e-300), t_end, samples - 1)])
+        losses = np.array([0.5 * float(np.sum((X @ beta_of(dense(t)) - y) ** 2)) for t in ts])
     return PMResult(beta=beta, residual=res, final_loss=0.5 * res**2, error_bar=err, invariant_residual=inv,
                     status=status, t=t_end, evaluations=count[0], depth=D, alpha=float(alpha),
                     seconds=time.perf_counter() - t0, times=ts, losses=losses)
