@@ -183,7 +183,12 @@ def test_pack_tests_helper_runs_claims_under_pytest(tmp_path):
         test_tie = pack_tests("kernel-rich", claims=["KR.l1"], examples=0)
     """))
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "theorycheck.testing", str(test),
+    from importlib.metadata import entry_points
+
+    # the plugin loads itself when this checkout is installed (entry point pytest11); else load it by name
+    installed = any(ep.value == "theorycheck.testing" for ep in entry_points(group="pytest11"))
+    plugin = [] if installed else ["-p", "theorycheck.testing"]
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", *plugin, str(test),
                         "--theorycheck-profile", "fast", "-p", "no:cacheprovider"],
                        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     out = r.stdout + r.stderr
