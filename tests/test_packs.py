@@ -202,3 +202,10 @@ def test_pack_tests_rejects_unknown_expectation():
 
     with pytest.raises(ValueError, match="expect_fail"):
         pack_tests("kernel-rich", claims=["KR.l2"], expect_fail=["KR.l1"])
+
+
+def test_broken_pack_module_is_a_one_line_error():
+    broken = packs.Pack(name="broken", title="t", reference="r", proofs="no_such_module_for_theorycheck")
+    with pytest.raises(TheorycheckError, match="failed to import"):
+        broken.claims()
+    assert packs.Pack(name="empty", title="t", reference="r").as_dict()["claims"] == 0

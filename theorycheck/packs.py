@@ -40,7 +40,10 @@ class Pack:
     def _call(self, module: str | None, fn: str):
         if module is None:
             return [] if fn != "experiments" else {}
-        mod = importlib.import_module(module)
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as exc:  # a pack whose modules are missing is a user-facing error, not a crash
+            raise TheorycheckError(f"pack {self.name!r}: module {module!r} failed to import: {exc}") from None
         f = getattr(mod, fn, None)
         if f is None:
             return [] if fn != "experiments" else {}
