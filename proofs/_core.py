@@ -185,6 +185,8 @@ class ProveResult:
 
     results: list[TheoremResult]
     seconds: float
+    #: theorem key → the pack it belongs to
+    packs: dict[str, str] = field(default_factory=dict)
 
     @property
     def refuted(self) -> list[str]:
@@ -201,35 +203,42 @@ class ProveResult:
         raise KeyError(key)
 
     def as_dict(self) -> dict:
-        """Keys: theorems (one dict per theorem: key, title, statement, status, steps), seconds,
-        refuted."""
-        return {"theorems": [r.to_dict() for r in self.results], "seconds": round(self.seconds, 2),
-                "refuted": self.refuted}
+        """Keys: theorems (one dict per theorem: key, title, statement, status, steps, pack),
+        seconds, refuted."""
+        return {"theorems": [{**r.to_dict(), "pack": self.packs.get(r.theorem.key)} for r in self.results],
+                "seconds": round(self.seconds, 2), "refuted": self.refuted}
 
 
 def prove(keys: Iterable[str] | str | None = None, *, pack: str | None = None,
           on_theorem: Callable[[Theorem], None] | None = None) -> ProveResult:
-    """Run a pack's theorems (default pack ``minor-first``): all, or those whose keys are given
-    (case-insensitive; a comma-separated string is split), in the pack's order. Unknown keys
-    raise a one-line :class:`~theorycheck.errors.TheorycheckError` naming the known ones."""
+    """Run the theorems of one pack (``pack``) or of every installed pack (None): all, or those
+    whose keys are given (case-insensitive; a comma-separated string is split), in the packs'
+    order. Unknown keys raise a one-line :class:`~theorycheck.errors.TheorycheckError` naming
+    the known ones."""
     from theorycheck import packs
     from theorycheck.errors import TheorycheckError
 
-    p = packs.get(pack or "minor-first")
-    theorems = {t.key: t for t in p.theorems()}
+    owner: dict[str, str] = {}
+    theorems: dict[str, Theorem] = {}
+    for p in packs.select(pack):
+        for th in p.theorems():
+            if th.key.upper() not in theorems:
+                theorems[th.key.upper()] = th
+                owner[th.key] = p.name
     if isinstance(keys, str):
         keys = [k for k in keys.split(",")]
     wanted = [k.strip().upper() for k in keys if k.strip()] if keys else list(theorems)
     unknown = [k for k in wanted if k not in theorems]
     if unknown:
-        raise TheorycheckError(f"unknown theorem(s) {', '.join(unknown)}; known: {', '.join(theorems)}")
+        raise TheorycheckError(f"unknown theorem(s) {', '.join(unknown)}; known: "
+                               f"{', '.join(t.key for t in theorems.values())}")
     results = []
     t0 = time.perf_counter()
     for k in wanted:
         if on_theorem is not None:
             on_theorem(theorems[k])
         results.append(theorems[k].run())
-    return ProveResult(results, time.perf_counter() - t0)
+    return ProveResult(results, time.perf_counter() - t0, owner)
 
 
 REGISTRY: dict[str, Theorem] = {}

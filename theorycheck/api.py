@@ -158,24 +158,38 @@ class ReproduceResult(Record):
         object.__setattr__(self, "reports", reports)
 
 
-def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reproduce", *, quick: bool = False,
-              redraw: bool = False, backend: str = "processes", workers: int | None = None, scheduler: Any = None,
-              progress: bool | None = None,
+def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reproduce", *, pack: str | None = None,
+              quick: bool = False, redraw: bool = False, backend: str = "processes", workers: int | None = None,
+              scheduler: Any = None, progress: bool | None = None,
               on_experiment: Callable[[str], None] | None = None) -> ReproduceResult:
-    """Run the paper's experiments (default all; ``quick``: coarser
-    grids), or with ``redraw`` redraw them from the arrays saved in ``out``: figures (PNG,
-    SVG), arrays (DIR/data/NAME/*.npz + .json) and DIR/SUMMARY.md. ``on_experiment(name)`` is
-    called before each."""
+    """Run the experiments of one pack (``pack``) or of every installed pack (None): all
+    (default) or those named; ``quick``: coarser grids. With ``redraw`` (the pack minor-first
+    only) redraw them from the arrays saved in ``out``. Writes figures (PNG, SVG), arrays
+    (DIR/data/NAME/*.npz + .json) and DIR/SUMMARY.md. ``on_experiment(name)`` is called
+    before each."""
+    import importlib
+
+    from theorycheck import packs
+
     try:
         from theorycheck import numerics
     except ImportError:
         raise TheorycheckError("the numerics package is not importable: install theorycheck from its source "
                                "tree (pip install -e .) or run from the repository root") from None
+    chosen = packs.select(pack)
+    plan = [(p, n, mod) for p in chosen for n, mod in p.experiments().items()]
+    if redraw:
+        if pack is not None and any(p.name != "minor-first" for p in chosen):
+            raise TheorycheckError("--redraw applies to the pack minor-first only")
+        plan = [x for x in plan if x[0].name == "minor-first"]
     if isinstance(names, str):
-        names = list(numerics.EXPERIMENTS) if names == "all" else [names]
-    names = list(names)
-    for n in names:
-        numerics.module(n)  # unknown names fail before any work
+        names = None if names == "all" else [names]
+    if names is not None:
+        known = [n for _, n, _ in plan]
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise TheorycheckError(f"unknown experiment {unknown[0]!r}: choose one of {', '.join(known)} or all")
+        plan = [x for x in plan if x[1] in names]
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -184,10 +198,13 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
     ctx = numerics.Context(backend="dask" if scheduler else backend, workers=workers, scheduler=scheduler,
                            progress=progress)
     reports = []
-    for n in names:
+    for p, n, mod in plan:
         if on_experiment is not None:
             on_experiment(n)
-        reports.append(numerics.redraw(n, out) if redraw else numerics.run(n, out, quick=quick, ctx=ctx))
+        if p.name == "minor-first":
+            reports.append(numerics.redraw(n, out) if redraw else numerics.run(n, out, quick=quick, ctx=ctx))
+        else:
+            reports.append(importlib.import_module(mod).reproduce(out, quick=quick))
     summary = numerics.write_summary(reports, out)
     return ReproduceResult({"out": str(out), "summary_file": str(summary),
                             "experiments": [r.to_dict() for r in reports]}, reports)

@@ -13,7 +13,7 @@ from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 from theorycheck.vocabulary import check_loss, check_optimizer
 
-__all__ = ["Derivation", "derivation", "derive"]
+__all__ = ["Derivation", "PmDerivation", "derivation", "derive"]
 
 
 def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = None,
@@ -105,11 +105,33 @@ class Derivation:
         return out
 
 
+@dataclass(frozen=True)
+class PmDerivation:
+    """The gradient flow of the signed parametrisation β = w₊^D − w₋^D with the squared loss
+    (``equations``: name → text, from :mod:`theorycheck.symbolic.regression`)."""
+
+    depth: int
+    equations: dict
+
+    def as_dict(self) -> dict:
+        """Keys: depth, param ("pm"), loss ("squared"), equations."""
+        return {"depth": self.depth, "param": "pm", "loss": "squared", "equations": dict(self.equations)}
+
+
 def derive(depth: int = 2, optimizer: str = "sam-l2", *, balanced: bool = False, dim: int | None = None,
-           loss: str = "logistic", examples: int = 1) -> Derivation:
+           loss: str = "logistic", examples: int = 1, param: str = "product") -> Derivation | PmDerivation:
     """The GD, ℓ2-SAM or ℓ∞-SAM flow of depth L as derived by sympy: one example in rescaled
     time (``examples`` 2–3: real time, loss ``loss``), ``balanced`` for w_k = u, and with
-    ``dim`` (1..6) the explicit system for that d."""
+    ``dim`` (1..6) the explicit system for that d. ``param="pm"`` (with ``loss="squared"``):
+    the gradient flow of β = w₊^D − w₋^D for regression."""
+    if param not in ("product", "pm"):
+        raise TheorycheckError(f"--param {param!r}: choose product or pm")
+    if param == "pm" or loss == "squared":
+        if param != "pm" or loss != "squared" or depth < 2:
+            raise TheorycheckError("--param pm goes with --loss squared and --depth ≥ 2")
+        from theorycheck.symbolic.regression import derivation as pm_derivation
+
+        return PmDerivation(depth, pm_derivation(depth))
     res = derivation(depth, optimizer, balanced=balanced, dim=dim, loss=loss, examples=examples)
     return Derivation(depth=depth, optimizer=optimizer, balanced=balanced, time=res["time"],
                       equations=res["equations"], system=res.get("system", {}), dim=dim, loss=loss,

@@ -17,7 +17,7 @@ from typing import Any
 
 from theorycheck.errors import TheorycheckError
 
-__all__ = ["Pack", "available", "get", "ENTRY_POINT_GROUP"]
+__all__ = ["Pack", "available", "get", "select", "select_claims", "ENTRY_POINT_GROUP"]
 
 ENTRY_POINT_GROUP = "theorycheck.packs"
 
@@ -34,12 +34,16 @@ class Pack:
     proofs: str | None = None
     numerics: str | None = None
     theory: str | None = None  # the pack's THEORY text (a path inside the package), if any
+    predict: str | None = None  # "module:function" for ``theorycheck predict`` (X, y, **options) -> dict
     extra: dict[str, Any] = field(default_factory=dict)
 
     def _call(self, module: str | None, fn: str):
         if module is None:
             return [] if fn != "experiments" else {}
-        mod = importlib.import_module(module)
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as exc:  # a pack whose modules are missing is a user-facing error, not a crash
+            raise TheorycheckError(f"pack {self.name!r}: module {module!r} failed to import: {exc}") from None
         f = getattr(mod, fn, None)
         if f is None:
             return [] if fn != "experiments" else {}
@@ -54,6 +58,29 @@ class Pack:
     def experiments(self) -> dict:
         return dict(self._call(self.numerics, "experiments"))
 
+    def predictor(self):
+        """The pack's ``predict`` function, or a one-line error when it has none."""
+        if not self.predict:
+            raise TheorycheckError(f"pack {self.name!r} makes no predictions (it defines no predict function)")
+        module, _, fn = self.predict.partition(":")
+        return getattr(importlib.import_module(module), fn)
+
+    def theory_text(self) -> str | None:
+        """The pack's THEORY text, read from inside its package (``theory``: 'package:FILE')."""
+        if not self.theory:
+            return None
+        from importlib.resources import files
+
+        pkg, _, name = self.theory.partition(":")
+        return files(pkg).joinpath(name).read_text(encoding="utf-8")
+
+    def as_dict(self) -> dict:
+        """What ``theorycheck packs --json`` prints for this pack."""
+        return {"name": self.name, "title": self.title, "reference": self.reference,
+                "theorems": len(self.theorems()), "claims": len(self.claims()),
+                "experiments": len(self.experiments()), "predict": self.predict is not None,
+                "theory": self.theory}
+
 
 BUILTIN: tuple[Pack, ...] = (
     Pack(
@@ -62,6 +89,25 @@ BUILTIN: tuple[Pack, ...] = (
         reference="Moon, Si, Yun, arXiv 2603.08290",
         proofs="theorycheck.proofs",
         numerics="theorycheck.numerics",
+        theory=None,
+    ),
+    Pack(
+        name="kernel-rich",
+        title="Kernel and Rich Regimes in Overparametrized Models",
+        reference="Woodworth, Gunasekar, Lee, Moroshko, Savarese, Golan, Soudry, Srebro, COLT 2020",
+        proofs="theorycheck.proofs.kernel_rich",
+        numerics="theorycheck.numerics.kernel_rich",
+        theory="theorycheck.proofs.kernel_rich:THEORY.md",
+        predict="theorycheck.proofs.kernel_rich:predict",
+    ),
+    Pack(
+        name="lp-margin",
+        title="Implicit Bias of Gradient Descent on Linear Convolutional Networks (diagonal case)",
+        reference="Gunasekar, Lee, Soudry, Srebro, NeurIPS 2018; Lyu & Li, ICLR 2020",
+        proofs="theorycheck.proofs.lp_margin",
+        numerics="theorycheck.numerics.lp_margin",
+        theory="theorycheck.proofs.lp_margin:THEORY.md",
+        predict="theorycheck.proofs.lp_margin:predict",
     ),
 )
 
@@ -95,3 +141,45 @@ def get(name: str) -> Pack:
     if name not in packs:
         raise TheorycheckError(f"unknown pack {name!r}; installed: {', '.join(packs)}")
     return packs[name]
+
+
+def select(name: str | None) -> list[Pack]:
+    """The pack named (one), or every installed pack (``name`` None or "all")."""
+    if name in (None, "all"):
+        return list(available().values())
+    return [get(name)]
+
+
+def select_claims(pack: str | None, prefixes=None) -> list[tuple[Pack, Any]]:
+    """(pack, claim) pairs: the claims of the selected packs whose key equals a prefix or starts
+    with ``prefix.``; a refined claim alone when named exactly (the selection rule of
+    :func:`theorycheck.claims.registry.select`). Raises KeyError(prefix) when a prefix matches
+    nothing in the selected packs."""
+    from theorycheck.claims.registry import pack_of
+    from theorycheck.claims.registry import select as select_keys
+
+    chosen = select(pack)
+    pairs = [(p.name, c) for p in chosen for c in p.claims()]
+    owner = pack_of(pairs)
+    by_name = {p.name: p for p in chosen}
+    return [(by_name[owner[c.key]], c) for c in select_keys(prefixes, [c for _, c in pairs])]
+
+
+
+class PackList(list):
+    """Every installed pack's :meth:`Pack.as_dict` (a list); ``as_dict()`` is what
+    ``theorycheck packs --json`` prints."""
+
+    def as_dict(self) -> dict:
+        return {"packs": list(self)}
+
+
+def list_packs() -> PackList:
+    """Every installed pack (built-in first, then entry points), summarised."""
+    return PackList(p.as_dict() for p in available().values())
+
+
+def predict(pack: str, X, y, **options) -> dict:
+    """A pack's predicted limit for the data (rows of ``X``, targets/labels ``y``):
+    ``get(pack).predictor()(X, y, **options)``; what ``theorycheck predict --json`` prints."""
+    return get(pack).predictor()(X, y, **options)

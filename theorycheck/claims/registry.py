@@ -13,11 +13,8 @@ from collections.abc import Sequence
 from theorycheck.claims.claim import Claim
 from theorycheck.errors import TheorycheckError
 
-__all__ = ["DEFAULT_PACK", "REGISTRY", "UnknownClaimError", "candidates", "register", "register_claim",
-           "select", "unregister_claim", "user_claims"]
-
-#: the pack whose claims ``verify`` runs when none is named
-DEFAULT_PACK = "minor-first"
+__all__ = ["REGISTRY", "UnknownClaimError", "candidates", "pack_of", "register", "register_claim", "select",
+           "unregister_claim", "user_claims"]
 
 #: every registered claim by key (a pack's and the user's)
 REGISTRY: dict[str, Claim] = {}
@@ -70,17 +67,28 @@ def user_claims() -> list[Claim]:
     return [REGISTRY[k] for k in _USER]
 
 
-def candidates(pack: str | None = None) -> list[Claim]:
-    """The claims ``verify`` chooses from: the pack's (default :data:`DEFAULT_PACK`), then the
-    user's."""
+def candidates(pack: str | None = None) -> list[tuple[str, Claim]]:
+    """The claims ``verify`` chooses from, as (pack name, claim): every installed pack's
+    (``pack`` None or "all"), or one pack's, then the user's (pack name ``"user"``)."""
     from theorycheck import packs
 
-    out: dict[str, Claim] = {}
-    for c in packs.get(pack or DEFAULT_PACK).claims():
-        out.setdefault(c.key, c)
+    out: dict[str, tuple[str, Claim]] = {}
+    for p in packs.select(pack):
+        for c in p.claims():
+            out.setdefault(c.key, (p.name, c))
     for c in user_claims():
-        out.setdefault(c.key, c)
+        out.setdefault(c.key, ("user", c))
     return list(out.values())
+
+
+def pack_of(pairs: Sequence[tuple[str, Claim]]) -> dict[str, str]:
+    """Claim key (refined claims included) → the pack it belongs to."""
+    out: dict[str, str] = {}
+    for name, c in pairs:
+        while c is not None:
+            out.setdefault(c.key, name)
+            c = c.refined
+    return out
 
 
 def select(prefixes: Sequence[str] | None, claims: Sequence[Claim] | None = None) -> list[Claim]:

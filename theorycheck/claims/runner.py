@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, Claim, Outcome, Verdict
@@ -126,6 +126,8 @@ class VerifyResult:
     seed: int
     seconds: float
     verdicts: list[Verdict]
+    #: claim key → the pack it belongs to ("user" for a user's claim)
+    packs: dict[str, str] = field(default_factory=dict)
 
     @property
     def failed(self) -> list[str]:
@@ -142,10 +144,12 @@ class VerifyResult:
         raise KeyError(key)
 
     def as_dict(self) -> dict:
-        """Keys: profile, examples, seed, seconds, claims (one verdict dict each), failed."""
+        """Keys: profile, examples, seed, seconds, claims (one verdict dict each, with its
+        ``pack``), failed, packs (the packs whose claims ran)."""
         return {"profile": self.profile, "examples": self.examples, "seed": self.seed,
-                "seconds": round(self.seconds, 2), "claims": [v.to_dict() for v in self.verdicts],
-                "failed": self.failed}
+                "seconds": round(self.seconds, 2),
+                "claims": [{**v.to_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
+                "failed": self.failed, "packs": sorted({self.packs[v.key] for v in self.verdicts if v.key in self.packs})}
 
 
 def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = None, seed: int = 0,
@@ -155,12 +159,12 @@ def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = 
     """Run claims and give their verdicts.
 
     ``claims``: keys or prefixes (``"C4"`` selects ``C4.*``; a comma-separated string is
-    split), default all of the pack's (``pack``, default ``minor-first``) and the user's
+    split), default all of the pack's (``pack``, default every installed pack) and the user's
     (:func:`theorycheck.register_claim`). ``examples``: drawn inputs per claim (default the
     ``profile``'s: fast 12, thorough 100); ``seed``: hypothesis seed (the same inputs every
     run). ``on_claim(i, n, claim)`` is called before each claim, ``progress(key, tried)``
     after each input."""
-    from theorycheck.claims.registry import candidates, select
+    from theorycheck.claims.registry import candidates, pack_of, select
 
     if profile not in PROFILES:
         raise TheorycheckError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
@@ -169,9 +173,9 @@ def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = 
     n_examples = int(examples) if examples is not None else PROFILES[profile]
     if isinstance(claims, str):
         claims = [p.strip() for p in claims.split(",") if p.strip()]
-    pool = candidates(pack)
+    pairs = candidates(pack)
     try:
-        chosen = select(list(claims) if claims else None, pool)
+        chosen = select(list(claims) if claims else None, [c for _, c in pairs])
     except KeyError as exc:
         raise TheorycheckError(f"no claim matches {exc.args[0]!r}; `theorycheck verify --list` shows them") from None
     verdicts = []
@@ -180,4 +184,4 @@ def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = 
         if on_claim is not None:
             on_claim(i, len(chosen), c)
         verdicts.append(run_claim(c, examples=n_examples, seed_=seed, progress=progress))
-    return VerifyResult(profile, n_examples, seed, time.perf_counter() - t0, verdicts)
+    return VerifyResult(profile, n_examples, seed, time.perf_counter() - t0, verdicts, pack_of(pairs))

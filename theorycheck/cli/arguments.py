@@ -14,8 +14,10 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.vocabulary import LOSSES, OPTIMIZERS
 
 
-def add_setting_arguments(p: argparse.ArgumentParser, *, optimizer: bool = True, alpha: bool = True) -> None:
-    """The data/depth/optimizer/ρ/α options shared by the commands that build a Setting."""
+def add_setting_arguments(p: argparse.ArgumentParser, *, optimizer: bool = True, alpha: bool = True,
+                          regression: bool = False) -> None:
+    """The data/depth/optimizer/ρ/α options shared by the commands that build a Setting
+    (``regression``: the squared loss is offered too)."""
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--z", metavar="Z1,Z2,…", help="one example z = y·x, comma-separated (label +1)")
     src.add_argument("--data", metavar="FILE.csv", help="examples as CSV rows x1,…,xd,y (y = ±1)")
@@ -26,7 +28,9 @@ def add_setting_arguments(p: argparse.ArgumentParser, *, optimizer: bool = True,
     if alpha:
         p.add_argument("--alpha", default="1", metavar="A|A1,…,Ad",
                        help="initialisation: one scale α for all layers, or one per feature (default 1)")
-    p.add_argument("--loss", choices=list(LOSSES), default="logistic", help="loss ℓ (default logistic)")
+    losses = [*LOSSES, "squared"] if regression else list(LOSSES)
+    p.add_argument("--loss", choices=losses, default="logistic",
+                   help="loss ℓ (default logistic" + ("; squared: regression, with --param pm)" if regression else ")"))
 
 
 def setting_from_args(args: argparse.Namespace, **overrides: Any):

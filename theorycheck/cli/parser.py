@@ -23,6 +23,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.cli.commands.heatmap",
     "theorycheck.cli.commands.reproduce",
     "theorycheck.cli.commands.cnn",
+    "theorycheck.cli.commands.packs",
+    "theorycheck.cli.commands.predict",
 )
 
 
@@ -31,8 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="theorycheck",
-        description="Derive, integrate and verify the implicit-bias claims of GD and SAM on "
-        "L-layer linear diagonal networks (arXiv 2603.08290).",
+        description="Derive, integrate and verify implicit-bias theorems of GD and SAM on "
+        "linear diagonal networks, one pack per paper (`theorycheck packs` lists them).",
     )
     parser.add_argument("--version", action="version", version=f"theorycheck {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -23,9 +23,14 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.report.json import emit
 
     res = derive(args.depth, args.optimizer, balanced=args.balanced, dim=args.dim, loss=args.loss,
-                 examples=args.examples)
+                 examples=args.examples, param=args.param)
     if args.format == "json":
         emit(res.as_dict())
+        return 0
+    if args.param == "pm":
+        print(f"signed parametrisation beta = w_p^{args.depth} - w_m^{args.depth}, squared loss, gradient flow")
+        for k, v in res.equations.items():
+            print(f"{k}: {v}")
         return 0
     title = (f"{args.optimizer} flow, L = {args.depth}, "
              f"{'balanced (w_k = u for all k), ' if args.balanced else ''}"
@@ -54,6 +59,8 @@ def register(sub) -> None:
     p.add_argument("--balanced", action="store_true", help="restrict to balanced layers w_k = u (one example)")
     p.add_argument("--dim", type=int, default=None, help="also print the explicit system for this d (1..6)")
     p.add_argument("--examples", type=int, default=1, help="number of examples n (1: rescaled time; 2-3: real time)")
-    p.add_argument("--loss", choices=list(LOSSES), default="logistic")
+    p.add_argument("--loss", choices=(*LOSSES, "squared"), default="logistic")
+    p.add_argument("--param", choices=["product", "pm"], default="product",
+                   help="product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D (with --loss squared)")
     p.add_argument("--format", choices=["text", "latex", "json"], default="text")
     p.set_defaults(func=run)

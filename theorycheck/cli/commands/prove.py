@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             print(f"proving {theorem.key} …", end="\r", file=sys.stderr, flush=True)
 
-    proved = prove(args.only, on_theorem=announce)
+    proved = prove(args.only, pack=args.pack, on_theorem=announce)
     if args.json:
         emit(proved.as_dict())
         return 0 if proved.ok else 1
@@ -53,4 +53,6 @@ def register(sub) -> None:
     p.add_argument("--only", metavar="KEYS", help="comma-separated theorem keys (R, B, C1..C6)")
     p.add_argument("--verbose", "-v", action="store_true", help="print the detail of verified steps too")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    p.add_argument("--pack", metavar="NAME", default=None,
+                   help="the theorems of one pack (`theorycheck packs` lists them; default: every installed pack)")
     p.set_defaults(func=run)

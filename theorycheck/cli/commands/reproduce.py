@@ -7,7 +7,6 @@ import argparse
 import sys
 
 from theorycheck.cli.arguments import add_run_arguments, backend_of
-from theorycheck.errors import TheorycheckError
 
 
 def run(args: argparse.Namespace) -> int:
@@ -15,19 +14,20 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.report.json import emit
 
     if args.list:
-        try:
-            from theorycheck import numerics
-        except ImportError:
-            raise TheorycheckError("the numerics package is not importable: install theorycheck from its source "
-                                   "tree (pip install -e .) or run from the repository root") from None
-        for name in numerics.EXPERIMENTS:
-            print(f"{name:18s} {numerics.module(name).TITLE}")
+        import importlib
+
+        from theorycheck import packs
+
+        for pack in packs.select(args.pack):
+            for name, mod in pack.experiments().items():
+                print(f"{name:18s} [{pack.name}] {importlib.import_module(mod).TITLE}")
         return 0
+
     def announce(name: str) -> None:
         if not args.json:
             print(f"[{name}] {'redrawing' if args.redraw else 'running'} …", file=sys.stderr, flush=True)
 
-    res = reproduce(args.name, args.out, quick=args.quick, redraw=args.redraw, backend=backend_of(args),
+    res = reproduce(args.name, args.out, pack=args.pack, quick=args.quick, redraw=args.redraw, backend=backend_of(args),
                     workers=args.workers, scheduler=args.scheduler, progress=args.progress, on_experiment=announce)
     if args.json:
         emit(res.as_dict())
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("reproduce", help="run the paper's experiments: figures (PNG, SVG) and a summary",
-                       description="Run the experiments of numerics/ (E1 heatmaps, the regime map, loss plateaus, "
+                       description="Run the experiments of the installed packs (minor-first: E1 heatmaps, the regime map, loss plateaus, "
                        "discrete SAM against the flow), write their figures as PNG and SVG, the arrays behind them "
                        "(DIR/data/NAME/*.npz + .json) and DIR/SUMMARY.md: the outcome in numbers, and where the "
                        "figures do not show what the paper describes.")
@@ -50,5 +50,7 @@ def register(sub) -> None:
     p.add_argument("--redraw", action="store_true", help="redraw figures and summary from saved arrays in DIR")
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
+    p.add_argument("--pack", metavar="NAME", default=None,
+                   help="the experiments of one pack (`theorycheck packs`; default: every installed pack)")
     add_run_arguments(p)
     p.set_defaults(func=run)

@@ -8,6 +8,7 @@ import argparse
 import sys
 
 from theorycheck.cli.arguments import add_setting_arguments, count, positive, setting_from_args
+from theorycheck.errors import TheorycheckError
 
 
 def _progress(t: float, t_max: float, steps: int) -> None:
@@ -16,6 +17,35 @@ def _progress(t: float, t_max: float, steps: int) -> None:
 
 def _discrete_progress(k: int, steps: int) -> None:
     print(f"  … step {k} of {steps}", file=sys.stderr, flush=True)
+
+
+def _run_pm(args: argparse.Namespace) -> int:
+    """The signed parametrisation β = w₊^D − w₋^D with the squared loss (gradient flow only)."""
+    import numpy as np
+
+    from theorycheck.report.json import emit
+    from theorycheck.setting import parse_floats, read_csv
+    from theorycheck.solve.pm_flow import flow_pm
+
+    if args.param != "pm" or args.loss != "squared":
+        raise TheorycheckError("the squared loss goes with --param pm (and --param pm with --loss squared)")
+    if args.optimizer != "gd" or args.discrete:
+        raise TheorycheckError("--param pm runs gradient flow only: use --optimizer gd without --discrete")
+    if args.plot:
+        raise TheorycheckError("--plot is not available with --param pm")
+    alpha = parse_floats(args.alpha, "alpha")
+    if alpha.size != 1:
+        raise TheorycheckError("--param pm takes one scale --alpha A")
+    X, y = read_csv(args.data) if args.data is not None else (parse_floats(args.z, "z")[None, :], np.ones(1))
+    res = flow_pm(X, y, depth=args.depth, alpha=float(alpha[0]),
+                  t_max=args.t_max if args.t_max is not None else 1e12, max_seconds=args.max_seconds,
+                  max_evaluations=args.max_steps * 10).as_dict()
+    if args.json:
+        emit(res)
+    else:
+        print(f"beta = {res['beta']}\nfinal loss {res['final_loss']:.3e} at t = {res['t']:.6g} ({res['status']}); "
+              f"error bar on the limit {res['error_bar']:.1e}")
+    return 0
 
 
 def _fmt_t(x) -> str:
@@ -53,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.api import solve
     from theorycheck.report.json import emit
 
+    if args.param == "pm" or args.loss == "squared":
+        return _run_pm(args)
     setting = setting_from_args(args)
     traj = solve(setting, t_max=args.t_max, method=args.method, precision=args.precision, time=args.time,
                  max_steps=args.max_steps, max_seconds=args.max_seconds, discrete=args.discrete, eta=args.eta,
@@ -78,7 +110,7 @@ def register(sub) -> None:
         "rescaled time τ; several: real time t), or run the discrete algorithm, and report the dominant "
         "index j† = argmax_j |β_j| (1-based; 0 = the zero vector), its switches, collapse and blow-up times "
         "and the final direction. Always terminates: the output says why it stopped.")
-    add_setting_arguments(p)
+    add_setting_arguments(p, regression=True)
     p.add_argument("--t-max", type=positive, default=None,
                    help="final time (default 50 rescaled, 1000 real)")
     p.add_argument("--precision", type=int, default=None, metavar="DIGITS",
@@ -94,4 +126,7 @@ def register(sub) -> None:
     p.add_argument("--max-steps", type=count, default=200_000, help="step budget of the integrator (default 200000)")
     p.add_argument("--plot", metavar="FILE", default=None, help="write β_j(t) (log scale) with j† marked (.png/.svg/.pdf)")
     p.add_argument("--json", action="store_true", help="print JSON (keys documented in the README)")
+    p.add_argument("--param", choices=["product", "pm"], default="product",
+                   help="parametrisation: product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D, w±(0) = α "
+                   "(with --loss squared)")
     p.set_defaults(func=run)

@@ -25,8 +25,8 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.report.json import emit
 
     if args.list:
-        for c in candidates():
-            print(f"{c.key:22s} {c.statement}")
+        for pack, c in candidates(args.pack):
+            print(f"{c.key:22s} [{pack}] {c.statement}")
             if c.refined:
                 print(f"{'  ↳ ' + c.refined.key:22s} {c.refined.statement}")
         return 0
@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
             print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
         print(f"[{i}/{n}] {claim.key}", file=sys.stderr, flush=True)
 
-    res = verify(args.claims, examples=args.examples, seed=args.seed, profile=args.profile, on_claim=on_claim,
+    res = verify(args.claims, examples=args.examples, seed=args.seed, profile=args.profile, pack=args.pack,
+                 on_claim=on_claim,
                  progress=progress)
     if tty:
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
@@ -89,4 +90,6 @@ def register(sub) -> None:
                    help="fast: 12 inputs per claim (a few minutes); thorough: 100")
     p.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON to FILE ('-': stdout only)")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
+    p.add_argument("--pack", metavar="NAME", default=None,
+                   help="the claims of one pack (`theorycheck packs` lists them; default: every installed pack)")
     p.set_defaults(func=run)

@@ -1,0 +1,127 @@
+"""Pack lp-margin: the symbolic steps, the KKT residual, the solvers, the normalised flow and the
+claims' verdicts (including the counterexample to the statement as given, for L = 2)."""
+
+import itertools
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from theorycheck.errors import TheorycheckError
+from theorycheck.proofs import lp_margin as LM
+from theorycheck.solve.lp_flow import (
+    aitken_limit,
+    flow_margin,
+    kkt_residual,
+    log_loss,
+    log_neg_dloss,
+    lp_vertex_solution,
+    orthant_l1_max_margin,
+)
+from theorycheck.symbolic.model import loss_derivative, loss_expr, s
+
+Z2 = np.array([[1.0, 0.2, 0.5], [0.3, 1.0, -0.4]])
+NEG = np.array([[-1.0, 0.5]])
+
+
+@pytest.mark.parametrize("th", LM.theorems(), ids=lambda t: t.key)
+def test_theorems_verified(th):
+    assert th.run().status == "verified"
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+def test_log_losses_match_the_symbolic_loss(loss):
+    m = np.array([-30.0, -2.0, 0.0, 0.7, 5.0, 29.0, 31.0, 200.0])
+    f, df = sp.lambdify(s, loss_expr(loss), "mpmath"), sp.lambdify(s, loss_derivative(loss), "mpmath")
+    import mpmath
+
+    with mpmath.workdps(150):  # log(1 + e^{−200}) needs ~90 digits
+        ref = np.array([float(mpmath.log(f(mpmath.mpf(v)))) for v in m])
+        dref = np.array([float(mpmath.log(-df(mpmath.mpf(v)))) for v in m])
+    assert np.allclose(log_loss(m, loss), ref, rtol=1e-12, atol=1e-13)
+    assert np.allclose(log_neg_dloss(m, loss), dref, rtol=1e-12, atol=1e-13)
+
+
+def test_kkt_residual_vanishes_at_the_lp_solution_and_not_elsewhere():
+    o = orthant_l1_max_margin(Z2)
+    assert kkt_residual(np.array(o["beta"]), Z2, 2)["residual"] < 1e-12
+    assert kkt_residual(np.array([1.0, 1.0, 1.0]), Z2, 2)["residual"] > 1e-2
+    # the orthant optimum of z = (−1, ½) is KKT in the orthant only
+    assert kkt_residual(np.array([0.0, 2.0]), NEG, 2, orthant=True)["residual"] < 1e-12
+    assert kkt_residual(np.array([0.0, 2.0]), NEG, 2)["residual"] == pytest.approx(0.5)
+    assert kkt_residual(np.array([-1.0, 0.0]), NEG, 2)["residual"] < 1e-12
+    # L ≥ 3: nothing is asked at zero coordinates
+    assert kkt_residual(np.array([0.0, 2.0]), NEG, 3)["residual"] < 1e-12
+
+
+def test_kkt_residual_is_invariant_to_scale():
+    b = np.array([0.3, 0.9, 0.01])
+    r1, r2 = kkt_residual(b, Z2, 3)["residual"], kkt_residual(1e6 * b, Z2, 3)["residual"]
+    assert r1 == pytest.approx(r2, rel=1e-9)
+
+
+@pytest.mark.parametrize("L", [2, 3, 4])
+def test_vertex_solver_is_the_global_minimum(L):
+    """Against a dense search over the feasible set (random β ≥ 0 scaled to margin 1)."""
+    rng = np.random.default_rng(L)
+    Z = np.abs(rng.standard_normal((3, 4))) * np.array([1, -1, 1, 1]) + 0.1
+    v = lp_vertex_solution(Z, L)
+    B = rng.uniform(0, 1, size=(20000, 4)) ** 3
+    m = B @ Z.T
+    ok = m.min(axis=1) > 0
+    B = B[ok] / m[ok].min(axis=1, keepdims=True)
+    assert v["objective"] <= np.min(np.sum(B ** (2 / L), axis=1)) + 1e-12
+    assert np.min(Z @ np.array(v["beta"])) == pytest.approx(1.0)
+
+
+def test_unreachable_separation_is_refused():
+    with pytest.raises(TheorycheckError, match="no β ≥ 0 separates"):
+        orthant_l1_max_margin(np.array([[-1.0, -1.0]]))
+    with pytest.raises(TheorycheckError, match="margin loss"):
+        flow_margin(Z2, loss="squared")
+
+
+def test_aitken_limit():
+    v = [0.5 ** k for k in range(2, 9)]
+    a, se = aitken_limit(v)
+    assert abs(a) < 1e-12 and se < 1e-12
+    a, se = aitken_limit([0.3 + 0.7 * 0.6 ** k for k in range(8)])
+    assert a == pytest.approx(0.3, abs=1e-12)
+    assert aitken_limit([0.2] * 5) == (0.2, 0.0)
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+def test_flow_direction_reaches_the_kkt_point(loss):
+    f = flow_margin(Z2, depth=2, loss=loss)
+    assert f.status == "reached" and len(f.directions) == 8
+    assert np.all(np.diff(f.log_t) > 0) and f.log_t[-1] > 1e6
+    res = [kkt_residual(d, Z2, 2)["residual"] for d in f.directions]
+    assert res[-1] < 1e-6 and res[-1] < res[-3] < res[-5]
+    o = orthant_l1_max_margin(Z2)
+    nb = kkt_residual(f.directions[-1], Z2, 2)["normalised_beta"]
+    assert np.sum(nb) == pytest.approx(o["l1_norm"], rel=1e-6)
+
+
+def test_flow_from_positive_start_cannot_reach_negative_coordinates():
+    f = flow_margin(NEG, depth=2)
+    assert f.directions[-1] == pytest.approx([0.0, 1.0], abs=1e-12)
+    assert kkt_residual(f.directions[-1], NEG, 2)["residual"] == pytest.approx(0.5, abs=1e-9)
+
+
+def test_claim_verdicts():
+    from theorycheck.claims.claim import run_claim
+
+    c = {x.key: x for x in LM.claims()}
+    v = run_claim(c["LM.kkt"], examples=2)
+    assert v.status == "fails" and v.counterexample["Z"] == [[-1.0, 0.5]]
+    assert v.refined.key == "LM.kkt.orthant" and v.refined.status in ("holds", "inconclusive")
+    assert v.refined.status == "holds" or v.refined.inconclusive < v.refined.tried
+    v = run_claim(c["LM.l1"], examples=3)
+    assert v.status == "holds" and v.worst_deviation < 1e-3
+
+
+def test_predict_exhaustive_budget():
+    Z = np.abs(np.random.default_rng(0).standard_normal((6, 6))) + 0.1
+    with pytest.raises(TheorycheckError, match="candidate vertices"):
+        lp_vertex_solution(Z, 3, max_vertices=10)
+    assert len(list(itertools.combinations(range(12), 6))) > 10

@@ -1,0 +1,52 @@
+"""``theorycheck predict``: a pack's predicted limit for one input (kernel-rich: argmin Q_α,
+the min-ℓ1 and min-ℓ2 interpolators; lp-margin: the ℓ_{2/L} max-margin KKT point)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _data(args):
+    import numpy as np
+
+    from theorycheck.setting import parse_floats, read_csv
+
+    if args.data is not None:
+        return read_csv(args.data)
+    z = parse_floats(args.z, "z")
+    return z[None, :], np.ones(1)
+
+
+def run(args: argparse.Namespace) -> int:
+    from theorycheck.errors import TheorycheckError
+    from theorycheck.packs import predict
+    from theorycheck.report.json import emit
+
+    if args.depth < 1:
+        raise TheorycheckError("--depth must be ≥ 1")
+    X, y = _data(args)
+    res = predict(args.pack, X, y, depth=args.depth, alpha=args.alpha, loss=args.loss)
+    if args.json:
+        emit(res)
+        return 0
+    for k, v in res.items():
+        print(f"{k:22s} {v}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("predict", help="a pack's predicted limit for one input",
+                       description="Print the limit a pack's theorem predicts for the data (kernel-rich: argmin of "
+                       "Q_alpha over the interpolators, plus the min-l1 and min-l2 interpolators; lp-margin: the "
+                       "l_{2/L} max-margin KKT point reachable from a positive balanced initialisation).")
+    p.add_argument("--pack", required=True, metavar="NAME", help="a pack with predictions (kernel-rich, lp-margin)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--z", metavar="Z1,Z2,…", help="one example (x = z, y = 1)")
+    src.add_argument("--data", metavar="FILE.csv", help="rows x1,…,xd,y (real y for kernel-rich, ±1 for lp-margin)")
+    p.add_argument("--depth", "-D", type=int, default=2, help="depth D (kernel-rich) or L (lp-margin), default 2")
+    p.add_argument("--alpha", type=float, default=1.0, help="initialisation scale α (kernel-rich), default 1")
+    p.add_argument("--loss", choices=["logistic", "exponential"], default="exponential",
+                   help="lp-margin's loss (the limit does not depend on it), default exponential")
+    p.add_argument("--json", action="store_true", help="print JSON (kernel-rich keys: beta, beta_l1, beta_l2, "
+                   "objective, constraint_residual, …)")
+    p.set_defaults(func=run)

@@ -1,0 +1,285 @@
+"""Gradient flow of a margin loss on the depth-L product parametrisation from a positive
+balanced start, followed far enough to see its limit direction, and the ℓ_{2/L} margin
+problem's KKT conditions (pack ``lp-margin``).
+
+Model: β = w_1 ⊙ … ⊙ w_L with every w_k(0) = α·1. The flow keeps the layers equal
+(w_k = w) and w > 0, so β_j = w_j^L ≥ 0: the initialisation reaches only the orthant β ≥ 0.
+The per-coordinate field dw/dt = −(∂β/∂w_k)·g comes from the symbolic layer
+(:func:`theorycheck.symbolic.regression.balanced_product_log_field`).
+
+Time: directional convergence is slow in real time (O(1/log t)), so the flow is integrated
+along the same path in the time τ with dt = dτ/Lo (the loss-normalised flow), in log
+coordinates u = log w (BDF with an analytic Jacobian: the normalised flow is stiff at large
+margins), until log max β_j reaches the last checkpoint.
+The direction is recorded at checkpoints equally spaced in s = log‖β‖∞ (then log t grows by a
+near-constant factor between checkpoints), so quantities that tend to their limit like a power of
+1/log t are extrapolated by Aitken's Δ² (:func:`aitken_limit`; the power depends on the data).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+from scipy.integrate import solve_ivp
+from scipy.optimize import linprog
+
+from theorycheck.errors import TheorycheckError
+from theorycheck.symbolic.regression import balanced_product_log_field_numeric
+
+__all__ = ["log_loss", "log_neg_dloss", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
+           "lp_vertex_solution"]
+
+
+def log_loss(m: np.ndarray, loss: str) -> np.ndarray:
+    """log ℓ(m) without underflow (ℓ of :mod:`theorycheck.symbolic.model`; tested against it)."""
+    if loss == "exponential":
+        return -m
+    sp_ = np.logaddexp(0.0, -m)  # ℓ(m) = log(1 + e^{−m})
+    big = m > 30
+    with np.errstate(divide="ignore", over="ignore"):
+        exact = np.log(np.where(big, 1.0, sp_))
+    return np.where(big, -m + np.log1p(-0.5 * np.exp(-np.where(big, m, 30.0))), exact)
+
+
+def log_neg_dloss(m: np.ndarray, loss: str) -> np.ndarray:
+    """log(−ℓ'(m)) without overflow."""
+    if loss == "exponential":
+        return -m
+    return -np.logaddexp(0.0, m)
+
+
+def _normalised(beta: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    m = Z @ beta
+    mn = float(m.min())
+    if mn <= 0:
+        raise ValueError("the direction does not separate the data")
+    return beta / mn
+
+
+def kkt_residual(beta: np.ndarray, Z: np.ndarray, L: int, *, orthant: bool = False) -> dict:
+    """How far β̄ = β/min_i⟨z_i, β⟩ is from a KKT point of min Σ|β_j|^p s.t. Zβ ≥ 1, p = 2/L
+    (``orthant``: with β ≥ 0 added). Continuous in β (no support threshold): stationarity is
+    tested multiplied by β̄_j, β̄_j·(p|β̄_j|^(p−1)sign β̄_j − (Zᵀλ)_j) = 0;
+    ``residual`` = min over λ ≥ 0 (an LP) of ‖that‖₁ / (pΣ|β̄_j|^p) + complementarity
+    Σλ_i(m_i − 1) / (pΣ|β̄_j|^p) + for L = 2 the violations Σ_j (|Zᵀλ|_j − 1)₊ ((Zᵀλ)_j − 1)₊ in
+    the orthant). For L ≥ 3 the objective's
+    subgradient at β_j = 0 is unbounded: no condition there."""
+    b = _normalised(np.asarray(beta, float), Z)
+    n, d = Z.shape
+    p = 2.0 / L
+    m = Z @ b
+    gb = p * np.abs(b) ** p  # β̄_j × ∂f/∂β_j
+    M = (Z * b).T  # row j: β̄_j z_ij
+    scale = float(gb.sum())
+    # the best multipliers: an LP over λ ≥ 0, e± ≥ 0 (stationarity error), v ≥ 0 (L = 2: |Zᵀλ|_j ≤ 1 + v_j)
+    nv = d if L == 2 else 0
+    c = np.concatenate([m - 1.0, np.ones(2 * d), np.ones(nv)])
+    A_eq = np.hstack([M, -np.eye(d), np.eye(d), np.zeros((d, nv))])
+    A_ub = b_ub = None
+    if L == 2:
+        rows = [np.hstack([Z.T, np.zeros((d, 2 * d)), -np.eye(d)])]
+        if not orthant:
+            rows.append(np.hstack([-Z.T, np.zeros((d, 2 * d)), -np.eye(d)]))
+        A_ub = np.vstack(rows)
+        b_ub = np.ones(A_ub.shape[0])
+    r = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=gb, bounds=[(0, None)] * c.size, method="highs")
+    if r.status != 0:
+        raise TheorycheckError(f"the KKT multiplier LP failed: {r.message}")
+    lam = r.x[:n]
+    stat = float(np.abs(M @ lam - gb).sum()) / scale
+    comp = float(lam @ (m - 1.0)) / scale
+    off = float(r.x[n + 2 * d:].sum()) if L == 2 else 0.0
+    return {"residual": stat + comp + off, "stationarity": stat, "off_support": off, "complementarity": comp,
+            "multipliers": lam.tolist(), "normalised_beta": b.tolist()}
+
+
+@dataclass
+class MarginFlow:
+    L: int
+    loss: str
+    alpha: float
+    log_beta: list = field(default_factory=list)  # checkpoints s = log max β_j
+    log_t: list = field(default_factory=list)  # log(1 + t) there
+    directions: list = field(default_factory=list)  # β/‖β‖₂ there
+    status: str = "reached"
+    evaluations: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {"depth": self.L, "loss": self.loss, "alpha": self.alpha, "log_beta": self.log_beta,
+                "log_t": self.log_t, "directions": [d.tolist() for d in self.directions], "status": self.status,
+                "evaluations": self.evaluations, "seconds": round(self.seconds, 3)}
+
+
+def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 1.0,
+                checkpoints=tuple(float(c) for c in range(2, 17, 2)), max_seconds: float = 60.0,
+                max_evaluations: int = 1_000_000, tau_max: float = 1e7) -> MarginFlow:
+    """Follow the loss-normalised flow from w = α·1 and record the direction when log max β_j
+    crosses each checkpoint, with log t there. ``status``: "reached" or the budget that ran out
+    first (the directions recorded until then are kept)."""
+    Z = np.atleast_2d(np.asarray(Z, float))
+    L = int(depth)
+    if L < 2:
+        raise TheorycheckError("lp-margin needs depth L ≥ 2")
+    if loss not in ("exponential", "logistic"):
+        raise TheorycheckError(f"lp-margin needs a margin loss (exponential or logistic), not {loss!r}")
+    if not (math.isfinite(alpha) and alpha > 0):
+        raise TheorycheckError("alpha must be positive and finite")
+    field_ = balanced_product_log_field_numeric(L)
+    t0 = time.perf_counter()
+    count = [0]
+    out = MarginFlow(L=L, loss=loss, alpha=float(alpha))
+
+    class _Out(Exception):
+        pass
+
+    def rhs(tau, state):
+        count[0] += 1
+        if count[0] > max_evaluations or (count[0] % 500 == 0 and time.perf_counter() - t0 > max_seconds):
+            raise _Out("max_evaluations" if count[0] > max_evaluations else "max_seconds")
+        u = state
+        top = L * u.max()
+        bn = np.exp(L * u - top)  # β / e^top
+        m = (Z @ bn) * math.exp(top) if top < 700 else np.where(Z @ bn > 0, np.inf, -np.inf) * 1.0
+        ll = log_loss(m, loss)
+        lnL = float(np.logaddexp.reduce(ll))
+        wts = np.exp(log_neg_dloss(m, loss) - lnL)  # −ℓ'(m_i)/Lo
+        g_over_L = -(Z.T @ wts)  # (∂Lo/∂β)/Lo
+        return field_(u, g_over_L) * np.ones_like(u)
+
+    def lnloss(u):
+        m = Z @ np.exp(L * u)
+        return float(np.logaddexp.reduce(log_loss(m, loss)))
+
+    def jac(tau, u):
+        # exact for the exponential loss (weights softmax(−m)); for the logistic loss the same form
+        # with its weights: only the Newton iterations of the stiff solver use it, not the accuracy
+        beta = np.exp(L * u)
+        m = Z @ beta
+        lnL = float(np.logaddexp.reduce(log_loss(m, loss)))
+        wts = np.exp(log_neg_dloss(m, loss) - lnL)
+        pre = np.exp((L - 2) * u)
+        dm_du = Z * (L * beta)  # ∂m_k/∂u_j
+        dw = -(wts[:, None] * dm_du) + np.outer(wts, wts @ dm_du)
+        return pre[:, None] * (Z.T @ dw) + np.diag((L - 2) * pre * (Z.T @ wts))
+
+    status = "reached"
+    state = np.full(Z.shape[1], math.log(alpha))
+    tau = 0.0
+    log_t = -math.inf  # log t = log ∫ dτ/Lo, by the trapezoid rule on the solver's dense output (log domain)
+    for cp in checkpoints:
+        if L * state.max() >= cp:
+            continue
+
+        def ev(t, s, cp=cp):
+            return L * s.max() - cp
+
+        ev.terminal, ev.direction = True, 1
+        try:
+            sol = solve_ivp(rhs, (tau, tau_max), state, method="BDF", jac=jac, rtol=1e-9, atol=1e-12, events=ev,
+                            dense_output=True)
+        except _Out as exc:
+            status = f"budget: {exc.args[0]}"
+            break
+        if sol.status != 1:
+            status = f"budget: tau_max ({tau_max:g})" if sol.success else f"integrator failed: {sol.message}"
+            break
+        if not np.all(np.isfinite(sol.y[:, -1])):
+            status = "integrator failed: non-finite state"
+            break
+        taus = np.linspace(tau, float(sol.t[-1]), 401)
+        neg = np.array([-lnloss(sol.sol(x)) for x in taus])
+        seg = np.logaddexp(neg[1:], neg[:-1]) + math.log(0.5 * (taus[1] - taus[0]))
+        log_t = float(np.logaddexp.reduce(np.concatenate([[log_t], seg])))
+        state, tau = sol.y[:, -1], float(sol.t[-1])
+        u = state
+        d = np.exp(L * (u - u.max()))
+        out.log_beta.append(float(L * u.max()))
+        out.log_t.append(log_t)
+        out.directions.append(d / np.linalg.norm(d))
+    out.status, out.evaluations, out.seconds = status, count[0], time.perf_counter() - t0
+    return out
+
+
+def aitken_limit(values) -> tuple[float, float]:
+    """Limit of a sequence sampled where its rate variable shrinks geometrically (checkpoints
+    equally spaced in log‖β‖, so log t grows by a near-constant factor): Aitken's Δ² on the last
+    three values, and as error bar its change from the three before. A sequence that stopped
+    changing extrapolates to its last value."""
+    v = np.asarray(values, float)
+
+    def one(a, b, c):
+        den = (c - b) - (b - a)
+        if abs(den) <= 1e-14 * max(abs(a), abs(b), abs(c), 1e-300):
+            return c
+        est = c - (c - b) ** 2 / den
+        return est if np.isfinite(est) else c
+
+    if v.size < 3:
+        return float(v[-1]), float(abs(v[-1]))
+    a1 = one(*v[-3:])
+    a2 = one(*v[-4:-1]) if v.size >= 4 else v[-1]
+    return float(a1), float(abs(a1 - a2))
+
+
+def extrapolate(xs, ys) -> tuple[float, float]:
+    """Linear fit y = a + b·x; (a, standard error of a). Fewer than 3 points: (y[-1], |y[-1]|)."""
+    xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+    if xs.size < 3:
+        return float(ys[-1]), float(abs(ys[-1]))
+    A = np.vstack([np.ones_like(xs), xs]).T
+    coef, *_ = np.linalg.lstsq(A, ys, rcond=None)
+    r = ys - A @ coef
+    dof = max(xs.size - 2, 1)
+    cov = np.linalg.inv(A.T @ A) * float(r @ r) / dof
+    return float(coef[0]), float(math.sqrt(max(cov[0, 0], 0.0)))
+
+
+def orthant_l1_max_margin(Z) -> dict:
+    """min Σβ_j s.t. Zβ ≥ 1, β ≥ 0 (the ℓ1 max margin over the directions a positive start
+    reaches), by HiGHS; with the unrestricted ℓ1 optimum for comparison."""
+    Z = np.atleast_2d(np.asarray(Z, float))
+    n, d = Z.shape
+    r = linprog(np.ones(d), A_ub=-Z, b_ub=-np.ones(n), bounds=[(0, None)] * d, method="highs")
+    if r.status == 2:
+        raise TheorycheckError("no β ≥ 0 separates the data: the flow from a positive start cannot drive the loss "
+                               "to 0 (the pack's claims assume it does)")
+    if r.status != 0:
+        raise TheorycheckError(f"the orthant LP failed: {r.message}")
+    free = linprog(np.ones(2 * d), A_ub=-np.hstack([Z, -Z]), b_ub=-np.ones(n), bounds=[(0, None)] * (2 * d),
+                   method="highs")
+    return {"beta": r.x.tolist(), "l1_norm": float(r.fun),
+            "unrestricted_l1_norm": float(free.fun) if free.status == 0 else None,
+            "unrestricted_beta": (free.x[:d] - free.x[d:]).tolist() if free.status == 0 else None}
+
+
+def lp_vertex_solution(Z, L: int, max_vertices: int = 200_000) -> dict:
+    """Global min of Σβ_j^(2/L) over {Zβ ≥ 1, β ≥ 0} for L ≥ 2: the objective is concave
+    there, so the minimum is at a vertex; every vertex (d active constraints among the n
+    margins and the d bounds) is enumerated (budget ``max_vertices``)."""
+    Z = np.atleast_2d(np.asarray(Z, float))
+    n, d = Z.shape
+    A = np.vstack([Z, np.eye(d)])
+    rhs = np.concatenate([np.ones(n), np.zeros(d)])
+    best, best_b, seen = math.inf, None, 0
+    for rows in combinations(range(n + d), d):
+        seen += 1
+        if seen > max_vertices:
+            raise TheorycheckError(f"more than {max_vertices} candidate vertices: the data are too large for "
+                                   "the exhaustive lp-margin predictor")
+        M = A[list(rows)]
+        if abs(np.linalg.det(M)) < 1e-12:
+            continue
+        b = np.linalg.solve(M, rhs[list(rows)])
+        if np.all(b >= -1e-12) and np.all(Z @ b >= 1 - 1e-9):
+            b = np.maximum(b, 0.0)
+            v = float(np.sum(b ** (2.0 / L)))
+            if v < best - 1e-12:
+                best, best_b = v, b
+    if best_b is None:
+        raise TheorycheckError("no β ≥ 0 separates the data")
+    return {"beta": best_b.tolist(), "objective": best, "vertices_tried": seen}
