@@ -214,7 +214,8 @@ def test_register_claim_runs_with_verify_and_fails_with_the_shrunk_counterexampl
         assert v.status == "fails" and v.counterexample == {"n": 1}  # hypothesis shrinks to the least odd number
         assert res.failed == ["user.even"] and not res.ok
         d = res.as_dict()
-        assert list(d) == ["profile", "examples", "seed", "seconds", "claims", "failed"] and d["examples"] == 30
+        assert list(d) == ["profile", "examples", "seed", "seconds", "claims", "failed", "packs"] and d["examples"] == 30
+        assert d["packs"] == ["user"] and d["claims"][0]["pack"] == "user"
         with pytest.raises(tc.TheorycheckError, match="already registered"):
             tc.register_claim(_even_claim())
         tc.register_claim(_even_claim(), replace=True)

@@ -188,7 +188,8 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
         known = [n for _, n, _ in plan]
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise TheorycheckError(f"unknown experiment {unknown[0]!r}: choose one of {', '.join(known)} or all")
+            where = f"pack {pack!r} has no experiment" if pack is not None else "no installed pack has an experiment"
+            raise TheorycheckError(f"{where} {unknown[0]!r}: choose one of {', '.join(known)} or all")
         plan = [x for x in plan if x[1] in names]
     out = Path(out)
     try:
