@@ -188,7 +188,7 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
         known = [n for _, n, _ in plan]
         unknown = [n for n in names if n not in known]
         if unknown:
-            where = f"pack {pack!r} has no experiment" if pack is not None else "no installed pack has an experiment"
+            where = f"pack {pack!r} has no experiment" if pack is not None else "unknown experiment"
             raise TheorycheckError(f"{where} {unknown[0]!r}: choose one of {', '.join(known)} or all")
         plan = [x for x in plan if x[1] in names]
     out = Path(out)
