@@ -42,6 +42,8 @@ BACKENDS = ("serial", "processes", "dask")
 METHODS = ("auto", "reduced", "balanced", "multi")
 #: chunks smaller than this are not worth a process
 MIN_CHUNK = 32
+#: the most points one grid axis (or one α × time grid) may have: checked before allocating
+MAX_GRID_POINTS = 50_000_000
 
 
 # ---------------------------------------------------------------------------- specs and chunks
@@ -176,7 +178,7 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
         how["array_backend"] = array_backend
         if backend == "processes" and array_backend == "numba":
             # the compiled kernel is parallel over members itself: threads, not processes
-            nt = _checked_workers(workers) or (os.cpu_count() or 1)
+            nt = min(_checked_workers(workers) or (os.cpu_count() or 1), os.cpu_count() or 1)
             how.update(backend="processes (compiled kernel: threads in this process)", workers=nt)
             return _integrate(spec, grid, opts, array_backend, threads=nt, progress=bar.update), how
         if backend == "serial" or (backend == "processes" and _auto_workers(spec.B, workers) == 1):
@@ -222,7 +224,10 @@ def _checked_workers(workers: int | None) -> int | None:
 
 
 def _auto_workers(B: int, workers: int | None) -> int:
-    return _checked_workers(workers) or max(1, min(os.cpu_count() or 1, B // MIN_CHUNK))
+    """Processes for B members: never more than members or cores (an explicit --workers too)."""
+    cap = max(1, min(os.cpu_count() or 1, B))
+    w = _checked_workers(workers)
+    return min(w, cap) if w else max(1, min(cap, B // MIN_CHUNK))
 
 
 def _dask_client(scheduler):
@@ -234,7 +239,7 @@ def _dask_client(scheduler):
         return scheduler, False
     try:
         return Client(scheduler, timeout="10s"), True
-    except OSError as exc:
+    except (OSError, ValueError, TypeError) as exc:
         raise TheorycheckError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
 
 
@@ -295,9 +300,14 @@ class SweepResult:
         npz, js = _paths(prefix)
         if not npz.is_file() or not js.is_file():
             raise TheorycheckError(f"no saved sweep at {prefix} (need {npz.name} and {js.name})")
-        with np.load(npz) as f:
-            arrays = {k: f[k] for k in f.files}
-        return cls(arrays, json.loads(js.read_text()))
+        try:
+            with np.load(npz, allow_pickle=False) as f:
+                arrays = {k: f[k] for k in f.files}
+            meta = json.loads(js.read_text())
+        except (ValueError, OSError) as exc:  # pickled objects are refused, not loaded
+            raise TheorycheckError(f"saved sweep {npz}: not a plain array file ({str(exc).splitlines()[0]}); "
+                                   "only arrays of numbers are read") from None
+        return cls(arrays, meta)
 
 
 def _status_counts(status: np.ndarray) -> dict[str, int]:
@@ -318,6 +328,8 @@ def parse_range(text: str, what: str, *, log: bool = False) -> np.ndarray:
         lo, hi, n = float(parts[0]), float(parts[1]), int(parts[2])
     except ValueError:
         raise TheorycheckError(f"{what} {text!r}: write LO:HI:N, e.g. 0.01:1:50") from None
+    if n > MAX_GRID_POINTS:
+        raise TheorycheckError(f"{what} {text!r}: N = {n} exceeds the limit of {MAX_GRID_POINTS} points")
     if n < 1 or not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo or (n > 1 and hi == lo):
         raise TheorycheckError(f"{what} {text!r}: need finite LO < HI and N ≥ 1")
     if log:
@@ -332,11 +344,16 @@ def time_grid(t_max: float, nt: int, *, log: bool = False, t_min: float | None =
     from ``t_min`` (default t_max·1e-4) with ``log``. τ = 0 is left out: j† is a tie there."""
     if not (math.isfinite(t_max) and t_max > 0) or nt < 1:
         raise TheorycheckError(f"time grid: need t_max > 0 (got {t_max}) and nt ≥ 1 (got {nt})")
+    if nt > MAX_GRID_POINTS:
+        raise TheorycheckError(f"time grid: nt = {nt} exceeds the limit of {MAX_GRID_POINTS} points")
+    if t_min is not None and not (math.isfinite(t_min) and 0 < t_min and (t_min < t_max or nt == 1 and t_min == t_max)):
+        raise TheorycheckError(f"time grid: need 0 < t_min < t_max (got t_min = {t_min}, t_max = {t_max}); "
+                               "the grid lies in (0, t_max]")
     if log:
         lo = t_min if t_min is not None else t_max * 1e-4
-        if not 0 < lo < t_max:
-            raise TheorycheckError(f"time grid: need 0 < t_min < t_max (got {lo}, {t_max})")
-        return np.geomspace(lo, t_max, nt)
+        return np.geomspace(lo, t_max, nt) if nt > 1 else np.array([t_max])
+    if nt == 1:
+        return np.array([t_max])
     lo = t_min if t_min is not None else t_max / nt
     return np.linspace(lo, t_max, nt)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 import numpy as np
 
@@ -72,15 +73,20 @@ def _thresholds(Z: np.ndarray, rho: float) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from theorycheck.cli import checks
     from theorycheck.cli.main import emit_json, setting_from_args
     from theorycheck.report import plots
     from theorycheck.sweep import run as S
 
     if not (args.out or args.json or args.save):
         raise TheorycheckError("say what to write: --out FIGURE.png|svg, --json and/or --save PREFIX")
+    checks.check_output_file(args.out, "--out", suffixes=checks.FIGURE_SUFFIXES)
+    checks.check_output_dir(os.path.dirname(args.save) or "." if args.save else None, "--save")
+    checks.check_scheduler(args.scheduler)
     setting = setting_from_args(args, alpha=1.0)
     alphas = S.parse_range(args.alphas, "--alphas", log=args.log)
     times = S.time_grid(args.t_max, args.nt, log=args.log_time, t_min=args.t_min)
+    checks.check_grid_size(alphas.size, times.size, what="--alphas × --nt grid")
     res = S.heatmap(setting.Z, optimizer=setting.optimizer, rho=setting.rho, alphas=alphas, times=times,
                     depth=setting.depth, loss=setting.loss, method=args.method, opts=run_options(args),
                     backend=backend_of(args), workers=args.workers, scheduler=args.scheduler, progress=args.progress)

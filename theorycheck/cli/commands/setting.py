@@ -10,9 +10,13 @@ from theorycheck.setting import check_separable
 
 
 def summary(setting) -> dict:
-    """What a user should know about a validated Setting before integrating it."""
+    """What a user should know about a validated Setting before integrating it: the
+    separator has min margin ≥ 1 (a direction with largest entry 1 when such a β would
+    overflow float64); the ``reachable_*`` keys say whether the data are separable by a β
+    the flow can reach from this initialisation (:meth:`Setting.reachable`)."""
     beta = check_separable(setting.Z)
     margins = setting.Z @ beta
+    reach = setting.reachable()
     return {
         "n": setting.n,
         "d": setting.d,
@@ -26,6 +30,7 @@ def summary(setting) -> dict:
         "separable": True,
         "separator": beta,
         "separator_min_margin": float(margins.min()),
+        **reach.as_dict(),
     }
 
 
@@ -43,6 +48,13 @@ def run(args: argparse.Namespace) -> int:
           f"layers0 = {np.array2string(s.layers0, precision=4)}")
     print(f"linearly separable: yes, e.g. β = {np.array2string(info['separator'], precision=4)} "
           f"has min margin {info['separator_min_margin']:.4g}")
+    if info["reachable_separable"] is False:
+        ex = ", ".join(str(i) for i in info["reachable_certificate"])
+        print(f"warning: not separable by any β the flow can reach ({info['reachable_reason']}; signs of β: "
+              f"{info['reachable_signs']}): examples {ex} certify it; the loss stays ≥ "
+              f"{info['loss_lower_bound']:.4g} and never reaches 0")
+    elif info["reachable_separable"] is None:
+        print(f"reachable cone: {info['reachable_reason']}")
     return 0
 
 

@@ -78,7 +78,7 @@ def print_summary(res: dict) -> None:
     s = res
     print(f"{s['optimizer']} flow, L = {s['depth']}, ρ = {s['rho']:g}, n = {s['n_examples']}, d = {s['d']}, "
           f"{s['time_kind']} time, {s['method']}" + (f" ({s['precision']} digits)" if s["precision"] else ""))
-    print(f"stopped because: {s['stopped_because']} at {s['time_kind'][0] if s['time_kind'] == 'real' else 'τ'} = "
+    print(f"stopped because: {s['stopped_because']} at {'t' if s['time_kind'] == 'real' else 'τ'} = "
           f"{s['t_end']:.10g}  ({s['message']})")
     print(f"final j† = {s['final_index']}" + ("  (collapsed: β = 0)" if s["collapsed"] else ""))
     print(f"collapse time: {_fmt_t(s['collapse_time'])}    blow-up time: {_fmt_t(s['blowup_time'])}")
@@ -102,9 +102,11 @@ def print_summary(res: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from theorycheck.cli.checks import FIGURE_SUFFIXES, check_output_file
     from theorycheck.cli.main import emit_json
     from theorycheck.report.plots import plot_trajectory
 
+    check_output_file(args.plot, "--plot", suffixes=FIGURE_SUFFIXES)
     res = compute(args)
     traj = res.pop("_traj")
     if args.plot:

@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
         raise TheorycheckError(f"no claim matches {exc.args[0]!r}; `theorycheck verify --list` shows them") from None
     if args.examples is not None and args.examples < 0:
         raise TheorycheckError("--examples must be ≥ 0")
+    from theorycheck.cli.checks import check_output_file
+
+    check_output_file(args.json, "--json")
     examples = args.examples if args.examples is not None else PROFILES[args.profile]
     tty = sys.stderr.isatty()
 
