@@ -1,8 +1,16 @@
-"""``theorycheck derive``: print a flow as derived by the symbolic layer."""
+"""``theorycheck derive``: print a flow as derived by the symbolic layer.
+
+Derivation runs under a time budget (``max_seconds``): the explicit system is built and
+printed one equation at a time, the budget is checked between equations, and a run that
+spends it returns what it derived with ``complete = False`` and ``stopped_because``
+naming the budget. Progress goes to stderr. Sizes that cannot fit are refused up front.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 
 import sympy as sp
 
@@ -11,17 +19,69 @@ from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
 
+#: the largest explicit system (depth × dim equations) derive builds; the coordinate form
+#: (no --dim) has no limit on the depth
+MAX_EQUATIONS = 600
+
+
+class _Named(sp.Symbol):
+    """A placeholder for a written-out formula (a product over layers, a sum over
+    coordinates): plain text in text/JSON output, real LaTeX in LaTeX output."""
+
+    def __new__(cls, text: str, latex: str):
+        obj = super().__new__(cls, text)
+        obj._latex_text = latex
+        return obj
+
+    def _latex(self, printer) -> str:
+        return self._latex_text
+
+
+PROD_HAT = _Named("Π_{m≠k} ŵ_mj", r"\prod_{m \neq k} \hat{w}_{mj}")
+PROD = _Named("Π_{m≠k} w_mj", r"\prod_{m \neq k} w_{mj}")
+S_SQUARED = _Named("Σ_k Σ_j z_j² (Π_{m≠k} w_mj)²", r"\sum_{k} \sum_{j} z_{j}^{2} \left(\prod_{m \neq k} w_{mj}\right)^{2}")
+G_HAT = _Named("G_j(ŵ)", r"G_{j}(\hat{w})")
+G_DEF = _Named("(1/n) Σ_i ℓ'(<β(w), z_i>) z_ij", r"\frac{1}{n} \sum_{i} \ell'\left(\langle \beta(w), z_{i} \rangle\right) z_{ij}")
+
+
+class Budget:
+    """Wall-clock budget of a derivation, checked between equations."""
+
+    def __init__(self, max_seconds: float | None, progress=None):
+        self.max_seconds = max_seconds
+        self.start = time.monotonic()
+        self.progress = progress
+
+    def spent(self) -> bool:
+        return self.max_seconds is not None and time.monotonic() - self.start > self.max_seconds
+
+    def tick(self, done: int, total: int, what: str) -> None:
+        if self.progress is not None:
+            self.progress(done, total, what)
+
+
 def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = None,
-               loss: str = "logistic", examples: int = 1) -> dict:
+               loss: str = "logistic", examples: int = 1, max_seconds: float | None = 60.0,
+               progress=None) -> dict:
     """The flow as sympy expressions: coordinate form (any d) and, with ``dim``, the
-    explicit system for that d. Returns a dict of named expressions and a description."""
-    if depth < 1:
+    explicit system for that d. Returns a dict of named expressions and a description;
+    ``complete`` is False when the budget ran out (``stopped_because`` names it) and
+    ``system`` then holds the equations derived so far. ``progress(done, total, what)``."""
+    if isinstance(depth, bool) or depth < 1:
         raise TheorycheckError(f"--depth {depth}: the depth L must be ≥ 1")
+    if max_seconds is not None and not max_seconds > 0:
+        raise TheorycheckError(f"--max-seconds {max_seconds}: give a time budget > 0")
     if dim is not None and not 1 <= dim <= 6:
         raise TheorycheckError(f"--dim {dim}: choose 1..6 (the explicit system grows quickly)")
     if examples < 1 or examples > 3:
         raise TheorycheckError(f"--examples {examples}: choose 1..3")
-    out: dict[str, object] = {"depth": depth, "optimizer": optimizer, "balanced": balanced}
+    n_eq = (dim or 0) * (1 if balanced else depth)
+    if n_eq > MAX_EQUATIONS:
+        raise TheorycheckError(f"--dim {dim} with --depth {depth}: {n_eq} equations exceed the limit of "
+                               f"{MAX_EQUATIONS} for the explicit system; drop --dim for the coordinate form")
+    budget = Budget(max_seconds, progress)
+    out: dict[str, object] = {"depth": depth, "optimizer": optimizer, "balanced": balanced,
+                              "complete": True, "stopped_because": None}
     if balanced:
         if examples != 1:
             raise TheorycheckError("--balanced applies to the one-example rescaled flow: drop --examples")
@@ -41,72 +101,112 @@ def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = 
             F = sy.balanced_rescaled_flow(u, z, depth, optimizer)
             out["system"] = {f"du{j + 1}/dtau": F[0, j] for j in range(dim)}
         return out
+    z_j, w_kj, G_j = sp.Symbol("z_j", real=True), sp.Symbol("w_kj", real=True), sp.Symbol("G_j", real=True)
     if examples == 1:
         out["time"] = "rescaled"
-        G, w, g = sy.layer_gradient_coordinate(depth)
         out["equations"] = {
-            "dw_kj/dtau": sp.Symbol("z_j") * sp.Symbol("Π_{m≠k} ŵ_mj"),
-            "what_kj": sp.Symbol("w_kj") + sy.perturbation_coordinate(optimizer)[2].subs(
-                sy.g_coord, -sp.Symbol("z_j") * sp.Symbol("Π_{m≠k} w_mj")),
-            "S**2": sp.Symbol("Σ_k Σ_j z_j² (Π_{m≠k} w_mj)²"),
+            "dw_kj/dtau": z_j * PROD_HAT,
+            "what_kj": w_kj + sy.perturbation_coordinate(optimizer)[2].subs(sy.g_coord, -z_j * PROD),
+            "S**2": S_SQUARED,
         }
     else:
         out["time"] = "real"
         out["equations"] = {
-            "dw_kj/dt": -sp.Symbol("G_j(ŵ)") * sp.Symbol("Π_{m≠k} ŵ_mj"),
-            "G_j(w)": sp.Symbol("(1/n) Σ_i ℓ'(<β(w), z_i>) z_ij"),
+            "dw_kj/dt": -G_HAT * PROD_HAT,
+            "G_j(w)": G_DEF,
             "l'(s)": sy.loss_derivative(loss),
-            "what_kj": sp.Symbol("w_kj") + sy.perturbation_coordinate(optimizer)[2].subs(
-                sy.g_coord, sp.Symbol("G_j") * sp.Symbol("Π_{m≠k} w_mj")),
+            "what_kj": w_kj + sy.perturbation_coordinate(optimizer)[2].subs(sy.g_coord, G_j * PROD),
         }
     if dim:
         W = sy.layer_symbols(depth, dim)
-        if examples == 1:
-            F = sy.rescaled_flow(W, sy.data_symbols(1, dim), optimizer)
-            name = "dw{k}_{j}/dtau"
-        else:
-            F = sy.flow(W, sy.data_symbols(examples, dim), optimizer, loss)
-            name = "dw{k}_{j}/dt"
+        Z = sy.data_symbols(examples, dim)
+        defs, F = sy.flow_named(W, Z, optimizer, loss, rescaled=examples == 1)
+        name = "dw{k}_{j}/dtau" if examples == 1 else "dw{k}_{j}/dt"
+        out["definitions"] = {str(x): e for x, e in defs}
         out["system"] = {name.format(k=k + 1, j=j + 1): F[k, j] for k in range(depth) for j in range(dim)}
+    out["_budget"] = budget
+    return out
+
+
+def render(res: dict, fmt: str) -> dict:
+    """Text of every equation (``fmt`` "text" | "latex" | "json"), under the derivation's
+    budget: when it runs out, the rest is left out, ``complete`` becomes False and
+    ``stopped_because`` names the budget."""
+    budget: Budget | None = res.pop("_budget", None)
+    parts = ("equations", "definitions", "system")
+    items = [(part, k, v) for part in parts for k, v in res.get(part, {}).items()]
+    out = {k: v for k, v in res.items() if k not in parts}
+    for part in parts:
+        if part in res:
+            out[part] = {}
+    if fmt == "json":
+        out["latex"] = {}
+    for i, (part, k, v) in enumerate(items):
+        if budget is not None and budget.spent():
+            out["complete"] = False
+            out["stopped_because"] = (f"max_seconds: the time budget of {budget.max_seconds:g} s ran out after "
+                                      f"{i} of {len(items)} equations")
+            break
+        out[part][k] = _fmt(v, fmt)
+        if fmt == "json" and part == "equations":
+            out["latex"][k] = sp.latex(v)
+        if budget is not None:
+            budget.tick(i + 1, len(items), "equations printed")
     return out
 
 
 def _fmt(expr, fmt: str) -> str:
     if fmt == "latex":
         return sp.latex(expr)
-    if fmt == "json":
-        return sp.sstr(expr)
-    return sp.pretty(expr, use_unicode=True) if "\n" in sp.pretty(expr) else sp.sstr(expr)
+    text = sp.sstr(expr)
+    if fmt == "json" or len(text) > 400:  # 2-D pretty printing only where it stays readable
+        return text
+    pretty = sp.pretty(expr, use_unicode=True)
+    return pretty if "\n" in pretty else text
+
+
+def _stderr_progress(enabled: bool):
+    last = [0.0]
+
+    def progress(done: int, total: int, what: str) -> None:
+        now = time.monotonic()
+        if enabled and (now - last[0] > 0.5 or done == total):
+            last[0] = now
+            print(f"  … {done} of {total} {what}", file=sys.stderr, flush=True)
+
+    return progress
 
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.cli.main import emit_json
 
+    progress = _stderr_progress(args.progress if args.progress is not None else sys.stderr.isatty())
     res = derivation(args.depth, args.optimizer, balanced=args.balanced, dim=args.dim,
-                     loss=args.loss, examples=args.examples)
+                     loss=args.loss, examples=args.examples, max_seconds=args.max_seconds, progress=progress)
+    res = render(res, args.format)
+    if not res["complete"]:
+        print(f"theorycheck derive: incomplete: {res['stopped_because']}", file=sys.stderr)
     if args.format == "json":
-        payload = {k: v for k, v in res.items() if k not in ("equations", "system")}
-        payload["equations"] = {k: sp.sstr(v) for k, v in res["equations"].items()}
-        payload["latex"] = {k: sp.latex(v) for k, v in res["equations"].items()}
-        if "system" in res:
-            payload["system"] = {k: sp.sstr(v) for k, v in res["system"].items()}
-        emit_json(payload)
+        emit_json(res)
         return 0
     title = (f"{args.optimizer} flow, L = {args.depth}, "
              f"{'balanced (w_k = u for all k), ' if args.balanced else ''}"
              f"{'one example, rescaled time dτ = −ℓ′(m̂) dt' if res['time'] == 'rescaled' else f'{args.examples} examples, real time'}")
     print(title)
     print("=" * len(title))
-    def show(k, v):
-        text = _fmt(v, args.format)
+    def show(k, text):
         print(f"{k} =\n{text}\n" if "\n" in text else f"{k} = {text}")
 
     for k, v in res["equations"].items():
         show(k, v)
     if "system" in res:
-        print(f"\nexplicit system for d = {args.dim}:")
+        print(f"\nexplicit system for d = {args.dim}" + (", where" if res.get("definitions") else "") + ":")
+        for k, v in res.get("definitions", {}).items():
+            show(k, v)
         for k, v in res["system"].items():
             show(k, v)
+    if not res["complete"]:
+        print(f"\nincomplete: {res['stopped_because']}")
     return 0
 
 
@@ -121,4 +221,9 @@ def register(sub) -> None:
     p.add_argument("--examples", type=int, default=1, help="number of examples n (1: rescaled time; 2-3: real time)")
     p.add_argument("--loss", choices=sy.LOSSES, default="logistic")
     p.add_argument("--format", choices=["text", "latex", "json"], default="text")
+    p.add_argument("--max-seconds", type=float, default=60.0,
+                   help="time budget (default 60 s): past it, the equations derived so far are printed and "
+                        "marked incomplete")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress on stderr (default: when stderr is a terminal)")
     p.set_defaults(func=run)
