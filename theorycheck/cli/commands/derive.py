@@ -18,7 +18,6 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
-
 #: the largest explicit system (depth × dim equations) derive builds; the coordinate form
 #: (no --dim) has no limit on the depth
 MAX_EQUATIONS = 600
