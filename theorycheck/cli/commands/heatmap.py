@@ -60,16 +60,22 @@ def payload(res, *, out: str | None, saved: list[str] | None) -> dict:
     return doc
 
 
-def _thresholds(Z: np.ndarray, rho: float) -> dict | None:
+def _thresholds(Z: np.ndarray, rho: float, *, with_collapse: bool = False) -> dict | None:
     from theorycheck.claims import thresholds as th
 
     if Z.shape[0] != 1 or not np.any(Z[0] > 0):
         return None
     z = Z[0]
     try:
-        return {"alpha_all_shrink": th.alpha_all_shrink(z, rho).value, "alpha_gd_like": th.alpha_gd_like(z, rho).value}
+        out = {"alpha_all_shrink": th.alpha_all_shrink(z, rho).value, "alpha_gd_like": th.alpha_gd_like(z, rho).value}
     except TheorycheckError:
         return None
+    if with_collapse:  # α_c for the figure: to plotting accuracy, under a budget; left out when not certified
+        try:
+            out["alpha_collapse"] = th.collapse_threshold(z, rho, rel_tol=1e-6, max_seconds=30.0).value
+        except TheorycheckError:
+            out["alpha_collapse"] = None
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,13 +96,17 @@ def run(args: argparse.Namespace) -> int:
     res = S.heatmap(setting.Z, optimizer=setting.optimizer, rho=setting.rho, alphas=alphas, times=times,
                     depth=setting.depth, loss=setting.loss, method=args.method, opts=run_options(args),
                     backend=backend_of(args), workers=args.workers, scheduler=args.scheduler, progress=args.progress)
-    thr = _thresholds(setting.Z, setting.rho) if setting.optimizer == "sam-l2" and setting.depth == 2 else None
+    thr = (_thresholds(setting.Z, setting.rho, with_collapse=bool(args.out))
+           if setting.optimizer == "sam-l2" and setting.depth == 2 else None)
+    alpha_c = thr.pop("alpha_collapse", None) if thr else None
     res.meta["thresholds"] = thr
     saved = [str(p) for p in res.save(args.save)] if args.save else None
     if args.out:
         lines = []
         if thr:
             lines = [(thr["alpha_all_shrink"], "alpha_all_shrink", "--"), (thr["alpha_gd_like"], "alpha_gd_like", "-.")]
+            if alpha_c is not None:
+                lines.append((alpha_c, "α_c (collapse threshold)", "-"))
         if setting.optimizer == "sam-linf" and setting.rho > 0:
             lines = [(setting.rho, "α = ρ", ":")]
         plots.save(plots.heatmap_figure(res, lines=lines), args.out)
