@@ -67,9 +67,21 @@ def read_csv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     :data:`MAX_CSV_BYTES` bytes, a line at most :data:`MAX_CSV_LINE` bytes, the data at
     most :data:`MAX_CSV_CELLS` cells. Text in UTF-8 or (as a fallback) latin-1."""
     path = Path(path)
-    if not path.is_file():
-        raise SettingError(f"data file {str(path)!r} not found: give the path of a CSV with columns x1..xd,y")
-    size = path.stat().st_size
+    shown_path = str(path) if len(str(path)) <= 120 else str(path)[:120] + "…"
+    try:
+        is_file = path.is_file()
+        size = path.stat().st_size if is_file else 0
+    except (OSError, ValueError):  # a name too long, a NUL character, no permission…
+        is_file = False
+    if not is_file:
+        raise SettingError(f"data file {shown_path!r} not found: give the path of a CSV with columns x1..xd,y")
+    try:
+        return _read_rows(path, size)
+    except OSError as exc:
+        raise SettingError(f"data file {shown_path!r}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _read_rows(path: Path, size: int) -> tuple[np.ndarray, np.ndarray]:
     if size > MAX_CSV_BYTES:
         raise SettingError(f"{path}: {size} bytes exceeds the limit of {MAX_CSV_BYTES} bytes for a data file")
     rows: list[list[float]] = []

@@ -69,6 +69,15 @@ def check_output_file(path: str | None, option: str, *, suffixes: tuple[str, ...
     made) and, for a figure, its suffix is one matplotlib writes. Checked before a run."""
     if path in (None, "-"):
         return
+    try:
+        _check_output_file(path, option, suffixes)
+    except (OSError, ValueError) as exc:  # e.g. a name too long for the file system
+        raise TheorycheckError(f"{option} {path[:80]!r}: not a usable file name ({exc})") from None
+
+
+def _check_output_file(path: str, option: str, suffixes: tuple[str, ...] | None) -> None:
+    if "\x00" in path:
+        raise TheorycheckError(f"{option}: a file name cannot contain a NUL character")
     p = Path(path)
     if suffixes is not None and p.suffix.lower() not in suffixes:
         raise TheorycheckError(f"{option} {path}: write {', '.join(suffixes)} (the suffix picks the format)")
@@ -87,6 +96,8 @@ def check_output_dir(path: str | None, option: str) -> None:
     """An output folder: it exists and is writable, or its nearest existing ancestor is."""
     if path is None:
         return
+    if "\x00" in path:
+        raise TheorycheckError(f"{option}: a folder name cannot contain a NUL character")
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise TheorycheckError(f"{option} {path}: exists and is not a folder")

@@ -26,9 +26,9 @@ def run(args: argparse.Namespace) -> int:
         raise TheorycheckError(str(exc.args[0])) from None
     results = []
     t0 = time.perf_counter()
-    for key in keys or [k for k in proofs.ORDER if k in proofs.REGISTRY]:
-        if sys.stderr.isatty():
-            print(f"proving {key} …", end="\r", file=sys.stderr, flush=True)
+    todo = keys or [k for k in proofs.ORDER if k in proofs.REGISTRY]
+    for i, key in enumerate(todo, 1):  # progress on stderr: the whole run takes tens of seconds
+        print(f"[{i}/{len(todo)}] proving {key} …", file=sys.stderr, flush=True)
         results.append(proofs.REGISTRY[key].run())
     elapsed = time.perf_counter() - t0
     failed = [r for r in results if r.status in (REFUTED, ERROR)]

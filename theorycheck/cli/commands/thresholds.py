@@ -88,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
     if args.alpha is not None:
         a = parse_floats(args.alpha, "alpha")
         alpha = float(a[0]) if a.size == 1 else a
+    if args.optimizer == "sam-l2":  # progress on stderr: α_c's certified bisection takes tens of seconds
+        import sys
+
+        print("thresholds: computing α_c (bisection on the reduced ODE, certified at 30 digits) …"
+              + (" then the trajectory at --alpha" if alpha is not None else ""), file=sys.stderr, flush=True)
     res = compute(z, args.rho, optimizer=args.optimizer, depth=args.depth, alpha=alpha, t_max=args.t_max)
     if args.json:
         emit_json(res)
