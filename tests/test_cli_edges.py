@@ -119,3 +119,15 @@ def _two_examples() -> str:
     with os.fdopen(fd, "w") as fh:
         fh.write("1,2,1\n2,1,1\n")
     return path
+
+
+def test_trajectory_warns_when_the_reachable_cone_cannot_separate(capsys, tmp_path):
+    p = tmp_path / "neg.csv"
+    p.write_text("1,0.5,-1\n0.5,1,-1\n2,-0.3,-1\n-0.2,1.5,-1\n")  # separable only with β < 0
+    rc, out, err = run(["trajectory", "--data", str(p), "--t-max", "2", "--max-seconds", "20"], capsys)
+    assert rc == 0
+    assert "not separable by any β this initialisation can reach" in err and "examples 3, 4" in err
+    rc, out, err = run(["setting", "--data", str(p), "--json"], capsys)
+    doc = json.loads(out)
+    assert doc["reachable_separable"] is False and doc["reachable_certificate"] == [3, 4]
+    assert doc["loss_lower_bound"] == pytest.approx(np.log(2) / 4)

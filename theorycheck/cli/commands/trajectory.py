@@ -21,6 +21,17 @@ def _discrete_progress(k: int, steps: int) -> None:
     print(f"  … step {k} of {steps}", file=sys.stderr, flush=True)
 
 
+def _warn_unreachable(setting) -> None:
+    """One line on stderr when no β the flow can reach separates the data (Setting.reachable)."""
+    if setting.n == 1:
+        return
+    r = setting.reachable()
+    if r.separable is False:
+        print(f"warning: the data are not separable by any β this initialisation can reach ({r.reason}); "
+              f"examples {', '.join(map(str, r.examples))} certify it: the loss stays ≥ {r.loss_lower_bound:.4g}",
+              file=sys.stderr, flush=True)
+
+
 def compute(args: argparse.Namespace) -> dict:
     """Run what the arguments ask for; returns the JSON payload (keys in the README)."""
     from theorycheck import observe
@@ -31,6 +42,7 @@ def compute(args: argparse.Namespace) -> dict:
     from theorycheck.solve.trajectory import Budget
 
     setting = setting_from_args(args)
+    _warn_unreachable(setting)
     time_kind = "rescaled" if setting.single and args.time != "real" else "real"
     if args.discrete:
         if args.eta is None or args.steps is None:
