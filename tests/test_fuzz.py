@@ -455,7 +455,7 @@ def test_malformed_csv_long(tmp_path_factory, data, cmd):
 
 
 @pytest.mark.slow
-@fuzz_settings(10)
+@fuzz_settings(4)
 @given(z=z_vectors(max_d=6, positive=True), rho=st.sampled_from([0.5, 1.0, 2.0]))
 def test_collapse_threshold_certified_or_inconclusive(z, rho):
     """α_c lies between the closed-form brackets and does not depend on the scale of z."""

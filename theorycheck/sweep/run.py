@@ -42,8 +42,10 @@ BACKENDS = ("serial", "processes", "dask")
 METHODS = ("auto", "reduced", "balanced", "multi")
 #: chunks smaller than this are not worth a process
 MIN_CHUNK = 32
-#: the most points one grid axis (or one α × time grid) may have: checked before allocating
-MAX_GRID_POINTS = 50_000_000
+#: the most points a time axis or an α × time grid may have, and the most members (α or ρ
+#: values) a sweep integrates at once: checked before allocating anything
+MAX_GRID_POINTS = 20_000_000
+MAX_MEMBERS = 1_000_000
 
 
 # ---------------------------------------------------------------------------- specs and chunks
@@ -328,8 +330,8 @@ def parse_range(text: str, what: str, *, log: bool = False) -> np.ndarray:
         lo, hi, n = float(parts[0]), float(parts[1]), int(parts[2])
     except ValueError:
         raise TheorycheckError(f"{what} {text!r}: write LO:HI:N, e.g. 0.01:1:50") from None
-    if n > MAX_GRID_POINTS:
-        raise TheorycheckError(f"{what} {text!r}: N = {n} exceeds the limit of {MAX_GRID_POINTS} points")
+    if n > MAX_MEMBERS:
+        raise TheorycheckError(f"{what} {text!r}: N = {n} exceeds the limit of {MAX_MEMBERS} points")
     if n < 1 or not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo or (n > 1 and hi == lo):
         raise TheorycheckError(f"{what} {text!r}: need finite LO < HI and N ≥ 1")
     if log:
