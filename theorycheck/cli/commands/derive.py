@@ -9,7 +9,10 @@ naming the budget. Progress goes to stderr. Sizes that cannot fit are refused up
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
 import time
 
 import sympy as sp
@@ -59,28 +62,45 @@ class Budget:
             self.progress(done, total, what)
 
 
-def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = None,
-               loss: str = "logistic", examples: int = 1, max_seconds: float | None = 60.0,
-               progress=None) -> dict:
-    """The flow as sympy expressions: coordinate form (any d) and, with ``dim``, the
-    explicit system for that d. Returns a dict of named expressions and a description;
-    ``complete`` is False when the budget ran out (``stopped_because`` names it) and
-    ``system`` then holds the equations derived so far. ``progress(done, total, what)``."""
-    if isinstance(depth, bool) or depth < 1:
-        raise TheorycheckError(f"--depth {depth}: the depth L must be ≥ 1")
-    if max_seconds is not None and not max_seconds > 0:
-        raise TheorycheckError(f"--max-seconds {max_seconds}: give a time budget > 0")
-    if dim is not None and not 1 <= dim <= 6:
-        raise TheorycheckError(f"--dim {dim}: choose 1..6 (the explicit system grows quickly)")
-    if examples < 1 or examples > 3:
-        raise TheorycheckError(f"--examples {examples}: choose 1..3")
-    n_eq = (dim or 0) * (1 if balanced else depth)
-    if n_eq > MAX_EQUATIONS:
-        raise TheorycheckError(f"--dim {dim} with --depth {depth}: {n_eq} equations exceed the limit of "
-                               f"{MAX_EQUATIONS} for the explicit system; drop --dim for the coordinate form")
-    budget = Budget(max_seconds, progress)
-    out: dict[str, object] = {"depth": depth, "optimizer": optimizer, "balanced": balanced,
-                              "complete": True, "stopped_because": None}
+class OutOfTime(Exception):
+    """The derivation's time budget ran out inside a sympy operation."""
+
+
+@contextlib.contextmanager
+def _deadline(budget: "Budget"):
+    """Interrupt a long sympy operation when the budget runs out (SIGALRM, main thread
+    only; elsewhere the budget is checked between equations). An outer timer is re-armed."""
+    if (budget.max_seconds is None or threading.current_thread() is not threading.main_thread()
+            or not hasattr(signal, "setitimer")):
+        yield
+        return
+    left = budget.max_seconds - (time.monotonic() - budget.start)
+    if left <= 0:
+        raise OutOfTime
+
+    def on_alarm(signum, frame):
+        raise OutOfTime
+
+    t0 = time.monotonic()
+    old_handler = signal.signal(signal.SIGALRM, on_alarm)
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, left)
+    if old_delay and old_delay < left:  # an outer timer fires first: keep it
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        signal.setitimer(signal.ITIMER_REAL, old_delay, old_interval)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_delay:
+            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - t0), 1e-3), old_interval)
+
+
+def _fill(out: dict, depth: int, optimizer: str, balanced: bool, dim: int | None, loss: str, examples: int) -> None:
+    """Derive into ``out`` (entries appear as they are derived: a budget stop keeps them)."""
     if balanced:
         if examples != 1:
             raise TheorycheckError("--balanced applies to the one-example rescaled flow: drop --examples")
@@ -99,7 +119,7 @@ def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = 
             z = sy.data_symbols(1, dim)
             F = sy.balanced_rescaled_flow(u, z, depth, optimizer)
             out["system"] = {f"du{j + 1}/dtau": F[0, j] for j in range(dim)}
-        return out
+        return
     z_j, w_kj, G_j = sp.Symbol("z_j", real=True), sp.Symbol("w_kj", real=True), sp.Symbol("G_j", real=True)
     if examples == 1:
         out["time"] = "rescaled"
@@ -123,6 +143,40 @@ def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = 
         name = "dw{k}_{j}/dtau" if examples == 1 else "dw{k}_{j}/dt"
         out["definitions"] = {str(x): e for x, e in defs}
         out["system"] = {name.format(k=k + 1, j=j + 1): F[k, j] for k in range(depth) for j in range(dim)}
+
+
+def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = None,
+               loss: str = "logistic", examples: int = 1, max_seconds: float | None = 60.0,
+               progress=None) -> dict:
+    """The flow as sympy expressions: coordinate form (any d) and, with ``dim``, the
+    explicit system for that d. Returns a dict of named expressions and a description;
+    ``complete`` is False when the budget ran out (``stopped_because`` names it) and
+    ``system`` then holds the equations derived so far. ``progress(done, total, what)``."""
+    if isinstance(depth, bool) or depth < 1:
+        raise TheorycheckError(f"--depth {depth}: the depth L must be ≥ 1")
+    if max_seconds is not None and not max_seconds > 0:
+        raise TheorycheckError(f"--max-seconds {max_seconds}: give a time budget > 0")
+    if dim is not None and not 1 <= dim <= 6:
+        raise TheorycheckError(f"--dim {dim}: choose 1..6 (the explicit system grows quickly)")
+    if examples < 1 or examples > 3:
+        raise TheorycheckError(f"--examples {examples}: choose 1..3")
+    n_eq = (dim or 0) * (1 if balanced else depth)
+    if n_eq > MAX_EQUATIONS:
+        raise TheorycheckError(f"--dim {dim} with --depth {depth}: {n_eq} equations exceed the limit of "
+                               f"{MAX_EQUATIONS} for the explicit system; drop --dim for the coordinate form")
+    budget = Budget(max_seconds, progress)
+    out: dict[str, object] = {"depth": depth, "optimizer": optimizer, "balanced": balanced,
+                              "complete": True, "stopped_because": None}
+    try:
+        with _deadline(budget):
+            _fill(out, depth, optimizer, balanced, dim, loss, examples)
+    except OutOfTime:
+        out["complete"] = False
+        out["stopped_because"] = (f"max_seconds: the time budget of {budget.max_seconds:g} s ran out while "
+                                  "deriving" + (" the explicit system" if dim else ""))
+        out.setdefault("equations", {})
+        out.pop("system", None)
+        out.pop("definitions", None)
     out["_budget"] = budget
     return out
 
@@ -146,9 +200,18 @@ def render(res: dict, fmt: str) -> dict:
             out["stopped_because"] = (f"max_seconds: the time budget of {budget.max_seconds:g} s ran out after "
                                       f"{i} of {len(items)} equations")
             break
-        out[part][k] = _fmt(v, fmt)
-        if fmt == "json" and part == "equations":
-            out["latex"][k] = sp.latex(v)
+        try:
+            with _deadline(budget) if budget is not None else contextlib.nullcontext():
+                text = _fmt(v, fmt)
+                tex = sp.latex(v) if fmt == "json" and part == "equations" else None
+        except OutOfTime:
+            out["complete"] = False
+            out["stopped_because"] = (f"max_seconds: the time budget of {budget.max_seconds:g} s ran out after "
+                                      f"{i} of {len(items)} equations")
+            break
+        out[part][k] = text
+        if tex is not None:
+            out["latex"][k] = tex
         if budget is not None:
             budget.tick(i + 1, len(items), "equations printed")
     return out
