@@ -67,7 +67,7 @@ class OutOfTime(Exception):
 
 
 @contextlib.contextmanager
-def _deadline(budget: "Budget"):
+def _deadline(budget: Budget):
     """Interrupt a long sympy operation when the budget runs out (SIGALRM, main thread
     only; elsewhere the budget is checked between equations). An outer timer is re-armed."""
     if (budget.max_seconds is None or threading.current_thread() is not threading.main_thread()
