@@ -464,7 +464,8 @@ def test_malformed_csv_long(tmp_path_factory, data, cmd):
 @fuzz_settings(4)
 @given(z=z_vectors(max_d=6, positive=True), rho=st.sampled_from([0.5, 1.0, 2.0]))
 def test_collapse_threshold_certified_or_inconclusive(z, rho):
-    """α_c lies between the closed-form brackets and does not depend on the scale of z."""
+    """α_c lies between the closed-form brackets and depends neither on the scale of z nor
+    on the time budget (a budget may only make it inconclusive)."""
     from theorycheck.claims import thresholds as th
 
     z = np.abs(z)
@@ -473,6 +474,10 @@ def test_collapse_threshold_certified_or_inconclusive(z, rho):
     with watchdog(400):
         a = th.collapse_threshold(z, rho, rel_tol=1e-8, max_seconds=60)
         b = th.collapse_threshold(np.ldexp(z, 64), rho, rel_tol=1e-8, max_seconds=60)
+    with watchdog(200):
+        c = th.collapse_threshold(z, rho, rel_tol=1e-8, max_seconds=0.5)  # a small budget: inconclusive or the same
+    if a.value is not None and c.value is not None:
+        assert c.value == pytest.approx(a.value, rel=1e-6)
     if a.value is not None and b.value is not None:
         assert b.value == pytest.approx(a.value, rel=1e-6)
         lo, hi = th.alpha_all_shrink(z, rho).value, th.alpha_gd_like(z, rho).value
