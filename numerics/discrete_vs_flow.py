@@ -50,7 +50,7 @@ def compute(*, quick: bool, ctx) -> dict:
         meta = {"kind": "discrete", "optimizer": "sam-l2", "rho": RHO, "eta": eta, "depth": 2, "n": 1, "d": Z.size,
                 "time_kind": "t", "integrator": res.meta, "versions": S.versions(), "seconds": res.seconds}
         out[f"eta-{eta:g}"] = S.SweepResult(arrays, meta)
-    # cross-check: issue 3's discrete.run (layers, sam_step) for the largest η at the second α
+    # cross-check: discrete.run (layers, sam_step) for the largest η at the second α
     from theorycheck.setting import Setting
     from theorycheck.solve import discrete
 
@@ -114,7 +114,7 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
             ok = r["jdag"][c] >= 0
             ref = np.interp(r["time"][ok], tc, np.asarray(cc["log_beta_max"], float))
             d = float(np.max(np.abs(ref - r["log_beta_max"][c][ok])))
-            summary.append(f"cross-check: issue 3's discrete.run (sam_step on the layers), η = {r.meta['eta']:g}, "
+            summary.append(f"cross-check: discrete.run (sam_step on the layers), η = {r.meta['eta']:g}, "
                            f"α = {cc['alpha']:g}: max |Δ ln max_j |β_j|| = {d:.2g} against batch.discrete_run.")
             if d > 1e-8:
                 dev.append(f"batch.discrete_run and discrete.run differ by {d:.2g} in ln|β| (η = {r.meta['eta']:g}).")

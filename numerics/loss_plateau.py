@@ -44,7 +44,7 @@ def compute(*, quick: bool, ctx) -> dict:
         r = S.heatmap(Z[None, :], optimizer=opt, rho=RHO, alphas=alphas, times=ts, method="multi", **ctx.kw())
         r.meta.update(alpha_c=ac, alpha_gd_like=gdl, labels=labels, deltas=list(DELTAS))
         out[opt] = r
-    # cross-check with the single-trajectory integrator of issue 3 (integrate.solve) on one curve
+    # cross-check with the single-trajectory integrator (integrate.solve) on one curve
     from theorycheck.setting import Setting
     from theorycheck.solve.integrate import solve
 
@@ -156,7 +156,7 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
         tc, lc = np.asarray(cc["t"], float), np.asarray(cc["loss"], float)
         i = int(np.argmin(np.abs(alphas - cc["alpha"])))
         dev_ln = float(np.max(np.abs(np.log(lc) - np.log(sam["loss"][i][: tc.size]))))
-        summary.append(f"cross-check: integrate.solve (issue 3's integrator, real time) at α = {cc['alpha']:.10g} "
+        summary.append(f"cross-check: integrate.solve (the single-trajectory integrator, real time) at α = {cc['alpha']:.10g} "
                        f"gives the same loss curve up to t = {tc[-1]:.0f}: max |Δ ln loss| = {dev_ln:.2g} over "
                        f"{tc.size} grid times.")
         if dev_ln > 1e-2:

@@ -27,9 +27,10 @@ def test_derive_l2_sam_depth_3_balanced(capsys):
 def test_derive_explicit_system(capsys):
     rc, out, _ = run(capsys, "derive", "-L", "3", "--optimizer", "sam-l2", "--dim", "2", "--format", "json")
     assert rc == 0
-    system = json.loads(out)["system"]
+    doc = json.loads(out)
+    system, defs = doc["system"], doc["definitions"]
     assert sorted(system) == [f"dw{k}_{j}/dtau" for k in (1, 2, 3) for j in (1, 2)]
-    assert "sqrt" in system["dw1_1/dtau"] and "rho" in system["dw1_1/dtau"]
+    assert "what2_1" in system["dw1_1/dtau"] and "sqrt" in defs["S"] and "rho" in defs["what1_1"]
 
 
 def test_derive_text_and_latex(capsys):

@@ -73,3 +73,37 @@ def test_angle_degrees():
     assert angle_degrees([1.0, 0.0], [1.0, 1e-9]) == pytest.approx(math.degrees(1e-9), rel=1e-6)
     assert angle_degrees([1.0, 0.0], [-1.0, 0.0]) == pytest.approx(180.0)
     assert angle_degrees([1.0, 0.0], [0.0, 0.0]) is None
+
+
+# ------------------------------------------------------------------ scale: solved on Z/2^k, scaled back exactly
+Z_BIG = np.array([[-6.72e136, -5.56e136], [-4.97e136, -1.272e137]])
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+def test_large_scale_data_that_setting_accepts(norm):
+    r = max_margin(Z_BIG, norm)
+    np.testing.assert_allclose(Z_BIG @ r.beta, r.margins, rtol=1e-12)
+    assert np.min(r.margins) == pytest.approx(1.0, abs=1e-12)
+    unit = max_margin(Z_BIG / 2.0**455, norm)  # a power of two: the same problem up to exact scaling
+    np.testing.assert_array_equal(r.beta, np.ldexp(unit.beta, -455))
+    assert r.margin == math.ldexp(unit.margin, 455)
+    np.testing.assert_array_equal(r.direction, unit.direction)
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+@pytest.mark.parametrize("exp", [-1060, -1000, -300, 0, 300, 1000])
+def test_every_scale_gives_the_same_direction(norm, exp):
+    Z = np.array([[0.672, 0.556], [0.497, 1.272], [1.0, -0.1]])
+    ref = max_margin(Z, norm)
+    Zk = np.ldexp(Z, exp)
+    r = max_margin(Zk, norm)
+    if exp > -1022 - 1:  # normal numbers: the exact power-of-two scaling
+        np.testing.assert_array_equal(r.direction, ref.direction)
+    else:  # subnormal data keep only a few digits
+        np.testing.assert_allclose(r.direction, ref.direction, atol=1e-3)
+    if r.log2_scale == 0:
+        assert np.min(Zk @ r.beta) == pytest.approx(1.0, rel=1e-6)
+    else:  # not representable: the true β is beta · 2**log2_scale, so <β, z_i> = <beta, z_i/2^exp> 2^(exp+log2)
+        assert abs(exp) >= 1000
+        np.testing.assert_allclose(np.min(Z @ r.beta) * 2.0**(exp + r.log2_scale), 1.0, rtol=1e-3)
+    assert r.margin > 0 and math.isfinite(r.margin)

@@ -124,3 +124,102 @@ def test_replace_revalidates():
     assert s.replace(rho=2.0).rho == 2.0
     with pytest.raises(SettingError):
         s.replace(rho=-1.0)
+
+
+# ------------------------------------------------------------------ edges: encoding, limits, scale
+def test_latin1_csv_reads_numbers_and_names_a_bad_cell(tmp_path):
+    p = tmp_path / "h.csv"
+    p.write_bytes("café,x2,y\n1,2,1\n-1,0.5,-1\n".encode("latin-1"))
+    X, y = read_csv(p)
+    np.testing.assert_array_equal(X, [[1, 2], [-1, 0.5]])
+    p.write_bytes("1,2,1\n\xe9,1,1\n".encode("latin-1"))
+    with pytest.raises(SettingError, match=r"h.csv:2: not a number") as e:
+        read_csv(p)
+    assert "\n" not in str(e.value)
+
+
+def test_csv_size_limits_are_checked_before_reading(tmp_path):
+    from theorycheck import setting as S
+
+    big = tmp_path / "big.csv"
+    with big.open("wb") as fh:  # sparse: 3 GB on paper, nothing on disk
+        fh.truncate(3_000_000_000)
+    with pytest.raises(SettingError, match="exceeds the limit of .* bytes"):
+        read_csv(big)
+    long = tmp_path / "long.csv"
+    long.write_text("1," * (S.MAX_CSV_LINE // 2 + 10) + "1\n")
+    with pytest.raises(SettingError, match="line longer than the limit"):
+        read_csv(long)
+    nul = tmp_path / "nul.csv"
+    nul.write_bytes(b"1,2,1\n1,\x00,1\n")
+    with pytest.raises(SettingError, match="NUL"):
+        read_csv(nul)
+
+
+@pytest.mark.parametrize("rows", [[[0.21], [1.399], [0.565]], [[1e-310, 2e-310]], [[3e300, -1e300], [1e300, 1e299]],
+                                  [[1e-300, 1.0], [2e-300, -0.5]]])
+def test_separator_has_min_margin_at_least_one(rows):
+    Z = -np.array(rows)  # labels −1
+    beta = check_separable(Z)
+    m = Z @ beta
+    if np.max(np.abs(Z)) < 1e-300:  # a margin-1 β would overflow: a direction with max entry 1
+        assert np.max(np.abs(beta)) == 1.0 and np.all(m > 0)
+    else:
+        assert np.min(m) >= 1.0 and np.min(m) < 1 + 1e-6
+
+
+def test_setting_json_separator_margin(tmp_path):
+    from theorycheck.cli.commands.setting import summary
+
+    p = tmp_path / "d.csv"
+    p.write_text("0.21,-1\n1.399,-1\n0.565,-1\n")
+    info = summary(Setting.from_csv(p))
+    assert info["separator_min_margin"] >= 1.0
+    assert info["separator"][0] < 0
+
+
+def test_defaults_are_the_command_lines():
+    s = Setting.from_z([1, 2])
+    assert (s.optimizer, s.rho, s.depth, s.loss, float(s.init.value)) == ("sam-l2", 1.0, 2, "logistic", 1.0)
+
+
+# ------------------------------------------------------------------ the reachable cone
+NEG = np.array([[-1.0, -0.5], [-0.5, -1.0], [-2.0, 0.3], [0.2, -1.5]])  # separable only with β < 0
+
+
+def test_reachable_cone_signs():
+    from theorycheck.setting import reachable_cone
+
+    assert reachable_cone(np.ones((1, 3)))[0] == [None] * 3
+    assert reachable_cone(np.ones((2, 3)))[0] == [1, 1, 1]
+    assert reachable_cone(np.array([[-1.0, 2, 0], [-1.0, 2, 0], [-1.0, 2, 0]]))[0] == [-1, 1, 0]
+    assert reachable_cone(np.array([[-1.0, 2], [-1.0, 2]]))[0] == [1, 1]
+    assert reachable_cone(np.array([[1.0, 2], [1.0, 3]]))[0] is None
+
+
+def test_not_separable_in_the_reachable_cone_has_a_certificate():
+    s = Setting(NEG, np.ones(4), depth=2)  # separable (β = (−1, −1)), but not with β ≥ 0
+    r = s.reachable()
+    assert r.separable is False and r.signs == [1, 1]
+    lam = np.zeros(4)
+    lam[np.array(r.examples) - 1] = r.weights
+    assert np.all(lam >= 0) and lam.sum() == pytest.approx(1)
+    assert np.all(s.Z.T @ lam <= 1e-9)  # Σλ_i <β, z_i> ≤ 0 for every β ≥ 0
+    assert r.loss_lower_bound == pytest.approx(np.log(2) / 4)
+    assert Setting(NEG, np.ones(4), depth=1).reachable().separable is True
+    assert Setting(NEG, np.ones(4), depth=3).reachable().separable is False
+    # explicit balanced negative layers, odd L: β ≤ 0 reachable
+    assert Setting(NEG, np.ones(4), depth=3, alpha=-np.ones((3, 2))).reachable().separable is True
+    assert Setting(-NEG, np.ones(4), depth=2).reachable().separable is True
+
+
+def test_reachable_agrees_with_a_flow_whose_loss_stays_positive():
+    """GD from α = 1 on NEG (d = 2, L = 2): β stays ≥ 0 and the loss stays ≥ log 2 / n."""
+    from theorycheck.solve.discrete import run
+
+    s = Setting(NEG, np.ones(4), depth=2, optimizer="gd", rho=0.0, alpha=0.5)
+    tr = run(s, eta=0.1, steps=2000, max_seconds=20)
+    B = tr.beta()
+    assert np.all(B >= 0)  # the cone is kept
+    losses = np.mean(np.log1p(np.exp(-(B @ s.Z.T))), axis=1)
+    assert np.all(losses >= s.reachable().loss_lower_bound - 1e-12)

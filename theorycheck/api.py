@@ -90,7 +90,8 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
 
 # ---------------------------------------------------------------------------- max margin
 class MaxMarginResult(Record):
-    """Keys: norm, beta (smallest margin 1), margin γ = 1/‖β‖_p, direction β/‖β‖₂, margins
+    """Keys: norm, beta (smallest margin 1; times 2^beta_log2_scale), beta_log2_scale (0 unless
+    β itself leaves the float64 range), margin γ = 1/‖β‖_p, direction β/‖β‖₂, margins
     <β, z_i>, support (1-based examples with margin 1), kkt_residual, method, n_examples, d."""
 
 
@@ -103,10 +104,11 @@ def max_margin(data, norm: int) -> MaxMarginResult:
         raise TheorycheckError(f"norm = {norm!r}: choose 1 (ℓ1) or 2 (ℓ2)")
     s = data if isinstance(data, Setting) else Setting(np.atleast_2d(np.asarray(data, dtype=float)))
     r = solve_max_margin(s.Z, norm)
-    m = s.Z @ r.beta
+    m = r.margins
     return MaxMarginResult({
         "norm": r.norm,
         "beta": r.beta.tolist(),
+        "beta_log2_scale": r.log2_scale,
         "margin": r.margin,
         "direction": r.direction.tolist(),
         "margins": m.tolist(),
@@ -121,7 +123,9 @@ def max_margin(data, norm: int) -> MaxMarginResult:
 # ---------------------------------------------------------------------------- a setting
 class SettingSummary(Record):
     """Keys: n, d, depth, loss, optimizer, rho, init_kind, balanced, layers0, separable,
-    separator (a β with margins ≥ 1), separator_min_margin."""
+    separator (a β with margins ≥ 1; a direction with largest entry 1 when such a β would
+    overflow float64), separator_min_margin, and the reachable-cone keys of
+    :meth:`Setting.reachable` (``reachable_*``, ``loss_lower_bound``)."""
 
 
 def describe(setting: Setting) -> SettingSummary:
@@ -130,6 +134,7 @@ def describe(setting: Setting) -> SettingSummary:
     setting = _setting(setting)
     beta = check_separable(setting.Z)
     margins = setting.Z @ beta
+    reach = setting.reachable()
     return SettingSummary({
         "n": setting.n,
         "d": setting.d,
@@ -143,6 +148,7 @@ def describe(setting: Setting) -> SettingSummary:
         "separable": True,
         "separator": beta,
         "separator_min_margin": float(margins.min()),
+        **reach.as_dict(),
     })
 
 

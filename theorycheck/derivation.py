@@ -1,10 +1,20 @@
 """A flow as the symbolic layer derives it, for reading: :func:`derive` gives a
 :class:`Derivation` (sympy expressions; :meth:`Derivation.as_dict` is what
-``theorycheck derive --format json`` prints)."""
+``theorycheck derive --format json`` prints).
+
+Derivation runs under a time budget (``max_seconds``): the explicit system is built and
+printed one equation at a time, the budget is checked between equations, and a run that
+spends it returns what it derived with ``complete = False`` and ``stopped_because``
+naming the budget. Progress goes to stderr. Sizes that cannot fit are refused up front.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -13,22 +23,86 @@ from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 from theorycheck.vocabulary import check_loss, check_optimizer
 
-__all__ = ["Derivation", "PmDerivation", "derivation", "derive"]
+#: the largest explicit system (depth × dim equations) derive builds; the coordinate form
+#: (no --dim) has no limit on the depth
+MAX_EQUATIONS = 600
 
 
-def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = None,
-               loss: str = "logistic", examples: int = 1) -> dict:
-    """The flow as sympy expressions: coordinate form (any d) and, with ``dim``, the
-    explicit system for that d. Returns a dict of named expressions and a description."""
-    check_optimizer(optimizer)
-    check_loss(loss)
-    if depth < 1:
-        raise TheorycheckError(f"--depth {depth}: the depth L must be ≥ 1")
-    if dim is not None and not 1 <= dim <= 6:
-        raise TheorycheckError(f"--dim {dim}: choose 1..6 (the explicit system grows quickly)")
-    if examples < 1 or examples > 3:
-        raise TheorycheckError(f"--examples {examples}: choose 1..3")
-    out: dict[str, object] = {"depth": depth, "optimizer": optimizer, "balanced": balanced}
+class _Named(sp.Symbol):
+    """A placeholder for a written-out formula (a product over layers, a sum over
+    coordinates): plain text in text/JSON output, real LaTeX in LaTeX output."""
+
+    def __new__(cls, text: str, latex: str):
+        obj = super().__new__(cls, text)
+        obj._latex_text = latex
+        return obj
+
+    def _latex(self, printer) -> str:
+        return self._latex_text
+
+
+PROD_HAT = _Named("Π_{m≠k} ŵ_mj", r"\prod_{m \neq k} \hat{w}_{mj}")
+PROD = _Named("Π_{m≠k} w_mj", r"\prod_{m \neq k} w_{mj}")
+S_SQUARED = _Named("Σ_k Σ_j z_j² (Π_{m≠k} w_mj)²", r"\sum_{k} \sum_{j} z_{j}^{2} \left(\prod_{m \neq k} w_{mj}\right)^{2}")
+G_HAT = _Named("G_j(ŵ)", r"G_{j}(\hat{w})")
+G_DEF = _Named("(1/n) Σ_i ℓ'(<β(w), z_i>) z_ij", r"\frac{1}{n} \sum_{i} \ell'\left(\langle \beta(w), z_{i} \rangle\right) z_{ij}")
+
+
+class Budget:
+    """Wall-clock budget of a derivation, checked between equations."""
+
+    def __init__(self, max_seconds: float | None, progress=None):
+        self.max_seconds = max_seconds
+        self.start = time.monotonic()
+        self.progress = progress
+
+    def spent(self) -> bool:
+        return self.max_seconds is not None and time.monotonic() - self.start > self.max_seconds
+
+    def tick(self, done: int, total: int, what: str) -> None:
+        if self.progress is not None:
+            self.progress(done, total, what)
+
+
+class OutOfTime(Exception):
+    """The derivation's time budget ran out inside a sympy operation."""
+
+
+@contextlib.contextmanager
+def _deadline(budget: Budget):
+    """Interrupt a long sympy operation when the budget runs out (SIGALRM, main thread
+    only; elsewhere the budget is checked between equations). An outer timer is re-armed."""
+    if (budget.max_seconds is None or threading.current_thread() is not threading.main_thread()
+            or not hasattr(signal, "setitimer")):
+        yield
+        return
+    left = budget.max_seconds - (time.monotonic() - budget.start)
+    if left <= 0:
+        raise OutOfTime
+
+    def on_alarm(signum, frame):
+        raise OutOfTime
+
+    t0 = time.monotonic()
+    old_handler = signal.signal(signal.SIGALRM, on_alarm)
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, left)
+    if old_delay and old_delay < left:  # an outer timer fires first: keep it
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        signal.setitimer(signal.ITIMER_REAL, old_delay, old_interval)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_delay:
+            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - t0), 1e-3), old_interval)
+
+
+def _fill(out: dict, depth: int, optimizer: str, balanced: bool, dim: int | None, loss: str, examples: int) -> None:
+    """Derive into ``out`` (entries appear as they are derived: a budget stop keeps them)."""
     if balanced:
         if examples != 1:
             raise TheorycheckError("--balanced applies to the one-example rescaled flow: drop --examples")
@@ -47,42 +121,123 @@ def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = 
             z = sy.data_symbols(1, dim)
             F = sy.balanced_rescaled_flow(u, z, depth, optimizer)
             out["system"] = {f"du{j + 1}/dtau": F[0, j] for j in range(dim)}
-        return out
+        return
+    z_j, w_kj, G_j = sp.Symbol("z_j", real=True), sp.Symbol("w_kj", real=True), sp.Symbol("G_j", real=True)
     if examples == 1:
         out["time"] = "rescaled"
-        G, w, g = sy.layer_gradient_coordinate(depth)
         out["equations"] = {
-            "dw_kj/dtau": sp.Symbol("z_j") * sp.Symbol("Π_{m≠k} ŵ_mj"),
-            "what_kj": sp.Symbol("w_kj") + sy.perturbation_coordinate(optimizer)[2].subs(
-                sy.g_coord, -sp.Symbol("z_j") * sp.Symbol("Π_{m≠k} w_mj")),
-            "S**2": sp.Symbol("Σ_k Σ_j z_j² (Π_{m≠k} w_mj)²"),
+            "dw_kj/dtau": z_j * PROD_HAT,
+            "what_kj": w_kj + sy.perturbation_coordinate(optimizer)[2].subs(sy.g_coord, -z_j * PROD),
+            "S**2": S_SQUARED,
         }
     else:
         out["time"] = "real"
         out["equations"] = {
-            "dw_kj/dt": -sp.Symbol("G_j(ŵ)") * sp.Symbol("Π_{m≠k} ŵ_mj"),
-            "G_j(w)": sp.Symbol("(1/n) Σ_i ℓ'(<β(w), z_i>) z_ij"),
+            "dw_kj/dt": -G_HAT * PROD_HAT,
+            "G_j(w)": G_DEF,
             "l'(s)": sy.loss_derivative(loss),
-            "what_kj": sp.Symbol("w_kj") + sy.perturbation_coordinate(optimizer)[2].subs(
-                sy.g_coord, sp.Symbol("G_j") * sp.Symbol("Π_{m≠k} w_mj")),
+            "what_kj": w_kj + sy.perturbation_coordinate(optimizer)[2].subs(sy.g_coord, G_j * PROD),
         }
     if dim:
         W = sy.layer_symbols(depth, dim)
-        if examples == 1:
-            F = sy.rescaled_flow(W, sy.data_symbols(1, dim), optimizer)
-            name = "dw{k}_{j}/dtau"
-        else:
-            F = sy.flow(W, sy.data_symbols(examples, dim), optimizer, loss)
-            name = "dw{k}_{j}/dt"
+        Z = sy.data_symbols(examples, dim)
+        defs, F = sy.flow_named(W, Z, optimizer, loss, rescaled=examples == 1)
+        name = "dw{k}_{j}/dtau" if examples == 1 else "dw{k}_{j}/dt"
+        out["definitions"] = {str(x): e for x, e in defs}
         out["system"] = {name.format(k=k + 1, j=j + 1): F[k, j] for k in range(depth) for j in range(dim)}
+
+
+def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = None,
+               loss: str = "logistic", examples: int = 1, max_seconds: float | None = 60.0,
+               progress=None) -> dict:
+    """The flow as sympy expressions: coordinate form (any d) and, with ``dim``, the
+    explicit system for that d. Returns a dict of named expressions and a description;
+    ``complete`` is False when the budget ran out (``stopped_because`` names it) and
+    ``system`` then holds the equations derived so far. ``progress(done, total, what)``."""
+    check_optimizer(optimizer)
+    check_loss(loss)
+    if isinstance(depth, bool) or depth < 1:
+        raise TheorycheckError(f"--depth {depth}: the depth L must be ≥ 1")
+    if max_seconds is not None and not max_seconds > 0:
+        raise TheorycheckError(f"--max-seconds {max_seconds}: give a time budget > 0")
+    if dim is not None and not 1 <= dim <= 6:
+        raise TheorycheckError(f"--dim {dim}: choose 1..6 (the explicit system grows quickly)")
+    if examples < 1 or examples > 3:
+        raise TheorycheckError(f"--examples {examples}: choose 1..3")
+    n_eq = (dim or 0) * (1 if balanced else depth)
+    if n_eq > MAX_EQUATIONS:
+        raise TheorycheckError(f"--dim {dim} with --depth {depth}: {n_eq} equations exceed the limit of "
+                               f"{MAX_EQUATIONS} for the explicit system; drop --dim for the coordinate form")
+    budget = Budget(max_seconds, progress)
+    out: dict[str, object] = {"depth": depth, "optimizer": optimizer, "balanced": balanced,
+                              "complete": True, "stopped_because": None}
+    try:
+        with _deadline(budget):
+            _fill(out, depth, optimizer, balanced, dim, loss, examples)
+    except OutOfTime:
+        out["complete"] = False
+        out["stopped_because"] = (f"max_seconds: the time budget of {budget.max_seconds:g} s ran out while "
+                                  "deriving" + (" the explicit system" if dim else ""))
+        out.setdefault("equations", {})
+        out.pop("system", None)
+        out.pop("definitions", None)
+    out["_budget"] = budget
     return out
 
 
-@dataclass(frozen=True)
+def render(res: dict, fmt: str) -> dict:
+    """Text of every equation (``fmt`` "text" | "latex" | "json"), under the derivation's
+    budget: when it runs out, the rest is left out, ``complete`` becomes False and
+    ``stopped_because`` names the budget."""
+    budget: Budget | None = res.pop("_budget", None)
+    parts = ("equations", "definitions", "system")
+    items = [(part, k, v) for part in parts for k, v in res.get(part, {}).items()]
+    out = {k: v for k, v in res.items() if k not in parts}
+    for part in parts:
+        if part in res:
+            out[part] = {}
+    if fmt == "json":
+        out["latex"] = {}
+    for i, (part, k, v) in enumerate(items):
+        if budget is not None and budget.spent():
+            out["complete"] = False
+            out["stopped_because"] = (f"max_seconds: the time budget of {budget.max_seconds:g} s ran out after "
+                                      f"{i} of {len(items)} equations")
+            break
+        try:
+            with _deadline(budget) if budget is not None else contextlib.nullcontext():
+                text = _fmt(v, fmt)
+                tex = sp.latex(v) if fmt == "json" and part == "equations" else None
+        except OutOfTime:
+            out["complete"] = False
+            out["stopped_because"] = (f"max_seconds: the time budget of {budget.max_seconds:g} s ran out after "
+                                      f"{i} of {len(items)} equations")
+            break
+        out[part][k] = text
+        if tex is not None:
+            out["latex"][k] = tex
+        if budget is not None:
+            budget.tick(i + 1, len(items), "equations printed")
+    return out
+
+
+def _fmt(expr, fmt: str) -> str:
+    if fmt == "latex":
+        return sp.latex(expr)
+    text = sp.sstr(expr)
+    if fmt == "json" or len(text) > 400:  # 2-D pretty printing only where it stays readable
+        return text
+    pretty = sp.pretty(expr, use_unicode=True)
+    return pretty if "\n" in pretty else text
+
+
+@dataclass
 class Derivation:
-    """``equations``: name -> sympy expression (coordinate form, any d); ``system``: the
-    explicit system for ``dim`` (empty without it); ``time``: "rescaled" (one example,
-    dτ = −ℓ′(m̂) dt) or "real"."""
+    """``equations``: name -> sympy expression (coordinate form, any d); ``definitions``: the
+    named intermediates of the explicit system (G_j, S, ŵ, Ĝ_j) and ``system`` the explicit
+    system for ``dim`` in terms of them (empty without ``dim``); ``time``: "rescaled" (one
+    example, dτ = −ℓ′(m̂) dt) or "real"; ``complete`` False when the time budget ran out
+    (``stopped_because`` names it)."""
 
     depth: int
     optimizer: str
@@ -90,19 +245,26 @@ class Derivation:
     time: str
     equations: dict
     system: dict
+    definitions: dict
+    complete: bool
+    stopped_because: str | None
     dim: int | None = None
     loss: str = "logistic"
     examples: int = 1
+    _raw: dict = field(default_factory=dict, repr=False)
+    _rendered: dict = field(default_factory=dict, repr=False)
+
+    def render(self, fmt: str = "json") -> dict:
+        """Every equation as text (``fmt`` "text" | "latex" | "json"), under the derivation's
+        budget (:func:`render`); computed once per format."""
+        if fmt not in self._rendered:
+            self._rendered[fmt] = render(dict(self._raw), fmt)
+        return self._rendered[fmt]
 
     def as_dict(self) -> dict:
-        """Keys: depth, optimizer, balanced, time, equations (sympy str), latex, system (with
-        ``dim``)."""
-        out = {"depth": self.depth, "optimizer": self.optimizer, "balanced": self.balanced, "time": self.time,
-               "equations": {k: sp.sstr(v) for k, v in self.equations.items()},
-               "latex": {k: sp.latex(v) for k, v in self.equations.items()}}
-        if self.system:
-            out["system"] = {k: sp.sstr(v) for k, v in self.system.items()}
-        return out
+        """Keys: depth, optimizer, balanced, complete, stopped_because, time, equations (sympy
+        str), latex, definitions and system (with ``dim``)."""
+        return self.render("json")
 
 
 @dataclass(frozen=True)
@@ -119,11 +281,13 @@ class PmDerivation:
 
 
 def derive(depth: int = 2, optimizer: str = "sam-l2", *, balanced: bool = False, dim: int | None = None,
-           loss: str = "logistic", examples: int = 1, param: str = "product") -> Derivation | PmDerivation:
+           loss: str = "logistic", examples: int = 1, param: str = "product", max_seconds: float | None = 60.0,
+           progress=None) -> Derivation | PmDerivation:
     """The GD, ℓ2-SAM or ℓ∞-SAM flow of depth L as derived by sympy: one example in rescaled
     time (``examples`` 2–3: real time, loss ``loss``), ``balanced`` for w_k = u, and with
-    ``dim`` (1..6) the explicit system for that d. ``param="pm"`` (with ``loss="squared"``):
-    the gradient flow of β = w₊^D − w₋^D for regression."""
+    ``dim`` (1..6) the explicit system for that d, within ``max_seconds`` (past it the result
+    is marked incomplete). ``param="pm"`` (with ``loss="squared"``): the gradient flow of
+    β = w₊^D − w₋^D for regression. ``progress(done, total, what)`` is called now and then."""
     if param not in ("product", "pm"):
         raise TheorycheckError(f"--param {param!r}: choose product or pm")
     if param == "pm" or loss == "squared":
@@ -132,7 +296,9 @@ def derive(depth: int = 2, optimizer: str = "sam-l2", *, balanced: bool = False,
         from theorycheck.symbolic.regression import derivation as pm_derivation
 
         return PmDerivation(depth, pm_derivation(depth))
-    res = derivation(depth, optimizer, balanced=balanced, dim=dim, loss=loss, examples=examples)
-    return Derivation(depth=depth, optimizer=optimizer, balanced=balanced, time=res["time"],
-                      equations=res["equations"], system=res.get("system", {}), dim=dim, loss=loss,
-                      examples=examples)
+    raw = derivation(depth, optimizer, balanced=balanced, dim=dim, loss=loss, examples=examples,
+                     max_seconds=max_seconds, progress=progress)
+    return Derivation(depth=depth, optimizer=optimizer, balanced=balanced, time=raw.get("time", ""),
+                      equations=dict(raw.get("equations", {})), system=dict(raw.get("system", {})),
+                      definitions=dict(raw.get("definitions", {})), complete=raw["complete"],
+                      stopped_because=raw["stopped_because"], dim=dim, loss=loss, examples=examples, _raw=raw)

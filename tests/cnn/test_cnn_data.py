@@ -126,3 +126,66 @@ def test_env_var_points_at_the_subset(cifar, tmp_path, monkeypatch):
     monkeypatch.setenv("THEORYCHECK_DATA_DIR", str(tmp_path))
     got = D.load_cifar10()
     assert len(got.y_train) == 20 and str(tmp_path) in got.source
+
+
+# ------------------------------------------------------------------ official batches: a restricted unpickler
+def _write_batches(folder, make):
+    folder.mkdir(parents=True)
+    for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
+        with (folder / name).open("wb") as fh:
+            fh.write(make(name))
+
+
+def _official(name, n=20):
+    import pickle
+
+    rng = np.random.default_rng(len(name))
+    d = {b"batch_label": name.encode(), b"labels": [int(v) for v in rng.integers(0, 10, n)],
+         b"data": rng.integers(0, 256, (n, 3072), dtype=np.uint8), b"filenames": [b"x.png"] * n}
+    return pickle.dumps(d, protocol=2)
+
+
+def test_official_batches_load(tmp_path):
+    _write_batches(tmp_path / "cifar-10-batches-py", _official)
+    s = D.load_cifar10(tmp_path)
+    assert s.x_train.shape == (100, 32, 32, 3) and s.x_test.shape == (20, 32, 32, 3)
+
+
+class _Exploit:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.mark.parametrize("protocol", [0, 2, 5])
+def test_crafted_batch_is_refused_not_executed(tmp_path, protocol):
+    import pickle
+
+    marker = tmp_path / "pwned"
+    _write_batches(tmp_path / "cifar-10-batches-py",
+                   lambda name: pickle.dumps({b"data": _Exploit(marker), b"labels": [1]}, protocol=protocol))
+    with pytest.raises(D.DataError, match="not an official CIFAR-10 python batch .*refused global"):
+        D.load_cifar10(tmp_path)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("payload", [b"garbage", b"", None])
+def test_malformed_batches_are_data_errors(tmp_path, payload):
+    import pickle
+
+    if payload is None:
+        payload = pickle.dumps({b"data": np.zeros((2, 5), np.uint8), b"labels": [1, 2]})
+    _write_batches(tmp_path / "cifar-10-batches-py", lambda name: payload)
+    with pytest.raises(D.DataError) as e:
+        D.load_cifar10(tmp_path)
+    assert "\n" not in str(e.value)
+
+
+def test_subset_npz_with_objects_is_refused(tmp_path):
+    np.savez(tmp_path / "cifar10-subset.npz", x_train=np.array([object()], dtype=object))
+    with pytest.raises(D.DataError, match="not a plain array file"):
+        D.load_cifar10(tmp_path)

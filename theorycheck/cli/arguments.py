@@ -91,6 +91,10 @@ def parse_range(text: str, what: str, *, log: bool = False):
         lo, hi, n = float(parts[0]), float(parts[1]), int(parts[2])
     except ValueError:
         raise TheorycheckError(f"{what} {text!r}: write LO:HI:N, e.g. 0.01:1:50") from None
+    from theorycheck.sweep.grid import MAX_MEMBERS
+
+    if n > MAX_MEMBERS:
+        raise TheorycheckError(f"{what} {text!r}: N = {n} exceeds the limit of {MAX_MEMBERS} points")
     if n < 1 or not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo or (n > 1 and hi == lo):
         raise TheorycheckError(f"{what} {text!r}: need finite LO < HI and N ≥ 1")
     if log:

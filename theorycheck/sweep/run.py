@@ -173,7 +173,7 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
         how["array_backend"] = array_backend
         if backend == "processes" and array_backend == "numba":
             # the compiled kernel is parallel over members itself: threads, not processes
-            nt = _checked_workers(workers) or (os.cpu_count() or 1)
+            nt = min(_checked_workers(workers) or (os.cpu_count() or 1), os.cpu_count() or 1)
             how.update(backend="processes (compiled kernel: threads in this process)", workers=nt)
             return _integrate(spec, grid, opts, array_backend, threads=nt, progress=bar.update), how
         if backend == "serial" or (backend == "processes" and _auto_workers(spec.B, workers) == 1):
@@ -219,7 +219,10 @@ def _checked_workers(workers: int | None) -> int | None:
 
 
 def _auto_workers(B: int, workers: int | None) -> int:
-    return _checked_workers(workers) or max(1, min(os.cpu_count() or 1, B // MIN_CHUNK))
+    """Processes for B members: never more than members or cores (an explicit --workers too)."""
+    cap = max(1, min(os.cpu_count() or 1, B))
+    w = _checked_workers(workers)
+    return min(w, cap) if w else max(1, min(cap, B // MIN_CHUNK))
 
 
 def _dask_client(scheduler):
@@ -231,7 +234,7 @@ def _dask_client(scheduler):
         return scheduler, False
     try:
         return Client(scheduler, timeout="10s"), True
-    except OSError as exc:
+    except (OSError, ValueError, TypeError) as exc:
         raise TheorycheckError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
 
 

@@ -117,6 +117,64 @@ def flow(W: sp.Matrix, Z: sp.Matrix, optimizer: str, loss: str = "logistic", rad
     return -substitute(g, W, W + eps)
 
 
+def flow_named(W: sp.Matrix, Z: sp.Matrix, optimizer: str, loss: str = "logistic", radius: sp.Expr = rho,
+               rescaled: bool = False) -> tuple[list[tuple[sp.Symbol, sp.Expr]], sp.Matrix]:
+    """The explicit system of :func:`flow` (or, with ``rescaled``, of :func:`rescaled_flow`
+    for one example), built entry by entry from the coordinate form of the gradient
+    (``∂Lo/∂w_kj = G_j(w) Π_{m≠k} w_mj``, :func:`layer_gradient_coordinate`, with
+    ``G = (1/n) Σ_i ℓ'(m_i) z_i`` from :func:`loss_gradient_factor`), ``ŵ = w + ε(g)``
+    (:func:`perturbation_coordinate`) and ``dw_kj/dt = −G_j(ŵ) Π_{m≠k} ŵ_mj``, with its
+    intermediate quantities named instead of expanded: returns (definitions, F), where each definition (symbol, expression) uses
+    only W, Z, ρ and earlier symbols, and F (L×d) uses them too. Written out, the
+    expanded field grows like (L d)² n per entry; this form grows like L d + n d.
+
+    Names: ``G_j`` (∂Lo/∂β_j at w; rescaled: −z_j), ``S`` (the joint gradient norm, ℓ2
+    only), ``what{k}_{j}`` (ŵ), ``Ghat_j`` (∂Lo/∂β_j at ŵ)."""
+    check_optimizer(optimizer)
+    L, d = W.rows, W.cols
+    defs: list[tuple[sp.Symbol, sp.Expr]] = []
+
+    def name(sym: str, expr: sp.Expr) -> sp.Symbol:
+        x = sp.Symbol(sym, real=True)
+        defs.append((x, expr))
+        return x
+
+    if rescaled:
+        G_expr = [-Z[0, j] for j in range(d)]
+        G = G_expr  # −z_j needs no name
+    else:
+        Gf = loss_gradient_factor(Z, W, loss)
+        G = [name(f"G_{j + 1}", Gf[j]) for j in range(d)]
+    P = product_of_others(W)
+    g = sp.Matrix(L, d, lambda k, j: G[j] * P[k, j])
+    g_sym, norm_sym, eps = perturbation_coordinate(optimizer, radius)
+    if optimizer == "sam-l2":
+        S = name("S", sp.sqrt(sp.Add(*[gi**2 for gi in g])))
+        eps_of = lambda gi: eps.subs({g_sym: gi, norm_sym: S}, simultaneous=True)  # noqa: E731
+    else:
+        eps_of = lambda gi: eps.subs(g_sym, gi)  # noqa: E731
+    if optimizer == "gd":
+        W_hat = W
+    else:
+        W_hat = sp.Matrix(L, d, lambda k, j: name(f"what{k + 1}_{j + 1}", W[k, j] + eps_of(g[k, j])))
+    if rescaled:
+        G_hat = G_expr
+    else:
+        Gh = loss_gradient_factor(Z, W_hat, loss)
+        G_hat = [name(f"Ghat_{j + 1}", Gh[j]) for j in range(d)]
+    P_hat = product_of_others(W_hat)
+    F = sp.Matrix(L, d, lambda k, j: -G_hat[j] * P_hat[k, j])
+    return defs, F
+
+
+def expand_named(defs: list[tuple[sp.Symbol, sp.Expr]], F: sp.Matrix) -> sp.Matrix:
+    """F with the named quantities of :func:`flow_named` substituted back (the field of
+    :func:`flow` / :func:`rescaled_flow` written out)."""
+    for x, e in reversed(defs):  # later definitions use earlier ones: replace the last first
+        F = F.xreplace({x: e})
+    return F
+
+
 def rescaled_flow(W: sp.Matrix, z: sp.Matrix, optimizer: str, radius: sp.Expr = rho) -> sp.Matrix:
     """One example, rescaled time dτ = −ℓ'(m̂) dt (THEORY.md, Rescaled flows):
     ``dw_k/dτ = z ⊙ Π_{m≠k} ŵ_m``, ``ŵ = w + ε(g)``, ``g_k = −z ⊙ Π_{m≠k} w_m``."""

@@ -1,52 +1,71 @@
 """``theorycheck derive``: print a flow as derived by the symbolic layer.
-A thin shell over :func:`theorycheck.derive`."""
+A thin shell over :func:`theorycheck.derive` (the JSON is the Derivation's ``as_dict()``).
+
+Derivation runs under a time budget (``--max-seconds``): a run that spends it prints what it
+derived, marked incomplete, with the budget named. Progress goes to stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 
 from theorycheck.vocabulary import LOSSES, OPTIMIZERS
 
 
-def _fmt(expr, fmt: str) -> str:
-    import sympy as sp
+def _stderr_progress(enabled: bool):
+    last = [0.0]
 
-    if fmt == "latex":
-        return sp.latex(expr)
-    if fmt == "json":
-        return sp.sstr(expr)
-    return sp.pretty(expr, use_unicode=True) if "\n" in sp.pretty(expr) else sp.sstr(expr)
+    def progress(done: int, total: int, what: str) -> None:
+        now = time.monotonic()
+        if enabled and (now - last[0] > 0.5 or done == total):
+            last[0] = now
+            print(f"  … {done} of {total} {what}", file=sys.stderr, flush=True)
+
+    return progress
 
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.derivation import derive
     from theorycheck.report.json import emit
 
+    progress = _stderr_progress(args.progress if args.progress is not None else sys.stderr.isatty())
     res = derive(args.depth, args.optimizer, balanced=args.balanced, dim=args.dim, loss=args.loss,
-                 examples=args.examples, param=args.param)
-    if args.format == "json":
-        emit(res.as_dict())
-        return 0
+                 examples=args.examples, param=args.param, max_seconds=args.max_seconds, progress=progress)
     if args.param == "pm":
+        if args.format == "json":
+            emit(res.as_dict())
+            return 0
         print(f"signed parametrisation beta = w_p^{args.depth} - w_m^{args.depth}, squared loss, gradient flow")
         for k, v in res.equations.items():
             print(f"{k}: {v}")
+        return 0
+    text = res.render(args.format)
+    if not text["complete"]:
+        print(f"theorycheck derive: incomplete: {text['stopped_because']}", file=sys.stderr)
+    if args.format == "json":
+        emit(res.as_dict())
         return 0
     title = (f"{args.optimizer} flow, L = {args.depth}, "
              f"{'balanced (w_k = u for all k), ' if args.balanced else ''}"
              f"{'one example, rescaled time dτ = −ℓ′(m̂) dt' if res.time == 'rescaled' else f'{args.examples} examples, real time'}")
     print(title)
     print("=" * len(title))
-    def show(k, v):
-        text = _fmt(v, args.format)
-        print(f"{k} =\n{text}\n" if "\n" in text else f"{k} = {text}")
 
-    for k, v in res.equations.items():
+    def show(k, s):
+        print(f"{k} =\n{s}\n" if "\n" in s else f"{k} = {s}")
+
+    for k, v in text["equations"].items():
         show(k, v)
-    if res.system:
-        print(f"\nexplicit system for d = {args.dim}:")
-        for k, v in res.system.items():
+    if "system" in text:
+        print(f"\nexplicit system for d = {args.dim}" + (", where" if text.get("definitions") else "") + ":")
+        for k, v in text.get("definitions", {}).items():
             show(k, v)
+        for k, v in text["system"].items():
+            show(k, v)
+    if not text["complete"]:
+        print(f"\nincomplete: {text['stopped_because']}")
     return 0
 
 
@@ -63,4 +82,9 @@ def register(sub) -> None:
     p.add_argument("--param", choices=["product", "pm"], default="product",
                    help="product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D (with --loss squared)")
     p.add_argument("--format", choices=["text", "latex", "json"], default="text")
+    p.add_argument("--max-seconds", type=float, default=60.0,
+                   help="time budget (default 60 s): past it, the equations derived so far are printed and "
+                        "marked incomplete")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress on stderr (default: when stderr is a terminal)")
     p.set_defaults(func=run)

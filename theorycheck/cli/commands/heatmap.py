@@ -4,6 +4,7 @@ A thin shell over :func:`theorycheck.heatmap` (the JSON is the SweepResult's ``a
 from __future__ import annotations
 
 import argparse
+import os
 
 from theorycheck.cli.arguments import (
     add_run_arguments,
@@ -16,9 +17,25 @@ from theorycheck.cli.arguments import (
 from theorycheck.errors import TheorycheckError
 
 
+def _alpha_c(setting) -> float | None:
+    """α_c for the figure (ℓ2-SAM, L = 2, one example with a positive entry), to plotting
+    accuracy under a budget; None when it is not certified."""
+    import numpy as np
+
+    from theorycheck.claims import thresholds as th
+
+    if setting.n != 1 or not np.any(setting.Z[0] > 0):
+        return None
+    try:
+        return th.collapse_threshold(setting.Z[0], setting.rho, rel_tol=1e-6, max_seconds=30.0).value
+    except TheorycheckError:
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from theorycheck.cli import checks
     from theorycheck.report import plots
     from theorycheck.report.json import emit
     from theorycheck.sweep.grid import time_grid, visits
@@ -26,9 +43,13 @@ def run(args: argparse.Namespace) -> int:
 
     if not (args.out or args.json or args.save):
         raise TheorycheckError("say what to write: --out FIGURE.png|svg, --json and/or --save PREFIX")
+    checks.check_output_file(args.out, "--out", suffixes=checks.FIGURE_SUFFIXES)
+    checks.check_output_dir(os.path.dirname(args.save) or "." if args.save else None, "--save")
+    checks.check_scheduler(args.scheduler)
     setting = setting_from_args(args, alpha=1.0)
     alphas = parse_range(args.alphas, "--alphas", log=args.log)
     times = time_grid(args.t_max, args.nt, log=args.log_time, t_min=args.t_min)
+    checks.check_grid_size(alphas.size, times.size, what="--alphas × --nt grid")
     res = heatmap(setting.Z, optimizer=setting.optimizer, rho=setting.rho, alphas=alphas, times=times,
                     depth=setting.depth, loss=setting.loss, method=args.method, opts=run_options(args),
                     backend=backend_of(args), workers=args.workers, scheduler=args.scheduler, progress=args.progress)
@@ -38,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
         lines = []
         if thr:
             lines = [(thr["alpha_all_shrink"], "alpha_all_shrink", "--"), (thr["alpha_gd_like"], "alpha_gd_like", "-.")]
+            alpha_c = _alpha_c(setting)
+            if alpha_c is not None:
+                lines.append((alpha_c, "α_c (collapse threshold)", "-"))
         if setting.optimizer == "sam-linf" and setting.rho > 0:
             lines = [(setting.rho, "α = ρ", ":")]
         plots.save(plots.heatmap_figure(res, lines=lines), args.out)

@@ -17,7 +17,8 @@ def run(args: argparse.Namespace) -> int:
         emit(res.as_dict())
         return 0
     print(f"ℓ{res.norm} max-margin classifier of {res.n_examples} example(s), d = {res.d} ({res.method})")
-    print("beta (smallest margin 1) = [" + ", ".join(f"{v:.10g}" for v in res.beta) + "]")
+    print("beta (smallest margin 1) = [" + ", ".join(f"{v:.10g}" for v in res.beta) + "]"
+          + (f" · 2^{res.beta_log2_scale}" if res.beta_log2_scale else ""))
     print(f"max margin γ = 1/‖β‖_{res.norm} = {res.margin:.12g}")
     print("support (examples with margin 1): " + ", ".join(str(i) for i in res.support))
     print(f"KKT residual: {res.kkt_residual:.3g}")

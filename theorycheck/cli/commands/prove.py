@@ -15,9 +15,8 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.proofs._core import MARKS, prove
     from theorycheck.report.json import emit
 
-    def announce(theorem) -> None:
-        if sys.stderr.isatty():
-            print(f"proving {theorem.key} …", end="\r", file=sys.stderr, flush=True)
+    def announce(theorem) -> None:  # progress on stderr: the whole run takes tens of seconds
+        print(f"proving {theorem.key} …", file=sys.stderr, flush=True)
 
     proved = prove(args.only, pack=args.pack, on_theorem=announce)
     if args.json:

@@ -25,6 +25,13 @@ def run(args: argparse.Namespace) -> int:
           f"layers0 = {np.array2string(s.layers0, precision=4)}")
     print(f"linearly separable: yes, e.g. β = {np.array2string(info.separator, precision=4)} "
           f"has min margin {info.separator_min_margin:.4g}")
+    if info.reachable_separable is False:
+        ex = ", ".join(str(i) for i in info.reachable_certificate)
+        print(f"warning: not separable by any β the flow can reach ({info.reachable_reason}; signs of β: "
+              f"{info.reachable_signs}): examples {ex} certify it; the loss stays ≥ "
+              f"{info.loss_lower_bound:.4g} and never reaches 0")
+    elif info.reachable_separable is None:
+        print(f"reachable cone: {info.reachable_reason}")
     return 0
 
 

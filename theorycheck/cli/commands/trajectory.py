@@ -48,6 +48,17 @@ def _run_pm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_unreachable(setting) -> None:
+    """One line on stderr when no β the flow can reach separates the data (Setting.reachable)."""
+    if setting.n == 1:
+        return
+    r = setting.reachable()
+    if r.separable is False:
+        print(f"warning: the data are not separable by any β this initialisation can reach ({r.reason}); "
+              f"examples {', '.join(map(str, r.examples))} certify it: the loss stays ≥ {r.loss_lower_bound:.4g}",
+              file=sys.stderr, flush=True)
+
+
 def _fmt_t(x) -> str:
     return "—" if x is None else f"{x:.10g}"
 
@@ -56,7 +67,7 @@ def print_summary(res: dict) -> None:
     s = res
     print(f"{s['optimizer']} flow, L = {s['depth']}, ρ = {s['rho']:g}, n = {s['n_examples']}, d = {s['d']}, "
           f"{s['time_kind']} time, {s['method']}" + (f" ({s['precision']} digits)" if s["precision"] else ""))
-    print(f"stopped because: {s['stopped_because']} at {s['time_kind'][0] if s['time_kind'] == 'real' else 'τ'} = "
+    print(f"stopped because: {s['stopped_because']} at {'t' if s['time_kind'] == 'real' else 'τ'} = "
           f"{s['t_end']:.10g}  ({s['message']})")
     print(f"final j† = {s['final_index']}" + ("  (collapsed: β = 0)" if s["collapsed"] else ""))
     print(f"collapse time: {_fmt_t(s['collapse_time'])}    blow-up time: {_fmt_t(s['blowup_time'])}")
@@ -81,11 +92,14 @@ def print_summary(res: dict) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.api import solve
+    from theorycheck.cli.checks import FIGURE_SUFFIXES, check_output_file
     from theorycheck.report.json import emit
 
+    check_output_file(args.plot, "--plot", suffixes=FIGURE_SUFFIXES)
     if args.param == "pm" or args.loss == "squared":
         return _run_pm(args)
     setting = setting_from_args(args)
+    _warn_unreachable(setting)
     traj = solve(setting, t_max=args.t_max, method=args.method, precision=args.precision, time=args.time,
                  max_steps=args.max_steps, max_seconds=args.max_seconds, discrete=args.discrete, eta=args.eta,
                  steps=args.steps, progress=_discrete_progress if args.discrete else _progress)

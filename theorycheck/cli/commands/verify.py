@@ -30,6 +30,9 @@ def run(args: argparse.Namespace) -> int:
             if c.refined:
                 print(f"{'  ↳ ' + c.refined.key:22s} {c.refined.statement}")
         return 0
+    from theorycheck.cli.checks import check_output_file
+
+    check_output_file(args.json, "--json")
     tty = sys.stderr.isatty()
 
     def progress(key: str, n: int) -> None:
