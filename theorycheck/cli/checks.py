@@ -124,8 +124,8 @@ def check_scheduler(address: str | None) -> None:
 
 
 def check_grid_size(*sizes: int, what: str = "grid") -> None:
-    """Refuse a grid of more than ``sweep.run.MAX_GRID_POINTS`` points before allocating it."""
-    from theorycheck.sweep.run import MAX_GRID_POINTS
+    """Refuse a grid of more than ``sweep.grid.MAX_GRID_POINTS`` points before allocating it."""
+    from theorycheck.sweep.grid import MAX_GRID_POINTS
 
     total = 1
     for s in sizes:
