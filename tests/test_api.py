@@ -277,8 +277,8 @@ def test_describe_and_cli_equality(capsys):
     assert info.n == 1 and info.d == 3 and info.init_kind == "scalar" and info.balanced
     np.testing.assert_array_equal(info.layers0, np.full((3, 3), 0.5))
     assert info.separator_min_margin >= 1 - 1e-9
-    cli = cli_json(capsys, "setting", "--z", "1,2,3", "--depth", "3", "--alpha", "0.5", "--optimizer", "gd",
-                   "--rho", "0", "--json")
+    # the library's defaults are the CLI's (sam-l2, ρ = 1)
+    cli = cli_json(capsys, "setting", "--z", "1,2,3", "--depth", "3", "--alpha", "0.5", "--json")
     assert cli == plain(info)
 
 

@@ -169,11 +169,11 @@ def test_separator_has_min_margin_at_least_one(rows):
 
 
 def test_setting_json_separator_margin(tmp_path):
-    from theorycheck.cli.commands.setting import summary
+    from theorycheck.api import describe
 
     p = tmp_path / "d.csv"
     p.write_text("0.21,-1\n1.399,-1\n0.565,-1\n")
-    info = summary(Setting.from_csv(p))
+    info = describe(Setting.from_csv(p))
     assert info["separator_min_margin"] >= 1.0
     assert info["separator"][0] < 0
 
