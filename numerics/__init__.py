@@ -122,6 +122,25 @@ def _finish(mod, name: str, results: dict, out: Path) -> Report:
     return Report(name=name, title=mod.TITLE, figures=figures, summary=summary, deviations=deviations)
 
 
+def run_pack_experiment(pack: str, mod, out: Path, *, quick: bool = False) -> Report:
+    """Run an experiment module of another pack (``NAME``, ``TITLE``, ``compute(quick=)``,
+    ``draw(results, out)``, ``summarize(results) -> (lines, deviations)``): its results as
+    DIR/data/PACK/NAME.json, its figures, and the report."""
+    import json
+    import time
+
+    t0 = time.perf_counter()
+    out = Path(out)
+    (out / "data" / pack).mkdir(parents=True, exist_ok=True)
+    res = mod.compute(quick=quick)
+    data = out / "data" / pack / f"{mod.NAME}.json"
+    data.write_text(json.dumps(res, indent=1) + "\n")
+    figs = mod.draw(res, out)
+    summary, deviations = mod.summarize(res)
+    return Report(name=f"{pack}/{mod.NAME}", title=mod.TITLE, figures=figs, data=[data], summary=summary,
+                  deviations=deviations, seconds=time.perf_counter() - t0)
+
+
 def write_summary(reports: list[Report], out: Path) -> Path:
     """DIR/SUMMARY.md (text) and DIR/summary.json."""
     out = Path(out)

@@ -6,8 +6,6 @@ at every α; → min-ℓ1 as α → 0, → min-ℓ2 as α → ∞; the transitio
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -91,15 +89,8 @@ def summarize(res: dict) -> tuple[list[str], list[str]]:
 
 
 def reproduce(out: Path, *, quick: bool = False):
-    from theorycheck.numerics import Report
+    import sys
 
-    t0 = time.perf_counter()
-    out = Path(out)
-    (out / "data" / "kernel-rich").mkdir(parents=True, exist_ok=True)
-    res = compute(quick=quick)
-    data = out / "data" / "kernel-rich" / f"{NAME}.json"
-    data.write_text(json.dumps(res, indent=1) + "\n")
-    figs = draw(res, out)
-    summary, deviations = summarize(res)
-    return Report(name=f"kernel-rich/{NAME}", title=TITLE, figures=figs, data=[data], summary=summary,
-                  deviations=deviations, seconds=time.perf_counter() - t0)
+    from theorycheck.numerics import run_pack_experiment
+
+    return run_pack_experiment("kernel-rich", sys.modules[__name__], out, quick=quick)

@@ -6,8 +6,6 @@ a power of 1/log t)."""
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -73,15 +71,8 @@ def summarize(res: dict) -> tuple[list[str], list[str]]:
 
 
 def reproduce(out: Path, *, quick: bool = False):
-    from theorycheck.numerics import Report
+    import sys
 
-    t0 = time.perf_counter()
-    out = Path(out)
-    (out / "data" / "lp-margin").mkdir(parents=True, exist_ok=True)
-    res = compute(quick=quick)
-    data = out / "data" / "lp-margin" / f"{NAME}.json"
-    data.write_text(json.dumps(res, indent=1) + "\n")
-    figs = draw(res, out)
-    summary, deviations = summarize(res)
-    return Report(name=f"lp-margin/{NAME}", title=TITLE, figures=figs, data=[data], summary=summary,
-                  deviations=deviations, seconds=time.perf_counter() - t0)
+    from theorycheck.numerics import run_pack_experiment
+
+    return run_pack_experiment("lp-margin", sys.modules[__name__], out, quick=quick)
