@@ -89,7 +89,7 @@ BUILTIN: tuple[Pack, ...] = (
         reference="Moon, Si, Yun, arXiv 2603.08290",
         proofs="theorycheck.proofs",
         numerics="theorycheck.numerics",
-        theory=None,
+        theory="theorycheck.proofs:THEORY.md",
     ),
     Pack(
         name="kernel-rich",
