@@ -17,17 +17,22 @@ REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
 
 
 def _trajectory_facts(setting: Setting, t_max: float) -> dict:
+    """The trajectory's own facts. Its j†(0+) is reported as ``trajectory_initial_index`` so
+    that it never overwrites the thresholds' ``initial_index`` (derived from the initial rates,
+    ties broken at second order and among equal z_j by the smallest index)."""
     from theorycheck.observe import summary
     from theorycheck.solve.integrate import solve
 
     tr = solve(setting, t_max=t_max)
     s = summary(tr)
-    return {k: s[k] for k in ("initial_index", "final_index", "switches", "collapsed", "collapse_time",
-                              "blowup_time", "stopped_because", "time_kind")}
+    out = {k: s[k] for k in ("final_index", "switches", "collapsed", "collapse_time",
+                             "blowup_time", "stopped_because", "time_kind")}
+    out["trajectory_initial_index"] = s["initial_index"]
+    return out
 
 
 def compute(z: np.ndarray, rho: float, *, optimizer: str = "sam-l2", depth: int = 2, alpha=None,
-            t_max: float | None = None) -> dict:
+            t_max: float | None = None, digits: int = 12, progress: bool | None = None) -> dict:
     """Everything ``theorycheck thresholds`` reports, as a dict (the JSON object)."""
     z = np.asarray(z, float)
     out: dict = {"optimizer": optimizer, "depth": depth, "z": z, "rho": rho}
@@ -41,7 +46,7 @@ def compute(z: np.ndarray, rho: float, *, optimizer: str = "sam-l2", depth: int 
             raise TheorycheckError("the ℓ2-SAM regime thresholds (C5) are derived for depth L = 2: use --depth 2")
         if np.any(z <= 0):
             raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
-        ac = th.collapse_threshold(z, rho)
+        ac = th.collapse_threshold(z, rho, digits=digits, progress=progress)
         out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
                    alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
                    alpha_collapse=ac.to_dict())
@@ -52,12 +57,17 @@ def compute(z: np.ndarray, rho: float, *, optimizer: str = "sam-l2", depth: int 
             out["alpha"] = a
             out["initial_index"] = th.initial_index(z, a, rho)
             gd = out["alpha_gd_like"]["value"]
-            out["regime"] = 1 if a < ac.value else (3 if a >= gd else 2)
-            out["regime_name"] = REGIMES[out["regime"]]
+            if ac.value is None:
+                out["regime"] = 1 if a < out["alpha_all_shrink"]["value"] else (3 if a >= gd else None)
+            else:
+                lo_b, hi_b = (float(x) for x in ac.certificate["bracket"])
+                out["regime"] = 1 if a <= lo_b else (3 if a >= gd else (2 if a >= hi_b else None))
+            out["regime_name"] = REGIMES.get(out["regime"], "undecided: α lies in α_c's certified bracket, or α_c "
+                                             "is inconclusive")
             out.update(_trajectory_facts(s, T))
-            if (out["regime"] == 1) != out["collapsed"]:
-                out["warning"] = ("α is within the bisection bracket of α_c: the regime from α_c and the trajectory's "
-                                  "fate disagree")
+            if out["regime"] is not None and (out["regime"] == 1) != out["collapsed"]:
+                out["warning"] = ("the regime from α_c and the trajectory's fate disagree (the trajectory's horizon or "
+                                  "precision may be too short)")
         return out
     if optimizer == "sam-linf":
         if alpha is None:
@@ -88,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     if args.alpha is not None:
         a = parse_floats(args.alpha, "alpha")
         alpha = float(a[0]) if a.size == 1 else a
-    res = compute(z, args.rho, optimizer=args.optimizer, depth=args.depth, alpha=alpha, t_max=args.t_max)
+    res = compute(z, args.rho, optimizer=args.optimizer, depth=args.depth, alpha=alpha, t_max=args.t_max,
+                  digits=args.digits, progress=None if not args.json else None)
     if args.json:
         emit_json(res)
         return 0
@@ -96,13 +107,14 @@ def run(args: argparse.Namespace) -> int:
     for key in ("alpha_all_shrink", "alpha_gd_like", "alpha_collapse"):
         if key in res:
             t = res[key]
-            val = "none" if t["value"] is None else f"{t['value']:.12g}"
+            val = "none" if t["value"] is None else (t.get("value_text") or f"{t['value']:.12g}")
             form = f"closed form {t['expression']}" if t["closed_form"] else "computed (no closed form)"
-            print(f"  {key:17s} = {val:>20s}   {form}")
+            print(f"  {key:17s} = {val:>20s}   {form}" if len(val) <= 20 else f"  {key:17s} = {val}\n  {'':17s}   {form}")
             if t["note"]:
                 print(f"  {'':17s}   {t['note']}")
     if "regime" in res:
-        print(f"  α = {res['alpha']:g}: regime {res['regime']}: {res['regime_name']}")
+        print(f"  α = {res['alpha']:g}: regime {res['regime'] if res['regime'] is not None else '?'}: "
+              f"{res['regime_name']}")
     if "predicted_index" in res:
         print(f"  predicted limit index: {res['predicted_index']} (0: the zero vector)")
     if "predicted_direction" in res:
@@ -110,7 +122,11 @@ def run(args: argparse.Namespace) -> int:
     if "blowup_times" in res:
         print(f"  blow-up times τ_j*: {res['blowup_times']}")
     if "final_index" in res:
-        sw = " → ".join([str(res["initial_index"])] + [str(s["to"]) for s in res["switches"]])
+        sw = " → ".join([str(res["trajectory_initial_index"])] + [str(s["to"]) for s in res["switches"]])
+        if "initial_index" in res:
+            print(f"  j†(0+) from the initial rates: {res['initial_index']}"
+                  + ("" if res["initial_index"] == res["trajectory_initial_index"] else
+                     f" (the trajectory's observation says {res['trajectory_initial_index']})"))
         print(f"  trajectory ({res['time_kind']} time): j† {sw}; final index {res['final_index']}"
               + (f"; collapse at τ = {res['collapse_time']:.10g}" if res["collapsed"] else "")
               + f" [{res['stopped_because']}]")
@@ -122,8 +138,8 @@ def run(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("thresholds", help="regime boundaries in α (closed form where one exists, solved where not)",
                        description="The regime thresholds in α for one example z. ℓ2-SAM (L = 2): alpha_all_shrink "
-                       "and alpha_gd_like (closed forms) and alpha_collapse (α_c, bisection on the reduced ODE, "
-                       "certified at 30 digits). ℓ∞-SAM: per coordinate α_j > ρ and the predicted limit index. GD: "
+                       "and alpha_gd_like (closed forms) and alpha_collapse (α_c: Taylor integration of the reduced ODE, "
+                       "root of the saddle's unstable coordinate, both sides certified, --digits D). ℓ∞-SAM: per coordinate α_j > ρ and the predicted limit index. GD: "
                        "the limit index. With --alpha: the initial index, the regime and the trajectory's switches.")
     p.add_argument("--z", required=True, metavar="Z1,Z2,…", help="the example z (z > 0 for ℓ2-SAM)")
     p.add_argument("--rho", type=float, required=True, help="SAM radius ρ ≥ 0")
@@ -131,5 +147,7 @@ def register(sub) -> None:
     p.add_argument("--optimizer", choices=["sam-l2", "sam-linf", "gd"], default="sam-l2")
     p.add_argument("--depth", "-L", type=int, default=2)
     p.add_argument("--t-max", type=float, default=None, help="horizon of the trajectory (rescaled τ; default 40/min z)")
+    p.add_argument("--digits", type=int, default=12, metavar="D",
+                   help="certified significant digits of α_c (ℓ2-SAM; default 12, up to 200; 30 digits take seconds)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
