@@ -117,9 +117,10 @@ def test_collapse_threshold_full_system_high_precision_both_sides(alpha_c):
     1e-13 from the 12-digit value: below collapses, above grows."""
     import mpmath as mp
 
-    v = mp.mpf(alpha_c.value_text)
-    assert _full_fate_mp([1, 2, 3], v * (1 - mp.mpf("3e-13")), 25, 60) == "collapse"
-    assert _full_fate_mp([1, 2, 3], v * (1 + mp.mpf("3e-13")), 25, 60) == "grow"
+    with mp.workdps(30):
+        lo, hi = (mp.mpf(alpha_c.value_text) * (1 + s * mp.mpf("3e-13")) for s in (-1, 1))
+    assert _full_fate_mp([1, 2, 3], lo, 25, 60) == "collapse"
+    assert _full_fate_mp([1, 2, 3], hi, 25, 60) == "grow"
 
 
 @pytest.mark.slow
@@ -128,9 +129,10 @@ def test_collapse_threshold_30_digits_full_system_both_sides():
 
     t = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0], 1.0, digits=30)
     assert t.certificate["significant_digits"] >= 30
-    v = mp.mpf(t.value_text)
-    assert _full_fate_mp([1, 2, 3, 4, 5], v * (1 - mp.mpf("1e-28")), 45, 120) == "collapse"
-    assert _full_fate_mp([1, 2, 3, 4, 5], v * (1 + mp.mpf("1e-28")), 45, 120) == "grow"
+    with mp.workdps(50):
+        lo, hi = (mp.mpf(t.value_text) * (1 + s * mp.mpf("1e-28")) for s in (-1, 1))
+    assert _full_fate_mp([1, 2, 3, 4, 5], lo, 45, 120) == "collapse"
+    assert _full_fate_mp([1, 2, 3, 4, 5], hi, 45, 120) == "grow"
 
 
 @pytest.mark.slow
