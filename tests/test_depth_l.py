@@ -12,7 +12,7 @@ from theorycheck.cli.main import main
 
 def u_space_fate(z, L, alpha, rho=1.0, t_max=400.0):
     """The balanced ℓ2-SAM field typed from THEORY.md in u (not θ = ln u), scipy DOP853:
-    (kind, time) with kind 'collapse' (N < 1e-14), 'blowup' (max u > 1e6) or 'none'."""
+    (kind, time) with kind 'collapse' (N < 1e-14), 'blowup' (max u > 1e4) or 'none'."""
     z = np.asarray(z, float)
 
     def f(t, u):
@@ -20,7 +20,7 @@ def u_space_fate(z, L, alpha, rho=1.0, t_max=400.0):
         return z * (u - rho * z * u ** (L - 1) / N) ** (L - 1)
 
     def big(t, u):
-        return np.max(np.abs(u)) - 1e6
+        return np.max(np.abs(u)) - 1e4
 
     def small(t, u):
         return np.sqrt(L * np.sum(z**2 * u ** (2 * L - 2))) - 1e-14
@@ -58,3 +58,86 @@ def test_depth_l_trajectory_fates_match_u_space(capsys, L, alpha):
     else:
         assert kind == "blowup" and res["stopped_because"] == "blowup"
         assert res["blowup_time"] == pytest.approx(t, rel=1e-3)
+
+
+# ------------------------------------------------------------------ depth-L thresholds
+from theorycheck.claims import depth as dl  # noqa: E402
+from theorycheck.claims import thresholds as th  # noqa: E402
+from theorycheck.symbolic.compile import balanced_field  # noqa: E402
+
+
+def compiled_rates(z, alpha, rho, L):
+    """Initial log-rates (du_j/dτ)/u_j from the compiled balanced u-field at u = α (not from
+    depth.py's forms; the u-field keeps û^(L−1) factored, so no cancellation near a zero rate)."""
+    f = balanced_field(L, "sam-l2")
+    z = np.asarray(z, float)
+    u = np.full(z.shape, float(alpha))
+    return f.field(z, u, np.sqrt(f.summand(z, u).sum()), rho) / u
+
+
+@pytest.mark.parametrize("L", [2, 3, 4, 5])
+def test_initial_rates_match_the_field(L):
+    z = np.array([0.5, 1.0, 2.5])
+    for a in (0.05, 0.3, 2.0):
+        r = dl.initial_rates(z, a, 0.7, L)
+        ref = compiled_rates(z / z.max(), a, 0.7, L)
+        np.testing.assert_allclose(r, ref, rtol=1e-12, atol=1e-300)
+
+
+def test_depth_2_reduces_to_c5():
+    z = [1.0, 2.0, 3.0]
+    assert dl.collapse_threshold(z, 1.0, 2)["value"] == pytest.approx(th.collapse_threshold(z, 1.0).value, rel=1e-9)
+    a, _ = dl.major_fastest_alpha(z, 1.0, 2)
+    assert a == pytest.approx(th.alpha_gd_like(z, 1.0).value, rel=1e-12)
+    t = dl.thresholds(z, 1.0, 2)
+    assert t["alpha_all_shrink"]["value"] == pytest.approx(th.alpha_all_shrink(z, 1.0).value, rel=1e-14)
+
+
+@pytest.mark.parametrize("L", [3, 4, 6])
+def test_major_fastest_alpha_defining_property(L):
+    z = np.array([1.0, 2.0, 3.0])
+    a, _ = dl.major_fastest_alpha(z, 1.0, L)
+    assert int(np.argmax(compiled_rates(z, a * (1 + 1e-9), 1.0, L))) == 2
+    assert int(np.argmax(compiled_rates(z, a * (1 - 1e-6), 1.0, L))) != 2
+    for f in (1.5, 3.0, 10.0):
+        assert int(np.argmax(compiled_rates(z, a * f, 1.0, L))) == 2
+
+
+def test_depth4_collapse_threshold_certified_both_sides():
+    t = dl.collapse_threshold([1.0, 2.0, 3.0], 1.0, 4)
+    cert = t["certificate"]
+    lo, hi = cert["shrinks"]["alpha"], cert["grows"]["alpha"]
+    assert lo < t["value"] < hi and hi / lo - 1 < 1e-2
+    assert dl.thresholds([1.0, 2.0, 3.0], 1.0, 4)["alpha_all_shrink"]["value"] < lo
+    # independent: the u-space flow collapses just below the bracket and blows up just above it
+    assert u_space_fate([1, 2, 3], 4, lo * (1 - 1e-2), t_max=5000)[0] == "collapse"
+    assert u_space_fate([1, 2, 3], 4, hi * (1 + 1e-2), t_max=5000)[0] == "blowup"
+
+
+def test_odd_depth_has_no_collapse_threshold():
+    t = dl.thresholds([1.0, 2.0, 3.0], 1.0, 3)
+    assert t["alpha_collapse"]["value"] is None and t["alpha_all_shrink"]["value"] is None
+    assert all(e["stopped_because"] == "blowup" and not e["collapsed"] for e in t["small_alpha_evidence"])
+    # u nondecreasing: the odd-L field is z_j times an even power
+    for a in (1e-3, 0.1, 1.0):
+        u = np.array([a, 2 * a, 0.5 * a])
+        N = np.sqrt(3 * np.sum(np.array([1.0, 2.0, 3.0]) ** 2 * u**4))
+        assert np.all(balanced_field(3, "sam-l2").field(np.array([1.0, 2.0, 3.0]), u, N, 1.0) >= 0)
+
+
+def test_equilibrium_is_one():
+    z = np.array([1.0, 2.0, 3.0])
+    for L in (3, 4, 6):
+        u = dl.equilibrium(z, 1.0, L)
+        N = np.sqrt(np.sum(balanced_field(L, "sam-l2").summand(z, u)))
+        np.testing.assert_allclose(balanced_field(L, "sam-l2").field(z, u, N, 1.0), 0.0, atol=1e-14)
+
+
+def test_cli_thresholds_depth(capsys):
+    rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--depth", "4", "--alpha", "0.2", "--json"])
+    res = json.loads(capsys.readouterr().out)
+    assert rc == 0 and res["depth"] == 4
+    assert res["alpha_all_shrink"]["closed_form"] and "rho*z_min" in res["alpha_all_shrink"]["expression"]
+    assert res["alpha_collapse"]["certificate"]["shrinks"]["alpha"] > 0.2
+    assert res["collapsed"] is True and res["regime_name"].startswith("collapse")
+    assert "even L" in res["small_alpha"] and res["equilibrium"]["u_star_over_max_z_units"]

@@ -20,7 +20,7 @@ The method (THEORY.md C4/C5):
   certified bracket yields a value; otherwise the answer is inconclusive (value None).
 
 α_c is exactly proportional to ρ and invariant under z → c z (c > 0), so the work is done
-for z / max z and ρ = 1 and scaled back.
+for ρ = 1 and z scaled by a power of two (exact in binary) into [1/2, 1), and scaled back.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class Fate:
 
 @dataclass
 class ReducedFlow:
-    """C4's scalar ODE for one (z, α) with ρ = 1 and z = z / max z (z_max = 1), in float64
+    """C4's scalar ODE for one (z, α) with ρ = 1 (z of order 1), in float64
     (``dps`` None) or mpmath at ``dps`` digits. Integrated by a Taylor series method."""
 
     z: np.ndarray
@@ -286,7 +286,7 @@ class ReducedFlow:
 # ------------------------------------------------------------------ the root search
 @dataclass
 class AlphaC:
-    """α_c for ρ = 1 and z / max z: ``lo`` (certified to collapse), ``hi`` (certified to grow),
+    """α_c for ρ = 1: ``lo`` (certified to collapse), ``hi`` (certified to grow),
     ``value``, ``digits`` (significant digits every point of [lo, hi] shares with ``value``), the
     ``text`` of those digits, the ``certificates`` of both sides, and ``stopped`` (why the
     answer is inconclusive, None when certified)."""
@@ -318,13 +318,15 @@ def _certified_digits(lo, hi, dps: int) -> tuple[int, str | None]:
 
 
 def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=None) -> AlphaC:
-    """α_c for ρ = 1 and z normalised to max z = 1 (see the module docstring), with at least
+    """α_c for ρ = 1 and z scaled by a power of two into [1/2, 1) (see the module docstring), with at least
     ``digits`` certified significant digits or an inconclusive answer (``stopped``).
     Certificates are made at float64 for digits ≤ 11, else at digits + 12 mpmath digits."""
     t0 = time.perf_counter()
     deadline = t0 + max_seconds
     z = np.asarray(z, float)
-    z = z / z.max()
+    # α_c is invariant under z → c z; scale by a power of two only, which is exact in binary
+    # (z / max z would round the entries, and change α_c in the 17th digit)
+    z = np.ldexp(z, -int(np.frexp(z.max())[1]))
     zpos = z[z > 0]
     zm = float(zpos.min())
     norm = float(np.sqrt(np.sum(z**2)))
@@ -475,4 +477,4 @@ def _cert_dict(alpha, fate: Fate) -> dict:
     what = {"collapse": "N < ρ z_min: every coordinate shrinks from then on",
             "grow": "N ≥ ρ z_max: every coordinate grows from then on"}.get(fate.kind, fate.why)
     return {"alpha_unit": mp.nstr(mp.mpf(alpha), 40), "outcome": fate.kind, "certificate": what,
-            "time": float(fate.tau), "N_over_rho_zmax": float(fate.N), "taylor_steps": fate.steps}
+            "time": float(fate.tau), "N_scaled": float(fate.N), "taylor_steps": fate.steps}

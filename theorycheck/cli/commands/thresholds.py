@@ -31,6 +31,33 @@ def _trajectory_facts(setting: Setting, t_max: float) -> dict:
     return out
 
 
+def _depth_l(out: dict, z: np.ndarray, rho: float, L: int, alpha, setting, T) -> dict:
+    """ℓ2-SAM at depth L ≥ 3 (claims/depth.py): derived initial-rate thresholds, α_c(L) for even
+    L (certified bracket), the statement of what happens at small α, and with --alpha the
+    initial index, the side of α_c and the trajectory."""
+    from theorycheck.claims import depth as dl
+
+    out.update(dl.thresholds(z, rho, L))
+    if alpha is not None:
+        if np.size(alpha) != 1:
+            raise TheorycheckError("give one scalar --alpha for ℓ2-SAM (uniform init)")
+        a = float(np.asarray(alpha).reshape(-1)[0])
+        out["alpha"] = a
+        out["initial_index"] = dl.initial_index(z, a, rho, L)
+        ac = out["alpha_collapse"]
+        if ac["value"] is None:
+            out["regime_name"] = "no collapse is possible (odd L): every coordinate is nondecreasing"
+        else:
+            cert = ac.get("certificate") or {}
+            lo = cert.get("shrinks", {}).get("alpha", ac["value"])
+            hi = cert.get("grows", {}).get("alpha", ac["value"])
+            out["regime_name"] = ("collapse (every coordinate shrinks from a certified time on)" if a <= lo else
+                                  "growth (every coordinate grows from a certified time on)" if a >= hi else
+                                  "undecided: α lies in α_c(L)'s certified bracket")
+        out.update(_trajectory_facts(setting, T))
+    return out
+
+
 def compute(z: np.ndarray, rho: float, *, optimizer: str = "sam-l2", depth: int = 2, alpha=None,
             t_max: float | None = None, digits: int = 12, progress: bool | None = None) -> dict:
     """Everything ``theorycheck thresholds`` reports, as a dict (the JSON object)."""
@@ -42,10 +69,12 @@ def compute(z: np.ndarray, rho: float, *, optimizer: str = "sam-l2", depth: int 
         Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho)
     T = t_max or 40.0 / float(np.min(np.abs(z[z != 0])))
     if optimizer == "sam-l2":
-        if depth != 2:
-            raise TheorycheckError("the ℓ2-SAM regime thresholds (C5) are derived for depth L = 2: use --depth 2")
         if np.any(z <= 0):
             raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
+        if depth == 1:
+            raise TheorycheckError("ℓ2-SAM at depth L = 1 has no regimes (C1: every α goes to z/‖z‖): use --depth ≥ 2")
+        if depth >= 3:
+            return _depth_l(out, z, rho, depth, alpha, s if alpha is not None else None, T)
         ac = th.collapse_threshold(z, rho, digits=digits, progress=progress)
         out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
                    alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
@@ -104,7 +133,9 @@ def run(args: argparse.Namespace) -> int:
         emit_json(res)
         return 0
     print(f"{args.optimizer}, L = {args.depth}, z = {np.array2string(z, precision=6)}, ρ = {args.rho:g}")
-    for key in ("alpha_all_shrink", "alpha_gd_like", "alpha_collapse"):
+    if "small_alpha" in res:
+        print(f"  initial log-rate dθ_j/dτ(0) = {res['initial_rate']['expression']}   (r_j(0) = {res['initial_rate']['r_j0']})")
+    for key in ("alpha_all_shrink", "alpha_all_grow", "alpha_gd_like", "alpha_collapse"):
         if key in res:
             t = res[key]
             val = "none" if t["value"] is None else (t.get("value_text") or f"{t['value']:.12g}")
@@ -112,6 +143,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {key:17s} = {val:>20s}   {form}" if len(val) <= 20 else f"  {key:17s} = {val}\n  {'':17s}   {form}")
             if t["note"]:
                 print(f"  {'':17s}   {t['note']}")
+    if "small_alpha" in res:
+        print(f"  small α: {res['small_alpha']}")
+        if res.get("equilibrium"):
+            print(f"  interior equilibrium (û = 0, z scaled to max 1): u* = {res['equilibrium']['u_star_over_max_z_units']}")
+        if "regime_name" in res:
+            print(f"  α = {res['alpha']:g}: {res['regime_name']}")
     if "regime" in res:
         print(f"  α = {res['alpha']:g}: regime {res['regime'] if res['regime'] is not None else '?'}: "
               f"{res['regime_name']}")
