@@ -223,8 +223,8 @@ def test_cli_thresholds_linf_and_errors(capsys):
     rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--optimizer", "sam-linf", "--alpha", "2,0.5,3", "--json"])
     res = json.loads(capsys.readouterr().out)
     assert rc == 0 and res["predicted_index"] == 3 and res["final_index"] == 3
-    rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--depth", "3"])
-    assert rc == 2 and "L = 2" in capsys.readouterr().err
+    rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--depth", "1"])
+    assert rc == 2 and "L = 1" in capsys.readouterr().err
     rc = main(["thresholds", "--z", "1,-2", "--rho", "1"])
     assert rc == 2 and "z > 0" in capsys.readouterr().err
     rc = main(["thresholds", "--z", "1,2", "--rho", "1", "--digits", "0"])
