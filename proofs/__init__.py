@@ -3,7 +3,7 @@
 Importing this package registers every theorem in :data:`REGISTRY` (in THEORY.md's order).
 """
 
-from theorycheck.proofs import c1, c2, c3, c4, c5, c6, rescaled  # noqa: F401  (registers R, B, C1..C6)
+from theorycheck.proofs import c1, c2, c3, c4, c5, c6, e1, rescaled  # noqa: F401  (registers R, B, C1..C6, E1)
 from theorycheck.proofs._core import MARKS, REGISTRY, Theorem, TheoremResult
 
 __all__ = ["MARKS", "ORDER", "REGISTRY", "Theorem", "TheoremResult", "check_keys", "run_all"]

@@ -119,9 +119,33 @@ def compute(z: np.ndarray, rho: float, *, optimizer: str = "sam-l2", depth: int 
     return out
 
 
+def compute_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: int = 2) -> dict:
+    """``theorycheck thresholds --data FILE.csv``: α_c(Z) for ℓ2-SAM, L = 2, several examples
+    (claims/dataset.py: a bracket from full integrations, with its evidence; not certified)."""
+    from theorycheck.claims import dataset as ds
+
+    if optimizer != "sam-l2" or depth != 2:
+        raise TheorycheckError("--data thresholds are computed for ℓ2-SAM at L = 2 (--optimizer sam-l2 --depth 2)")
+    s = Setting.from_csv(path, depth=2, optimizer="sam-l2", rho=rho)  # validates (separability included)
+    return {"optimizer": optimizer, "depth": depth, "data": str(path), "n": int(s.X.shape[0]), "d": int(s.X.shape[1]),
+            "rho": rho, "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)}
+
+
 def run(args: argparse.Namespace) -> int:
     from theorycheck.cli.main import emit_json
 
+    if args.data is not None:
+        res = compute_data(args.data, args.rho, optimizer=args.optimizer, depth=args.depth)
+        if args.json:
+            emit_json(res)
+            return 0
+        t = res["alpha_collapse"]
+        print(f"{args.optimizer}, L = {args.depth}, data {args.data} ({res['n']} examples, d = {res['d']}), "
+              f"ρ = {args.rho:g}")
+        print(f"  alpha_collapse = {t['value_text'] or 'none'}   (not certified)\n  {t['note']}")
+        return 0
+    if args.z is None:
+        raise TheorycheckError("give --z Z1,… (one example) or --data FILE.csv (several examples)")
     z = parse_floats(args.z, "z")
     alpha = None
     if args.alpha is not None:
@@ -178,7 +202,9 @@ def register(sub) -> None:
                        "and alpha_gd_like (closed forms) and alpha_collapse (α_c: Taylor integration of the reduced ODE, "
                        "root of the saddle's unstable coordinate, both sides certified, --digits D). ℓ∞-SAM: per coordinate α_j > ρ and the predicted limit index. GD: "
                        "the limit index. With --alpha: the initial index, the regime and the trajectory's switches.")
-    p.add_argument("--z", required=True, metavar="Z1,Z2,…", help="the example z (z > 0 for ℓ2-SAM)")
+    p.add_argument("--z", default=None, metavar="Z1,Z2,…", help="the example z (z > 0 for ℓ2-SAM)")
+    p.add_argument("--data", default=None, metavar="FILE.csv",
+                   help="several examples (rows x1,…,xd,y): α_c(Z) for ℓ2-SAM, L = 2, from full integrations")
     p.add_argument("--rho", type=float, required=True, help="SAM radius ρ ≥ 0")
     p.add_argument("--alpha", default=None, metavar="A|A1,…", help="an initialisation to place in the regimes")
     p.add_argument("--optimizer", choices=["sam-l2", "sam-linf", "gd"], default="sam-l2")
