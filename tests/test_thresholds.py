@@ -229,3 +229,14 @@ def test_cli_thresholds_linf_and_errors(capsys):
     assert rc == 2 and "z > 0" in capsys.readouterr().err
     rc = main(["thresholds", "--z", "1,2", "--rho", "1", "--digits", "0"])
     assert rc == 2 and "digits" in capsys.readouterr().err
+
+
+def test_closed_forms_to_any_number_of_digits():
+    import mpmath as mp
+
+    with mp.workdps(40):
+        want = mp.nstr(1 / mp.sqrt(28), 30)  # ρ z_min/(√2‖z‖) for z = (1, 2, 3): 1/√28
+        want_gd = mp.nstr(5 / mp.sqrt(28), 30)  # ρ (3 + 2)/(√2‖z‖)
+    assert th.closed_form_text("alpha_all_shrink", [1.0, 2.0, 3.0], 1.0, 30) == want
+    assert th.closed_form_text("alpha_gd_like", [1.0, 2.0, 3.0], 1.0, 30) == want_gd
+    assert th.closed_form_text("alpha_all_shrink", [1.0, 0.0, 2.0], 1.0, 30) is None

@@ -119,6 +119,31 @@ def alpha_gd_like(z, rho: float) -> Threshold:
     return Threshold("alpha_gd_like", float(f(top, nxt, nrm, rho)), True, sp.sstr(expr), note)
 
 
+def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
+    """``digits`` significant digits of the closed-form threshold ``name`` ("alpha_all_shrink"
+    or "alpha_gd_like"), evaluated by sympy at the exact binary values of z and ρ (the float64
+    ``value`` carries about 15)."""
+    t = {"alpha_all_shrink": alpha_all_shrink, "alpha_gd_like": alpha_gd_like}[name](z, rho)
+    if t.value is None:
+        return None
+    import mpmath as mp
+
+    z = _positive_z(z)
+    with mp.workdps(int(digits) + 15):
+        zz = [mp.mpf(float(v)) for v in z]  # the exact binary values
+        nrm = mp.sqrt(mp.fsum(v**2 for v in zz))
+        r = mp.mpf(float(rho))
+        if name == "alpha_all_shrink":
+            f = sp.lambdify((cf.z_min, cf.z_norm, rho_sym), cf.alpha_all_shrink(), "mpmath")
+            val = f(min(v for v in zz if v > 0), nrm, r)
+        else:
+            f = sp.lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), cf.alpha_gd_like(), "mpmath")
+            top = max(zz)
+            below = [v for v in zz if v < top]
+            val = f(top, max(below) if below and max(below) > 0 else mp.mpf(0), nrm, r)
+        return mp.nstr(val, int(digits), strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)
+
+
 def initial_norm(z, alpha: float) -> float:
     """N0 = α √2 ‖z‖₂ (C5), compiled from closed_forms."""
     return float(lambdify((cf.alpha, cf.z_norm), cf.initial_norm())(alpha, float(np.linalg.norm(z))))

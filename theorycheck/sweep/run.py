@@ -404,7 +404,7 @@ def regime_map(z, *, alphas, rhos, times, opts: RunOptions | None = None, backen
                bisect: int = 40) -> SweepResult:
     """ℓ2-SAM, L = 2, one example: the regime of every (ρ, α) cell (C5) from C4's reduced ODE
     over ``times``, the closed-form boundaries (thresholds.alpha_all_shrink, alpha_gd_like)
-    and the computed collapse threshold α_c(ρ) (batched bisection, :func:`collapse_threshold`).
+    and the computed collapse threshold α_c(ρ) (the one certified α_c routine, :func:`collapse_threshold`).
     Arrays: ``regime`` (R, A), ``alpha`` (A,), ``rho`` (R,), ``alpha_all_shrink`` (R,),
     ``alpha_gd_like`` (R,), ``alpha_c`` (R,), ``alpha_c_bracket`` (R, 2), ``collapse_time`` (R, A)."""
     from theorycheck.claims import thresholds as th

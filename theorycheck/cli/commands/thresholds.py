@@ -79,6 +79,9 @@ def compute(z: np.ndarray, rho: float, *, optimizer: str = "sam-l2", depth: int 
         out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
                    alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
                    alpha_collapse=ac.to_dict())
+        for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for
+            if out[key]["value"] is not None and digits > 15:
+                out[key]["value_text"] = th.closed_form_text(key, z, rho, digits)
         if alpha is not None:
             a = float(np.asarray(alpha).reshape(-1)[0])
             if np.size(alpha) != 1:
