@@ -97,6 +97,12 @@ class Trajectory:
     message: str = ""
     system: str = ""
     _steps: list[_Step] = field(default_factory=list, repr=False)
+    #: mpmath runs (``precision`` set): the same times, log|β| (where the system provides them:
+    #: the balanced ℓ2-SAM and reduced systems) and singular times unrounded, as mpmath numbers
+    t_exact: list | None = field(default=None, repr=False)
+    log_abs_beta_exact: list | None = field(default=None, repr=False)
+    collapse_time_exact: Any = None
+    blowup_time_exact: Any = None
 
     # ------------------------------------------------------------------ basic views
     @property

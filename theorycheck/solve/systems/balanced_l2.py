@@ -94,6 +94,21 @@ class BalancedL2System(FlowSystem):
     def observe(self, t, y) -> tuple[np.ndarray, np.ndarray]:
         return self.L * self.bk.to_float(self._theta(y)), np.ones(self.d, dtype=int)
 
+    def arc_tail(self, t, y):
+        """τ* − τ at a collapse event on the arc clock: the clock rate c = dτ/ds = N^{1/(L−1)}
+        decays like e^{−κ s} with κ = −c Σ_k p_k θ_k' (p = the weights of N², θ' = dθ/dτ), so the
+        rest of the time is ∫ c ds = c/κ = −1/Σ_k p_k θ_k' (first order; 0 if not shrinking)."""
+        bk = self.bk
+        th = y[:-1]
+        lnN = self.lnN(th)
+        f = bk.call(self.cf.field, self.z, th, lnN, self.rho)
+        rate = _softmax_dot(bk, bk.call(self.cf.log_summand, self.z, th), f)
+        return -1 / rate if rate < 0 else 0 * rate
+
+    def observe_exact(self, t, y) -> list:
+        """log|β_j| = L θ_j unrounded (mpmath numbers in an mpmath run)."""
+        return [self.L * v for v in self._theta(y)]
+
     def atol(self, rtol):
         tol = np.array([rtol] * self.d, dtype=object if isinstance(self.bk, MpBackend) else float)
         if self.clock == "arc":  # τ: relative to the time the arc clock started
