@@ -18,17 +18,14 @@ import numpy as np
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
 from theorycheck.solve.trajectory import Trajectory
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
 
-__all__ = ["sam_step", "run", "STOP_REASONS"]
+__all__ = ["sam_step", "run"]
 
-STOP_REASONS = {
-    "steps": "ran the requested number of steps",
-    "non_finite": "an iterate overflowed",
-    "max_seconds": "time budget exhausted",
-    "norm_reached": "‖β‖ reached the requested level",
-}
+#: run-specific messages (the status word is shared with the flows; what overflowed differs)
+_MESSAGES = {Status.NON_FINITE: "an iterate overflowed"}
 
 
 def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float, loss: str) -> None:
@@ -44,9 +41,9 @@ def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float,
         raise TheorycheckError(f"eta = {eta!r}: the step η must be a finite number > 0")
 
 
-def _gradient(W: np.ndarray, Z: np.ndarray, dloss: Callable, grad: Callable) -> np.ndarray:
-    """∇_W Lo: G = (1/n) Σ_i ℓ'(<β, z_i>) z_i, then ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m (compiled)."""
-    G = dloss(Z @ np.prod(W, axis=0)) @ Z / Z.shape[0]
+def _gradient(W: np.ndarray, Z: np.ndarray, risk: C.EmpiricalRisk, grad: Callable) -> np.ndarray:
+    """∇_W Lo: G = ∂Lo/∂β (:func:`compile.empirical_risk`), then ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m (compiled)."""
+    G = risk.gradient(np.prod(W, axis=0), Z)
     L, d = W.shape
     return np.stack([np.broadcast_to(np.asarray(g, dtype=float), (d,)) for g in grad(G, *W)])
 
@@ -60,10 +57,10 @@ def sam_step(W: np.ndarray, Z: np.ndarray, *, optimizer: str, rho: float, eta: f
     Z = np.atleast_2d(np.asarray(Z, dtype=float))
     rho, eta = float(rho), float(eta)
     _check(W, Z, optimizer, rho, eta, loss)
-    dloss = C.stable_loss_functions(loss)[1]
+    risk = C.empirical_risk(loss)
     grad = C.layer_gradient(W.shape[0])
     with np.errstate(over="ignore", under="ignore"):
-        g = _gradient(W, Z, dloss, grad)
+        g = _gradient(W, Z, risk, grad)
         if optimizer == "gd":
             What = W
         else:
@@ -74,7 +71,7 @@ def sam_step(W: np.ndarray, Z: np.ndarray, *, optimizer: str, rho: float, eta: f
             else:
                 eps = np.asarray(eps_f(g, S, rho), dtype=float)
             What = W + eps
-        return W - eta * _gradient(What, Z, dloss, grad)
+        return W - eta * _gradient(What, Z, risk, grad)
 
 
 def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_seconds: float = 60.0,
@@ -99,24 +96,24 @@ def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_
         sgs.append(np.sign(beta).astype(int))
 
     record(W)
-    stop = "steps"
+    stop = Status.STEPS
     t0 = _time.monotonic()
     last = t0
     for k in range(1, int(steps) + 1):
         W = sam_step(W, Z, optimizer=setting.optimizer, rho=setting.rho, eta=eta, loss=setting.loss)
         if not np.all(np.isfinite(W)):
-            stop = "non_finite"
+            stop = Status.NON_FINITE
             break
         done = stop_log_norm is not None and 0.5 * np.log(np.sum(np.prod(W, axis=0) ** 2)) >= stop_log_norm
         if k % record_every == 0 or k == steps or done:
             ts.append(k * float(eta))
             record(W)
         if done:
-            stop = "norm_reached"
+            stop = Status.NORM_REACHED
             break
         now = _time.monotonic()
         if now - t0 > max_seconds:
-            stop = "max_seconds"
+            stop = Status.MAX_SECONDS
             if ts[-1] != k * float(eta):
                 ts.append(k * float(eta))
                 record(W)
@@ -126,5 +123,5 @@ def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_
             last = now
     return Trajectory(setting=setting, time_kind="real", method="discrete", precision=None, t=np.array(ts),
                       log_abs_beta=np.array(las), sign_beta=np.array(sgs), stopped_because=stop,
-                      t_max=float(steps) * float(eta), n_steps=len(ts) - 1, message=STOP_REASONS[stop],
+                      t_max=float(steps) * float(eta), n_steps=len(ts) - 1, message=_MESSAGES.get(stop, stop.message),
                       system=f"discrete η = {eta:g}")

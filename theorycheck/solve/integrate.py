@@ -37,6 +37,7 @@ from theorycheck.solve.systems import (
     extrapolate_singularity,
 )
 from theorycheck.solve.trajectory import Budget, Event, Trajectory, _Step
+from theorycheck.status import Status
 
 __all__ = ["solve", "choose_system", "METHODS", "Budget", "Trajectory"]
 
@@ -143,7 +144,7 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
     seg = system
     collapse_time = blowup_time = None
     collapse_x = blowup_x = None
-    if stop == "collapse":
+    if stop == Status.COLLAPSE:
         collapse_time = 0.0
     message = ""
     T = bk.num(t_max)
@@ -161,11 +162,11 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
         while not restarted:
             now = _time.monotonic()
             if n_steps >= budget.max_steps:
-                stop = "max_steps"
+                stop = Status.MAX_STEPS
             elif n_eval + stepper.nfev - n_eval_seg0 >= budget.max_evaluations:
-                stop = "max_evaluations"
+                stop = Status.MAX_EVALUATIONS
             elif now - t0_wall >= budget.max_seconds:
-                stop = "max_seconds"
+                stop = Status.MAX_SECONDS
             if stop:
                 break
             if progress is not None and now - last_report >= 2.0:
@@ -174,19 +175,19 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             try:
                 stepper.step()
             except StepFailed as exc:
-                stop, message = "step_size_underflow", str(exc)
+                stop, message = Status.STEP_SIZE_UNDERFLOW, str(exc)
                 break
             except (FloatingPointError, OverflowError, ZeroDivisionError, ValueError) as exc:
-                stop, message = "non_finite", f"{type(exc).__name__}: {exc}"
+                stop, message = Status.NON_FINITE, f"{type(exc).__name__}: {exc}"
                 break
             n_steps += 1
             t1, y1 = stepper.t, stepper.y
             if not bk.isfinite(y1):
-                stop, message = "non_finite", f"the state left the number range near t = {float(seg.time_of(t, y)):.6g}"
+                stop, message = Status.NON_FINITE, f"the state left the number range near t = {float(seg.time_of(t, y)):.6g}"
                 break
             g1 = [ev.fn(t1, y1) for ev in evfns]
             if any(not (g == g) for g in g1):  # NaN
-                stop, message = "non_finite", f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
+                stop, message = Status.NON_FINITE, f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
                 break
             hits = [i for i, ev in enumerate(evfns) if armed[i] and _crossed(g_prev[i], g1[i], ev.direction)]
             dense = stepper.dense()
@@ -224,28 +225,28 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                 if out.system is not None and out.y is not None:  # the state after the event
                     obs[-1] = out.system.observe(tau_e, out.y)
                     obs_x[-1] = _exact(out.system, tau_e, out.y)
-                if out.stop in ("collapse", "blowup") and seg.clock == "time":  # refine the singular time
+                if out.stop in (Status.COLLAPSE, Status.BLOWUP) and seg.clock == "time":  # refine the singular time
                     te_x = _extrapolated(seg, evfns[i], stepper.t_old, te, ye, dense)
                     if te_x is not None:
                         tau_e = te_x
-                elif out.stop == "collapse" and seg.clock == "arc" and hasattr(seg, "arc_tail"):
+                elif out.stop == Status.COLLAPSE and seg.clock == "arc" and hasattr(seg, "arc_tail"):
                     tau_e = tau_e + seg.arc_tail(te, ye)  # the time left after the arc-clock event
                 for kind, j, det in out.records:
                     events.append(Event(float(tau_e), kind, j + 1 if j >= 0 else 0, det))
-                if out.stop == "collapse":
+                if out.stop == Status.COLLAPSE:
                     collapse_time, collapse_x = float(tau_e), tau_e
-                if out.stop == "blowup":
+                if out.stop == Status.BLOWUP:
                     blowup_time, blowup_x = float(tau_e), tau_e
                 if out.stop:
                     stop = out.stop
                 elif n_events >= budget.max_events:
-                    stop = "max_events"
+                    stop = Status.MAX_EVENTS
                 else:
                     seg, y = out.system, out.y
                     t = tau_e if seg.clock == "time" else bk.num(0)
                 n_eval += stepper.nfev - n_eval_seg0
                 restarted = True
-                if stop == "stationary" and float(tau_e) < t_max:
+                if stop == Status.STATIONARY and float(tau_e) < t_max:
                     _hold(steps, ts, obs, out.system, tau_e, out.y, t_max, ts_x, obs_x)
                 break
             tau1 = seg.time_of(t1, y1)
@@ -260,13 +261,13 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             g_prev = g1
             t, y = t1, y1
             if seg.clock == "time" and t1 >= T:
-                stop = "t_max"
+                stop = Status.T_MAX
                 break
         if not restarted:
             n_eval += stepper.nfev - n_eval_seg0
-    if stop == "stationary" and len(ts) == 1 and t_max > 0:
+    if stop == Status.STATIONARY and len(ts) == 1 and t_max > 0:
         _hold(steps, ts, obs, seg, t, y, t_max, ts_x, obs_x)
-    if stop == "collapse" and collapse_time is None:
+    if stop == Status.COLLAPSE and collapse_time is None:
         collapse_x = seg.time_of(t, y)
         collapse_time = float(collapse_x)
     return dict(t=np.array(ts), obs=obs, t_exact=ts_x, obs_exact=obs_x, collapse_exact=collapse_x,
@@ -353,10 +354,8 @@ def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: in
         la = np.array([o[0] for o in obs])
         sg = np.array([o[1] for o in obs], dtype=int)
     label = "reduced" if method == "reduced" else ("mpmath" if mp else "scipy")
-    reason = res["stop"]
-    from theorycheck.solve.trajectory import STOP_REASONS
-
-    msg = res["message"] or STOP_REASONS.get(reason, "")
+    reason = Status(res["stop"])
+    msg = res["message"] or reason.message
     return Trajectory(setting=setting, time_kind=system.time_kind, method=label, precision=precision,
                       t=res["t"], log_abs_beta=la, sign_beta=sg, stopped_because=reason, t_max=t_max,
                       collapse_time=res["collapse_time"], blowup_time=res["blowup_time"], events=res["events"],

@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from theorycheck import status as bst
 from theorycheck.batched import engine as bt
 from theorycheck.batched import ops as bops
-from theorycheck.batched import status as bst
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import TheorycheckError
 from theorycheck.report.plain import to_plain

@@ -7,14 +7,8 @@ import math
 import numpy as np
 
 from theorycheck.solve.steppers import MpBackend
-from theorycheck.solve.systems.base import (
-    Backend,
-    EventFn,
-    FlowSystem,
-    Outcome,
-    Thresholds,
-    _softmax_dot,
-)
+from theorycheck.solve.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
 
@@ -74,15 +68,11 @@ class BalancedL2System(FlowSystem):
             evs.append(EventFn("blowup", -1, lambda t, y: max(y) - b_level, +1))
         return evs
 
-    def on_event(self, ev: EventFn, t, y) -> Outcome:
+    def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name in ("to_arc", "to_time"):
-            new = self.copy()
-            new.clock = "arc" if ev.name == "to_arc" else "time"
-            tau = self.time_of(t, y)
-            new.tau_ref = tau
-            y_new = (np.concatenate([y, self.bk.array([tau])]) if new.clock == "arc" else np.array(y[:-1], copy=True))
-            return Outcome(system=new, y=y_new)
-        return Outcome(stop=ev.name, records=[] if ev.name == "t_max" else [(ev.name, -1, "")])
+            return self.switch_clock(ev, t, y, lambda y_, tau: np.concatenate([y_, self.bk.array([tau])]),
+                                     lambda y_: np.array(y_[:-1], copy=True))
+        return EventAction(stop=Status(ev.name), records=[] if ev.name == "t_max" else [(ev.name, -1, "")])
 
     def event_rate(self, ev: EventFn, t, y):
         """d/dτ of the event's function in θ: softmax(θ)·θ' (collapse), θ'_argmax (blow-up)."""

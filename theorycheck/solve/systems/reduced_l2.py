@@ -6,21 +6,16 @@ import numpy as np
 
 from theorycheck.solve.steppers import MpBackend
 from theorycheck.solve.systems.balanced_l2 import BalancedL2System
-from theorycheck.solve.systems.base import (
-    Backend,
-    EventFn,
-    FlowSystem,
-    Outcome,
-    Thresholds,
-    _softmax_dot,
-)
+from theorycheck.solve.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
 
 class ReducedL2System(FlowSystem):
     """C4: ℓ2-SAM, L = 2, one example, uniform α: dI/dτ = 1/N(τ, I), N from the compiled
     log-summand (log-space sum); θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ). Near a collapse the
-    clock becomes s with dτ/ds = N (then dI/ds = 1: smooth), as in BalancedL2System."""
+    clock becomes s with dτ/ds = N (then dI/ds = 1: smooth), as in BalancedL2System; both
+    clocks from :func:`compile.reduced_l2_clocked`."""
 
     name = "reduced-l2"
     SHRINK = BalancedL2System.SHRINK
@@ -42,9 +37,10 @@ class ReducedL2System(FlowSystem):
     def rhs(self, t, y):
         tau = self.time_of(t, y)
         lnN = self.lnN(tau, y[0])
+        dtau, dI = C.reduced_l2_clocked(self.clock, self.bk.name)(lnN, 0)  # C4's ODE in this clock
         if self.clock == "time":
-            return self.bk.exp(self.bk.array([-lnN]))
-        return np.concatenate([self.bk.array([1]), self.bk.exp(self.bk.array([lnN]))])
+            return self.bk.array([dI])
+        return self.bk.array([dI, dtau])  # state (I, τ)
 
     def _theta(self, t, I):
         return self.bk.call(self.theta, self.z, self.bk.num(t), I, self.alpha, self.rho)
@@ -71,17 +67,13 @@ class ReducedL2System(FlowSystem):
         dth = (self._theta(t + h, y[0] + h * dI) - self._theta(t - h, y[0] - h * dI)) * (1 / (2 * h))
         return _softmax_dot(self.bk, self._theta(t, y[0]), dth)
 
-    def on_event(self, ev: EventFn, t, y) -> Outcome:
+    def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name in ("to_arc", "to_time"):
-            new = self.copy()
-            new.clock = "arc" if ev.name == "to_arc" else "time"
-            tau = self.time_of(t, y)
-            new.tau_ref = tau
-            y_new = self.bk.array([y[0], tau]) if new.clock == "arc" else self.bk.array([y[0]])
-            return Outcome(system=new, y=y_new)
+            return self.switch_clock(ev, t, y, lambda y_, tau: self.bk.array([y_[0], tau]),
+                                     lambda y_: self.bk.array([y_[0]]))
         if ev.name == "t_max":
-            return Outcome(stop="t_max")
-        return Outcome(stop="collapse", records=[("collapse", -1, "N → 0")])
+            return EventAction(stop=Status.T_MAX)
+        return EventAction(stop=Status.COLLAPSE, records=[("collapse", -1, "N → 0")])
 
     def observe(self, t, y) -> tuple[np.ndarray, np.ndarray]:
         return self.L * self.bk.to_float(self._theta(t, y[0])), np.ones(self.d, dtype=int)
