@@ -6,8 +6,11 @@ geometric on [0.003, 20] (100 values; 30 with --quick): every (ρ, α) cell is a
 batch of C4's reduced scalar ODE (batch.ReducedL2), τ geometric on [1e-4, 60] (200 values).
 A cell's regime: 1 collapse (N → 0 after the certificate N < ρ z_min), 2 sequential
 amplification (no collapse, j† ≠ 6 somewhere on the τ grid), 3 GD-like (j† = 6 on the whole
-grid). α_c(ρ) by batched bisection between the closed forms (sweep.collapse_threshold, 40
-halvings of the log-bracket, each trial decided by a certificate).
+grid). α_c(ρ) = ρ · α_c(z, 1) from the one α_c routine (sweep.collapse_threshold →
+claims.thresholds.collapse_threshold: Taylor integration of the reduced ODE, both sides
+certified, 13 significant digits): α_c(ρ = 1) = 0.31948487657496… (the previous batched
+float64 bisection gave 0.3194848776, wrong in the 10th digit: the full flow at α = 0.3194848770
+already grows).
 
 Figure ``regime_map``: left, the regimes over (ρ, α) with alpha_all_shrink(ρ) and
 alpha_gd_like(ρ) (closed forms, thresholds.py) and the computed α_c(ρ) overlaid; right, the
@@ -53,7 +56,7 @@ def draw(results: dict, out: Path) -> list[Path]:
     ax.plot(rho, r["alpha_all_shrink"], "w--", lw=2.2)
     ax.plot(rho, r["alpha_all_shrink"], "k--", lw=1.1, label="alpha_all_shrink (closed form)")
     ax.plot(rho, r["alpha_c"], "w-", lw=2.2)
-    ax.plot(rho, r["alpha_c"], "r-", lw=1.2, label="α_c (computed, bisection)")
+    ax.plot(rho, r["alpha_c"], "r-", lw=1.2, label="α_c (computed, certified)")
     ax.plot(rho, r["alpha_gd_like"], "w-.", lw=2.2)
     ax.plot(rho, r["alpha_gd_like"], "k-.", lw=1.1, label="alpha_gd_like (closed form)")
     ax.set_xscale("log")
@@ -96,7 +99,7 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
     if np.ptp(k) / np.median(k) > 1e-6:
         dev.append("α_c(ρ)/ρ is not constant to 1e-6: the scaling symmetry is not reproduced.")
     if not r["alpha_c_status"].all():
-        dev.append(f"α_c bisection ran out of its τ budget for {int(np.sum(r['alpha_c_status'] == 0))} ρ.")
+        dev.append(f"α_c is inconclusive (no certified bracket) for {int(np.sum(r['alpha_c_status'] == 0))} ρ.")
     counts = {int(v): int(c) for v, c in zip(*np.unique(reg, return_counts=True))}
     summary.append(f"cells per regime (0 budget, 1 collapse, 2 sequential, 3 GD-like): {counts} of {reg.size}.")
     A = alpha[None, :]

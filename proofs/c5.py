@@ -7,6 +7,8 @@ has no known closed form (computed by ``theorycheck thresholds``)."""
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
@@ -96,6 +98,48 @@ def _initial_index():
     return verified("no tie")
 
 
+def _saddle():
+    """The saddle at α = α_c: u = (ρ/√2) e_1 with z_1 the smallest entry (d = 3, symbols)."""
+    z1, z2, z3 = sp.symbols("z_1 z_2 z_3", positive=True)
+    u = sp.symbols("u_1:4", positive=True)
+    zz = (z1, z2, z3)
+    Nsq = sum(cf.balanced_norm_summand(2).subs({cf.z_j: zj, cf.u_j: uj}) for zj, uj in zip(zz, u))
+    F = sp.Matrix([cf.balanced_field(2, "sam-l2").subs({cf.z_j: zj, cf.u_j: uj, cf.N: sp.sqrt(Nsq)})
+                   for zj, uj in zip(zz, u)])
+    at = {u[0]: rho / sp.sqrt(2), u[1]: 0, u[2]: 0}
+    f0 = [sp.simplify(x.subs(at)) for x in F]
+    J = F.jacobian(sp.Matrix(u)).subs(at).applyfunc(sp.simplify)
+    want = sp.diag(z1, z2 * (1 - z2 / z1), z3 * (1 - z3 / z1))
+    if all(x == 0 for x in f0) and sp.simplify(J - want) == sp.zeros(3, 3):
+        return verified("u* = (ρ/√2) e_min is an equilibrium with N = ρ z_min; its Jacobian is diagonal with "
+                        "eigenvalues z_min (unstable: the N direction) and z_j (1 − z_j/z_min) < 0 for z_j > z_min "
+                        "(stable): one unstable direction, so its stable manifold (codimension 1) is the boundary "
+                        "between collapse and growth, and at α = α_c the path tends to u* (N → ρ z_min). On the "
+                        "unstable manifold x = N/(ρ z_min) − 1 obeys dx/dτ = z_min x exactly. With k tied minima "
+                        "u*_j = ρ/√(2k) on each")
+    return refuted(f"equilibrium residual {f0}, Jacobian {J}", {})
+
+
+def _depth_rates():
+    """Depth L: the initial log-rate z_j α^(L−2)(1 − r_j)^(L−1), r_j = ρ z_j/(α√L‖z‖₂), from the field."""
+    from theorycheck.claims import depth as dl
+
+    out = []
+    for L in (2, 3, 4, 5, 6):
+        f = dl.initial_forms(L)  # raises if the factored rate differs from the derived one
+        want = rho * cf.z_j / (cf.alpha * sp.sqrt(L) * cf.z_norm)
+        if sp.simplify(f["r0"] - want) != 0:
+            return refuted(f"L = {L}: r_j(0) = {f['r0']}", {"L": L})
+        out.append(f"L = {L}: {f['rate']}")
+    odd = all(sp.simplify(cf.balanced_field(L, "sam-l2") / cf.z_j - cf.balanced_perturbed_point(L, "sam-l2") ** (L - 1))
+              == 0 for L in (3, 5, 7))
+    if not odd:
+        return refuted("the depth-L field is not z_j û_j^(L−1)", {})
+    return verified("N0 = √L ‖z‖₂ α^(L−1), r_j(0) = ρ z_j/(α√L‖z‖₂), dθ_j/dτ(0) = z_j α^(L−2)(1 − r_j(0))^(L−1) ("
+                    + "; ".join(out) + "). Even L: all shrink ⇔ α < ρ z_min/(√L‖z‖₂); odd L: du_j/dτ = z_j û_j^(L−1) ≥ 0 "
+                    "(even power), so nothing ever shrinks and there is no collapse threshold")
+
+
 def build():
     zs = sy.data_symbols(1, 3)
     N_at_alpha = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(2).subs({cf.z_j: zs[j], cf.u_j: cf.alpha}) for j in range(3)]))
@@ -111,6 +155,8 @@ def build():
     yield Identity("α_gd_like = ρ (z_(d) + z_(d−1)) / (√2 ‖z‖₂) solves N0 = ρ(z_(d) + z_(d−1))",
                    cf.initial_norm().subs(cf.alpha, cf.alpha_gd_like()), rho * (cf.z_1st + cf.z_2nd))
     yield Fact("j†(0+) = argmax_j z_j (1 − ρ z_j / N0)", _initial_index)
+    yield Fact("at α = α_c the path tends to a saddle: its location and eigenvalues", _saddle)
+    yield Fact("depth L ≥ 2: the initial-rate conditions (derived), odd L never shrinks", _depth_rates)
 
 
 register(Theorem(
@@ -175,6 +221,8 @@ def _c5_register():
         if gap < 1e-3:  # the early lead is ~gap²: below ~1e-6 it is lost in the tie tolerance
             return None, None
         tr = num.solve(setting(x, alpha), 30.0 / z.min(), method="scipy")
+        if tr.collapsed:  # a collapse is regime 1, whatever j† did before it
+            return False, tr
         if not tr.successful:
             return None, tr
         tau_e = min(tr.t_end, 1e-7 / gap)  # lead gap·τ_e = 1e-7 ≫ tie tolerance, before any O(gap) switch
@@ -215,7 +263,7 @@ def _c5_register():
         refined=Claim(
             key="C5.gd-like-refined",
             statement="(refined by theorycheck) … iff N0 ≥ ρ (z_(d) + z_next), z_next the largest value strictly "
-                      "below z_(d)",
+                      "below z_(d); with all z_j equal (no z_next) iff N0 ≥ ρ z_(d), below which the path collapses",
             inputs=near_top(), check=lambda x: check_gd_like(x, True), pinned=[top_tie],
             tolerance="exact (α within 1e-9 of the threshold is inconclusive)"),
     ))
@@ -234,7 +282,9 @@ def _c5_register():
 
     def check_regimes(x) -> Outcome:
         z, r = np.array(x["z"]), x["rho"]
-        ac = th.collapse_threshold(z, r, rel_tol=1e-9, max_seconds=60)
+        ac = th.collapse_threshold(z, r, digits=10, max_seconds=60)
+        if ac.value is None:
+            return Outcome(None, detail={"alpha_c": ac.note})
         lo, hi = th.alpha_all_shrink(z, r).value, th.alpha_gd_like(z, r).value
         problems, rows = [], {}
         if not lo <= ac.value * (1 + 1e-9) and ac.value <= hi * (1 + 1e-9):
@@ -267,8 +317,103 @@ def _c5_register():
         statement="ℓ2-SAM, L = 2: three regimes in α: collapse for α < α_c; sequential amplification (j† starts "
                   "below the major coordinate and ends on it) for α_c < α < α_gd_like; GD-like above",
         inputs=zr(), check=check_regimes, pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0}], max_examples=3,
-        tolerance="α_c to 1e-9 (bisection on the reduced ODE); the FULL flow must collapse at α_c·(1 − 1e-6), "
+        tolerance="α_c to 10 certified digits; the FULL flow must collapse at α_c·(1 − 1e-6), "
                   "(1 − 1e-2) and not at α_c·(1 + 1e-6), (1 + 1e-2)",
+    ))
+
+    # ------------------------------------------------------------ α_c: the saddle and the bounds
+    from theorycheck.claims import collapse as col
+
+    @st.composite
+    def zonly(draw):
+        z = draw(tcs.single_examples(d=(2, 4), min_value=0.5, max_value=4.0, ties=True, sort=True))
+        if np.all(z == z[0]):
+            z = np.append(z, z[0] + 1.0)
+        return {"z": z.tolist(), "rho": draw(st.floats(0.2, 2.0))}
+
+    def check_saddle(x) -> Outcome:
+        """At α_c (18 certified digits) the reduced flow, integrated at 30 digits, reaches N ≈ ρ z_min with
+        all of N carried by the z_min coordinates, and stays there for a time ≈ ln(1e14)/z_min."""
+        import mpmath as mp
+
+        z, r = np.array(x["z"]), x["rho"]
+        t = th.collapse_threshold(z, r, digits=18, max_seconds=60)
+        if t.value is None:
+            return Outcome(None, detail={"alpha_c": t.note})
+        zs = np.ldexp(z, -int(np.frexp(z.max())[1]))  # the same exact scaling the α_c routine uses
+        zm = float(zs.min())
+        T = 14 * math.log(10) / zm  # a deviation of 1e-18 grows to ~1e-4 by then
+        with mp.workdps(30):
+            a = mp.mpf(t.value_text) / mp.mpf(r)
+            fate = col.ReducedFlow(zs, 30).run(a, T, lower=0.2)
+            if fate.kind != "horizon":
+                return Outcome(False, 1.0, {"outcome": fate.kind, "time": float(fate.tau)})
+            x_min = float(fate.q * mp.exp(zm * fate.tau))  # N_min/(ρ z_min) − 1
+            n_dev = float(fate.N / zm - 1)  # N/(ρ z_min) − 1
+        dev = max(abs(x_min), abs(n_dev))
+        k = int(np.sum(z == z.min()))
+        return Outcome(dev < 1e-3, dev, {"alpha_c": t.value_text, "tau": T, "N_over_rho_zmin_minus_1": n_dev,
+                                         "Nmin_over_rho_zmin_minus_1": x_min,
+                                         "saddle": f"u = ρ/√(2·{k}) on the z_min coordinates, 0 elsewhere"})
+
+    register_claim(Claim(
+        key="C5.saddle",
+        statement="ℓ2-SAM, L = 2: at α = α_c the path tends to the saddle u* = (ρ/√(2k)) on the k coordinates of "
+                  "z_min (0 elsewhere), where N = ρ z_min; eigenvalues z_min (unstable) and z_j(1 − z_j/z_min) (theorycheck "
+                  "prove C5)",
+        inputs=zonly(), check=check_saddle, pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0}], max_examples=3,
+        tolerance="|N/(ρ z_min) − 1| and |N_min/(ρ z_min) − 1| < 1e-3 at τ = 14 ln 10 / z_min (30-digit integration "
+                  "from the 18-digit α_c)",
+    ))
+
+    def check_bounds(x, which: str) -> Outcome:
+        z, r = np.array(x["z"]), x["rho"]
+        t = th.collapse_threshold(z, r, digits=8, max_seconds=60)
+        if t.value is None:
+            return Outcome(None, detail={"alpha_c": t.note})
+        lo, hi = (float(v) for v in t.certificate["bracket"])
+        nrm = np.sqrt(2) * np.linalg.norm(z)
+        b_lo, b_hi = r * z.min() / nrm, r * z.max() / nrm
+        gd = th.alpha_gd_like(z, r).value
+        if which == "theory":
+            ok = b_lo < lo and hi < gd
+        else:
+            ok = b_lo < lo and hi <= b_hi * (1 + 1e-15) and (b_hi <= gd or z.size == 1)
+        return Outcome(ok, 0.0 if ok else 1.0, {"alpha_c": t.value, "rho_zmin_over_sqrt2_norm": b_lo,
+                                                 "rho_zmax_over_sqrt2_norm": b_hi, "alpha_gd_like": gd,
+                                                 "alpha_c_over_lower": t.value / b_lo,
+                                                 "alpha_c_over_upper": t.value / b_hi})
+
+    register_claim(Claim(
+        key="C5.alpha-c-bounds",
+        statement="ℓ2-SAM, L = 2: ρ z_min/(√2‖z‖) < α_c < ρ z_max/(√2‖z‖) ≤ alpha_gd_like (the upper bound: N0 ≥ ρ z_max "
+                  "makes every rate ≥ 0, and that persists; it is sharper than alpha_gd_like)",
+        inputs=zonly(), check=lambda x: check_bounds(x, "sharp"), pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0},
+                                                                        {"z": [1.0, 1.0, 3.0], "rho": 0.5}],
+        max_examples=4, tolerance="strict inequalities against α_c's certified bracket (8 digits)",
+    ))
+
+    # ------------------------------------------------------------ C4: j† moves between neighbouring values
+    def check_neighbours(x) -> Outcome:
+        z = np.array(x["z"])
+        tr = num.solve(setting(x), 40.0 / z.min(), method="scipy")
+        if not tr.successful and tr.stopped_because not in ("t_max", "collapse"):
+            return Outcome(None, detail={"stopped_because": tr.stopped_because})
+        vals = np.unique(z)
+        bad = []
+        for t_, a, b in num.switches(tr):
+            lo_v, hi_v = sorted((z[a - 1], z[b - 1]))
+            if np.any((vals > lo_v) & (vals < hi_v)):
+                bad.append([t_, a, b])
+        return Outcome(not bad, float(len(bad)), {"switches": [list(w) for w in num.switches(tr)], "jumps": bad})
+
+    register_claim(Claim(
+        key="C4.neighbour-switches",
+        statement="ℓ2-SAM, L = 2: j† only moves between neighbouring values of z (j† = argmax z(1 − ρz/N̄) maximises a "
+                  "concave parabola in z over the values, whose vertex N̄/(2ρ) moves continuously)",
+        inputs=_l2_inputs(), check=check_neighbours, max_examples=6,
+        pinned=[{"z": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "rho": 1.0, "alpha": 0.3194848765749644 * (1 + 1e-6)}],
+        tolerance="exact: no switch from value a to value b with another value of z strictly between",
     ))
 
 

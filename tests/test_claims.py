@@ -30,6 +30,10 @@ EXPECTED = {
     "C5.gd-like": (FAILS, HOLDS),
     "C5.regimes": (HOLDS, None),
     "C6.gd": (FAILS, HOLDS),
+    "C5.saddle": (HOLDS, None),
+    "C5.alpha-c-bounds": (HOLDS, None),
+    "C4.neighbour-switches": (HOLDS, None),
+    "E1.gd-static": (FAILS, HOLDS),
 }
 
 
@@ -70,7 +74,8 @@ def test_sequential_counterexample_goes_down_then_up():
 
 
 def test_select_and_refined_lookup():
-    assert {c.key for c in select(["C4"])} == {"C4.reduction", "C4.switch-level", "C4.sequential", "C4.limit"}
+    assert {c.key for c in select(["C4"])} == {"C4.reduction", "C4.switch-level", "C4.sequential", "C4.limit",
+                                             "C4.neighbour-switches"}
     assert [c.key for c in select(["C2.limit-refined"])] == ["C2.limit-refined"]
     with pytest.raises(KeyError):
         select(["C9"])

@@ -39,7 +39,10 @@ def test_gd_like_at_a_top_tie_uses_the_next_distinct_value():
     assert "tie at the top" in t.note
     r = rates([1.0, 2.0, 2.0], t.value * (1 + 1e-9), 1.0)
     assert r[1] == r[2] and r[1] > r[0]
-    assert th.alpha_gd_like([2.0, 2.0], 1.0).value == 0.0
+    # all equal: every coordinate grows iff N0 ≥ ρ z_(d), which is alpha_all_shrink (and α_c)
+    t = th.alpha_gd_like([2.0, 2.0], 1.0)
+    assert t.value == pytest.approx(th.alpha_all_shrink([2.0, 2.0], 1.0).value) == pytest.approx(0.5)
+    assert np.all(rates([2.0, 2.0], t.value * (1 + 1e-9), 1.0) > 0)
 
 
 def test_all_shrink_with_signs():
@@ -65,10 +68,13 @@ def test_collapse_threshold_certificate(alpha_c):
     z, rho = [1.0, 2.0, 3.0], 1.0
     assert th.alpha_all_shrink(z, rho).value < alpha_c.value < th.alpha_gd_like(z, rho).value
     cert = alpha_c.certificate
-    assert cert["collapses"]["collapses"] is True and cert["grows"]["collapses"] is False
-    assert cert["collapses"]["alpha"] < alpha_c.value < cert["grows"]["alpha"]
-    assert cert["significant_digits"] >= 10
-    assert "30 digits" in cert["collapses"]["method"] and "30 digits" in cert["grows"]["method"]
+    assert cert["collapses"]["outcome"] == "collapse" and cert["grows"]["outcome"] == "grow"
+    lo, hi = (float(x) for x in cert["bracket"])
+    assert lo < alpha_c.value < hi and hi / lo - 1 < 1e-12
+    assert cert["significant_digits"] >= 12 and len(alpha_c.value_text.replace("0.", "", 1)) >= 12
+    # the previous implementation's value (bisection, 30-digit certificates): 0.436426305961
+    assert alpha_c.value == pytest.approx(0.436426305961, rel=1e-11)
+    assert alpha_c.value_text.startswith("0.43642630596106")
 
 
 def test_collapse_threshold_against_the_full_system(alpha_c):
@@ -79,19 +85,112 @@ def test_collapse_threshold_against_the_full_system(alpha_c):
         assert tr.collapsed is collapses
 
 
+def _full_fate_mp(z, alpha, dps, t_max):
+    """The full d-dimensional ℓ2-SAM flow (u, not the reduced ODE) by mpmath's own Taylor
+    integrator (mpmath.odefun), classified by the same persisting certificates."""
+    import mpmath as mp
+
+    with mp.workdps(dps):
+        zz = [mp.mpf(v) for v in z]
+        a = mp.mpf(alpha)
+
+        def F(t, u):
+            N = mp.sqrt(2 * mp.fsum(zj**2 * uj**2 for zj, uj in zip(zz, u)))
+            return [zj * uj * (1 - zj / N) for zj, uj in zip(zz, u)]
+
+        sol = mp.odefun(F, 0, [a] * len(zz))
+        t = mp.mpf(0)
+        while t < t_max:
+            t += mp.mpf(1) / 2
+            u = sol(t)
+            N = mp.sqrt(2 * mp.fsum(zj**2 * uj**2 for zj, uj in zip(zz, u)))
+            if N < min(zz):
+                return "collapse"
+            if N >= max(zz):
+                return "grow"
+        return "undecided"
+
+
 @pytest.mark.slow
-def test_collapse_threshold_against_the_full_system_at_30_digits(alpha_c):
-    for f, collapses in ((1 - 1e-9, True), (1 + 1e-9, False)):
-        tr = solve(Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0, alpha=alpha_c.value * f),
-                   t_max=60.0, precision=30)
-        assert tr.collapsed is collapses
+def test_collapse_threshold_full_system_high_precision_both_sides(alpha_c):
+    """An independent high-precision integration (mpmath.odefun on the u-system) on both sides,
+    1e-13 from the 12-digit value: below collapses, above grows."""
+    import mpmath as mp
+
+    with mp.workdps(30):
+        lo, hi = (mp.mpf(alpha_c.value_text) * (1 + s * mp.mpf("3e-13")) for s in (-1, 1))
+    assert _full_fate_mp([1, 2, 3], lo, 25, 60) == "collapse"
+    assert _full_fate_mp([1, 2, 3], hi, 25, 60) == "grow"
+
+
+@pytest.mark.slow
+def test_collapse_threshold_30_digits_full_system_both_sides():
+    import mpmath as mp
+
+    t = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0], 1.0, digits=30)
+    assert t.certificate["significant_digits"] >= 30
+    with mp.workdps(50):
+        lo, hi = (mp.mpf(t.value_text) * (1 + s * mp.mpf("1e-28")) for s in (-1, 1))
+    assert _full_fate_mp([1, 2, 3, 4, 5], lo, 45, 120) == "collapse"
+    assert _full_fate_mp([1, 2, 3, 4, 5], hi, 45, 120) == "grow"
+
+
+@pytest.mark.slow
+def test_collapse_threshold_digits_agree_across_precisions():
+    lo = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 1.0, digits=10)
+    hi = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 1.0, digits=20)
+    assert hi.certificate["significant_digits"] >= 20
+    # every certified digit of the short answer is a digit (or the rounding) of the long one
+    assert float(hi.value_text) == pytest.approx(float(lo.value_text), rel=10 ** -(len(lo.value_text) - 3))
+    assert hi.value_text.startswith("0.31948487657496")
 
 
 @pytest.mark.slow
 def test_collapse_threshold_scalings(alpha_c):
     # α_c(c z, ρ) = α_c(z, ρ) (time rescaling) and α_c(z, k ρ) = k α_c(z, ρ) (N ∝ α)
-    assert th.collapse_threshold([2.0, 4.0, 6.0], 1.0).value == pytest.approx(alpha_c.value, rel=1e-10)
-    assert th.collapse_threshold([1.0, 2.0, 3.0], 2.5).value == pytest.approx(2.5 * alpha_c.value, rel=1e-10)
+    assert th.collapse_threshold([2.0, 4.0, 6.0], 1.0).value == pytest.approx(alpha_c.value, rel=1e-12)
+    assert th.collapse_threshold([1.0, 2.0, 3.0], 2.5).value == pytest.approx(2.5 * alpha_c.value, rel=1e-12)
+
+
+def test_extreme_scales_are_scale_invariant():
+    """Regression: at z ~ 1e100 the old bisection returned 0.29204 for z = 1e100·(1..6) while
+    claiming 12 digits; the closed forms gave inf/nan; z ~ 1e-222 raised an IndexError."""
+    z6 = np.arange(1.0, 7.0)
+    ref = th.collapse_threshold(z6, 1.0).value
+    assert th.collapse_threshold(1e100 * z6, 1.0).value == pytest.approx(ref, rel=1e-12)
+    assert ref == pytest.approx(0.31948487657496, rel=1e-13)
+    for c in (1e-250, 1e-100, 1e100, 1e250):
+        assert th.alpha_all_shrink(c * z6, 1.0).value == pytest.approx(th.alpha_all_shrink(z6, 1.0).value, rel=1e-14)
+        assert th.alpha_gd_like(c * z6, 1.0).value == pytest.approx(th.alpha_gd_like(z6, 1.0).value, rel=1e-14)
+        assert th.initial_index(c * z6, 0.3, 1.0) == th.initial_index(z6, 0.3, 1.0)
+        r = th.initial_rates(c * z6, 0.3, 1.0)
+        assert np.all(np.isfinite(r)) and r / c == pytest.approx(th.initial_rates(z6, 0.3, 1.0), rel=1e-13)
+    assert th.alpha_all_shrink([2e-222, 2e-222], 1.0).value == pytest.approx(0.5)
+    assert th.alpha_gd_like([2e-222, 2e-222], 1.0).value == pytest.approx(0.5)
+    assert th.alpha_gd_like([1e-279], 1.0).value == pytest.approx(1 / np.sqrt(2))
+    assert th.initial_index([1e-279], 1.0, 1.0) == 1
+
+
+@pytest.mark.parametrize("z", [[3.0, -5.0], [1.0, -1.0], [2.0, -1.0, 0.5], [1.0, 0.0, 2.0], [4.0]])
+def test_gd_like_never_negative_nor_below_all_shrink(z):
+    g = th.alpha_gd_like(z, 1.0).value
+    s = th.alpha_all_shrink(z, 1.0).value
+    assert g > 0 and (s is None or s <= g * (1 + 1e-15))
+    # defining property: just above it the major coordinate grows, and grows fastest
+    r = th.initial_rates(z, g * (1 + 1e-9), 1.0)
+    assert r[int(np.argmax(z))] > 0 and int(np.argmax(r)) == int(np.argmax(z))
+
+
+def test_inconclusive_certificate_gives_no_value():
+    t = th.collapse_threshold([1.0, 2.0, 3.0], 1.0, digits=30, max_seconds=0.05)
+    assert t.value is None and t.to_dict()["value_text"] is None and "inconclusive" in t.note
+
+
+def test_initial_index_at_ties_of_equal_z():
+    """Equal z_j give equal β_j for all τ: j† is the smallest index among them (argmax)."""
+    assert th.initial_index([1.0, 2.0, 2.0], 1.0, 1.0) == 2
+    assert th.initial_index([2.0, 2.0, 1.0], 1.0, 1.0) == 1
+    assert th.initial_index([2.0, 1.0, 2.0], 1.0, 1.0) == 1
 
 
 def test_collapse_threshold_edge_cases():
@@ -106,16 +205,40 @@ def test_cli_thresholds_json(capsys):
     res = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert res["alpha_all_shrink"]["closed_form"] is True and res["alpha_collapse"]["closed_form"] is False
-    assert res["alpha_collapse"]["value"] == pytest.approx(0.436426305961, rel=1e-10)
+    assert res["alpha_collapse"]["value"] == pytest.approx(0.436426305961, rel=1e-11)
+    assert res["alpha_collapse"]["value_text"].startswith("0.436426305961")
     assert res["regime"] == 2 and res["final_index"] == 3 and res["switches"]
     assert res["initial_index"] == th.initial_index([1, 2, 3], 0.6, 1.0)
+
+
+def test_cli_thresholds_keeps_its_initial_index_at_a_tie(capsys):
+    rc = main(["thresholds", "--z", "1,2,2", "--rho", "1", "--alpha", "1", "--json"])
+    res = json.loads(capsys.readouterr().out)
+    assert rc == 0 and res["initial_index"] == 2 and "trajectory_initial_index" in res
+    rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--digits", "20", "--json"])
+    res = json.loads(capsys.readouterr().out)
+    assert res["alpha_collapse"]["certificate"]["significant_digits"] >= 20
+    assert res["alpha_collapse"]["value_text"].startswith("0.4364263059610605297")
 
 
 def test_cli_thresholds_linf_and_errors(capsys):
     rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--optimizer", "sam-linf", "--alpha", "2,0.5,3", "--json"])
     res = json.loads(capsys.readouterr().out)
     assert rc == 0 and res["predicted_index"] == 3 and res["final_index"] == 3
-    rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--depth", "3"])
-    assert rc == 2 and "L = 2" in capsys.readouterr().err
+    rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--depth", "1"])
+    assert rc == 2 and "L = 1" in capsys.readouterr().err
     rc = main(["thresholds", "--z", "1,-2", "--rho", "1"])
     assert rc == 2 and "z > 0" in capsys.readouterr().err
+    rc = main(["thresholds", "--z", "1,2", "--rho", "1", "--digits", "0"])
+    assert rc == 2 and "digits" in capsys.readouterr().err
+
+
+def test_closed_forms_to_any_number_of_digits():
+    import mpmath as mp
+
+    with mp.workdps(40):
+        want = mp.nstr(1 / mp.sqrt(28), 30)  # ρ z_min/(√2‖z‖) for z = (1, 2, 3): 1/√28
+        want_gd = mp.nstr(5 / mp.sqrt(28), 30)  # ρ (3 + 2)/(√2‖z‖)
+    assert th.closed_form_text("alpha_all_shrink", [1.0, 2.0, 3.0], 1.0, 30) == want
+    assert th.closed_form_text("alpha_gd_like", [1.0, 2.0, 3.0], 1.0, 30) == want_gd
+    assert th.closed_form_text("alpha_all_shrink", [1.0, 0.0, 2.0], 1.0, 30) is None

@@ -268,7 +268,28 @@ def report(traj: Trajectory) -> dict:
     })
     if traj.eta is not None:
         out["eta"] = traj.eta
+    out.update(exact_texts(traj))
     for p in (1, 2):
         out[f"angle_l{p}_deg"] = angle_degrees(out["direction"], max_margin(setting.Z, p).beta)
+    return out
+
+
+def exact_texts(traj: Trajectory) -> dict:
+    """With ``precision`` D: the numbers the run knows to D digits, as decimal strings
+    (``time_text`` = the final time, ``log_abs_beta_text`` = ln|β_j| there, ``collapse_time_text``,
+    ``blowup_time_text``); nothing for float64 runs."""
+    import mpmath as mp
+
+    if not traj.precision or getattr(traj, "t_exact", None) is None:
+        return {}
+    D = int(traj.precision)
+
+    def text(x):
+        return None if x is None else mp.nstr(x, D, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)
+
+    out = {"time_text": text(traj.t_exact[-1]), "collapse_time_text": text(traj.collapse_time_exact),
+           "blowup_time_text": text(traj.blowup_time_exact)}
+    if traj.log_abs_beta_exact is not None:
+        out["log_abs_beta_text"] = [text(v) for v in traj.log_abs_beta_exact[-1]]
     return out
 

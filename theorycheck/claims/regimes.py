@@ -1,7 +1,7 @@
 """Where an initialisation lies among the regimes of one example (C2, C3, C5): the regime
 thresholds in α — closed forms where THEORY.md gives one, computed where not — and, for a
 given α, its regime and the trajectory's switches. :func:`thresholds` is what
-``theorycheck thresholds`` prints."""
+``theorycheck thresholds`` prints; :func:`thresholds_data` what ``--data`` prints."""
 
 from __future__ import annotations
 
@@ -12,17 +12,18 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.report.record import Record
 from theorycheck.setting import Setting, parse_floats
 
-__all__ = ["REGIMES", "ThresholdsResult", "thresholds"]
+__all__ = ["REGIMES", "ThresholdsResult", "thresholds", "thresholds_data"]
 
 
 class ThresholdsResult(Record):
     """Keys (as the README documents): optimizer, depth, z, rho; ℓ2-SAM: alpha_all_shrink,
-    alpha_gd_like, alpha_collapse (each {value, closed_form, expression, note, …}); with α:
-    alpha, initial_index, regime, regime_name and the trajectory's initial_index,
-    final_index, switches, collapsed, collapse_time, blowup_time, stopped_because,
-    time_kind (and warning when α is inside α_c's bracket); ℓ∞-SAM: alpha, grows,
+    alpha_gd_like, alpha_collapse (each {value, value_text, closed_form, expression, note, …});
+    L ≥ 3: initial_rate, alpha_all_grow, small_alpha, equilibrium; with α: alpha,
+    initial_index, regime, regime_name and the trajectory's trajectory_initial_index,
+    final_index, switches, collapsed, collapse_time, blowup_time, stopped_because, time_kind
+    (and warning when the regime and the trajectory disagree); ℓ∞-SAM: alpha, grows,
     stationary, predicted_index, predicted_direction, blowup_times (L ≥ 3); GD:
-    predicted_index."""
+    predicted_index. ``--data``: data, n, d, alpha_collapse (not certified, with evidence)."""
 
 
 REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
@@ -32,24 +33,57 @@ REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
 
 
 def _trajectory_facts(setting: Setting, t_max: float) -> dict:
+    """The trajectory's own facts. Its j†(0+) is reported as ``trajectory_initial_index`` so
+    that it never overwrites the thresholds' ``initial_index`` (derived from the initial rates,
+    ties broken at second order and among equal z_j by the smallest index)."""
     from theorycheck.observe import summary
     from theorycheck.solve.integrate import solve
 
     tr = solve(setting, t_max=t_max)
     s = summary(tr)
-    return {k: s[k] for k in ("initial_index", "final_index", "switches", "collapsed", "collapse_time",
-                              "blowup_time", "stopped_because", "time_kind")}
+    out = {k: s[k] for k in ("final_index", "switches", "collapsed", "collapse_time",
+                             "blowup_time", "stopped_because", "time_kind")}
+    out["trajectory_initial_index"] = s["initial_index"]
+    return out
+
+
+def _depth_l(out: dict, z: np.ndarray, rho: float, L: int, alpha, setting, T) -> dict:
+    """ℓ2-SAM at depth L ≥ 3 (claims/depth.py): derived initial-rate thresholds, α_c(L) for even
+    L (certified bracket), the statement of what happens at small α, and with --alpha the
+    initial index, the side of α_c and the trajectory."""
+    from theorycheck.claims import depth as dl
+
+    out.update(dl.thresholds(z, rho, L))
+    if alpha is not None:
+        if np.size(alpha) != 1:
+            raise TheorycheckError("give one scalar --alpha for ℓ2-SAM (uniform init)")
+        a = float(np.asarray(alpha).reshape(-1)[0])
+        out["alpha"] = a
+        out["initial_index"] = dl.initial_index(z, a, rho, L)
+        ac = out["alpha_collapse"]
+        if ac["value"] is None:
+            out["regime_name"] = "no collapse is possible (odd L): every coordinate is nondecreasing"
+        else:
+            cert = ac.get("certificate") or {}
+            lo = cert.get("shrinks", {}).get("alpha", ac["value"])
+            hi = cert.get("grows", {}).get("alpha", ac["value"])
+            out["regime_name"] = ("collapse (every coordinate shrinks from a certified time on)" if a <= lo else
+                                  "growth (every coordinate grows from a certified time on)" if a >= hi else
+                                  "undecided: α lies in α_c(L)'s certified bracket")
+        out.update(_trajectory_facts(setting, T))
+    return out
 
 
 def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: int = 2,
-               t_max: float | None = None) -> ThresholdsResult:
+               t_max: float | None = None, digits: int = 12, progress: bool | None = None) -> ThresholdsResult:
     """The regime thresholds in α for one example ``z`` (what ``theorycheck thresholds``
-    reports). ℓ2-SAM (L = 2, z > 0): ``alpha_all_shrink`` and ``alpha_gd_like`` (closed forms)
-    and ``alpha_collapse`` (α_c, certified bisection); with a scalar ``alpha``: its initial
-    index, regime (1 collapse, 2 sequential amplification, 3 GD-like) and the trajectory's
-    switches up to ``t_max`` (rescaled τ, default 40/min|z_j|). ℓ∞-SAM (``alpha`` needed):
-    per-coordinate growth, the predicted limit index and direction, blow-up times for L ≥ 3.
-    GD: the predicted limit index."""
+    reports). ℓ2-SAM, L = 2 (z > 0): ``alpha_all_shrink`` and ``alpha_gd_like`` (closed forms)
+    and ``alpha_collapse`` (α_c to ``digits`` certified digits, ``value_text``); L ≥ 3: the
+    derived initial-rate thresholds, α_c(L) for even L (certified bracket) and what happens
+    at small α. With a scalar ``alpha``: its initial index, regime (1 collapse, 2 sequential
+    amplification, 3 GD-like) and the trajectory's switches up to ``t_max`` (rescaled τ,
+    default 40/min|z_j|). ℓ∞-SAM (``alpha`` needed): per-coordinate growth, the predicted
+    limit index and direction, blow-up times for L ≥ 3. GD: the predicted limit index."""
     if isinstance(z, str):
         z = parse_floats(z, "z")
     if isinstance(alpha, str):
@@ -63,14 +97,19 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho)
     T = t_max or 40.0 / float(np.min(np.abs(z[z != 0])))
     if optimizer == "sam-l2":
-        if depth != 2:
-            raise TheorycheckError("the ℓ2-SAM regime thresholds (C5) are derived for depth L = 2: use --depth 2")
         if np.any(z <= 0):
             raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
-        ac = th.collapse_threshold(z, rho)
+        if depth == 1:
+            raise TheorycheckError("ℓ2-SAM at depth L = 1 has no regimes (C1: every α goes to z/‖z‖): use --depth ≥ 2")
+        if depth >= 3:
+            return ThresholdsResult(_depth_l(out, z, rho, depth, alpha, s if alpha is not None else None, T))
+        ac = th.collapse_threshold(z, rho, digits=digits, progress=progress)
         out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
                    alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
                    alpha_collapse=ac.to_dict())
+        for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for
+            if out[key]["value"] is not None and digits > 15:
+                out[key]["value_text"] = th.closed_form_text(key, z, rho, digits)
         if alpha is not None:
             a = float(np.asarray(alpha).reshape(-1)[0])
             if np.size(alpha) != 1:
@@ -78,12 +117,17 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
             out["alpha"] = a
             out["initial_index"] = th.initial_index(z, a, rho)
             gd = out["alpha_gd_like"]["value"]
-            out["regime"] = 1 if a < ac.value else (3 if a >= gd else 2)
-            out["regime_name"] = REGIMES[out["regime"]]
+            if ac.value is None:
+                out["regime"] = 1 if a < out["alpha_all_shrink"]["value"] else (3 if a >= gd else None)
+            else:
+                lo_b, hi_b = (float(x) for x in ac.certificate["bracket"])
+                out["regime"] = 1 if a <= lo_b else (3 if a >= gd else (2 if a >= hi_b else None))
+            out["regime_name"] = REGIMES.get(out["regime"], "undecided: α lies in α_c's certified bracket, or α_c "
+                                             "is inconclusive")
             out.update(_trajectory_facts(s, T))
-            if (out["regime"] == 1) != out["collapsed"]:
-                out["warning"] = ("α is within the bisection bracket of α_c: the regime from α_c and the trajectory's "
-                                  "fate disagree")
+            if out["regime"] is not None and (out["regime"] == 1) != out["collapsed"]:
+                out["warning"] = ("the regime from α_c and the trajectory's fate disagree (the trajectory's horizon or "
+                                  "precision may be too short)")
         return ThresholdsResult(out)
     if optimizer == "sam-linf":
         if alpha is None:
@@ -104,3 +148,17 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     if alpha is not None:
         out.update(_trajectory_facts(s, T))
     return ThresholdsResult(out)
+
+
+def thresholds_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: int = 2) -> ThresholdsResult:
+    """``theorycheck thresholds --data FILE.csv``: α_c(Z) for ℓ2-SAM, L = 2, several examples
+    (claims/dataset.py: a bracket from full integrations, with its evidence; not certified)."""
+    from theorycheck.claims import dataset as ds
+
+    if optimizer != "sam-l2" or depth != 2:
+        raise TheorycheckError("--data thresholds are computed for ℓ2-SAM at L = 2 (--optimizer sam-l2 --depth 2)")
+    s = Setting.from_csv(path, depth=2, optimizer="sam-l2", rho=rho)  # validates (separability included)
+    return ThresholdsResult({"optimizer": optimizer, "depth": depth, "data": str(path), "n": int(s.X.shape[0]), "d": int(s.X.shape[1]),
+            "rho": rho, "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)})
+
+

@@ -22,6 +22,7 @@ GD: no threshold; the limit index is argmax z (uniform init).
 
 from __future__ import annotations
 
+import time as _time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,9 +46,14 @@ class Threshold:
     expression: str | None = None
     note: str = ""
     certificate: dict | None = field(default=None)
+    value_text: str | None = None
 
     def to_dict(self) -> dict:
-        return {"value": self.value, "closed_form": self.closed_form, "expression": self.expression,
+        text = self.value_text
+        if text is None and self.closed_form and self.value is not None:
+            text = f"{self.value:.15g}"  # a closed form evaluated in float64
+        return {"value": self.value, "value_text": text if self.value is not None else None,
+                "closed_form": self.closed_form, "expression": self.expression,
                 "note": self.note, "certificate": self.certificate}
 
 
@@ -60,9 +66,15 @@ def _positive_z(z: np.ndarray) -> np.ndarray:
     return z
 
 
+def _unit(z: np.ndarray) -> np.ndarray:
+    """z / max|z|: every ℓ2-SAM threshold in α is invariant under z → c z (c > 0), and the
+    scaled vector neither overflows nor underflows in ‖z‖₂ (z ~ 1e±300 included)."""
+    return z / np.max(np.abs(z))
+
+
 def alpha_all_shrink(z, rho: float) -> Threshold:
     """ρ z_min/(√2‖z‖₂): below it every coordinate shrinks from the start (and collapses)."""
-    z = _positive_z(z)
+    z = _unit(_positive_z(z))
     expr = cf.alpha_all_shrink()
     f = lambdify((cf.z_min, cf.z_norm, rho_sym), expr)
     if np.any(z == 0):
@@ -79,23 +91,58 @@ def alpha_all_shrink(z, rho: float) -> Threshold:
 
 def alpha_gd_like(z, rho: float) -> Threshold:
     """ρ (z_(d) + z_next)/(√2‖z‖₂): from it on, the major coordinate grows fastest from the
-    start and j† = d for all τ > 0 (regime 3)."""
-    z = _positive_z(z)
+    start and j† = d for all τ > 0 (regime 3). z_next is the largest value strictly below
+    z_(d); when z_next ≤ 0 (or there is none: all entries equal) the condition "the major
+    coordinate grows" (N0 ≥ ρ z_(d)) is the binding one, so the value is never below
+    alpha_all_shrink and never negative."""
+    z = _unit(_positive_z(z))
     expr = cf.alpha_gd_like()
     f = lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), expr)
     top = float(z.max())
+    nrm = float(np.linalg.norm(z))
     below = z[z < top]
+    grow = float(f(top, 0.0, nrm, rho))  # N0 = ρ z_(d): the major coordinate's rate is 0
     if below.size == 0:
-        return Threshold("alpha_gd_like", 0.0, True, sp.sstr(expr),
-                         "all entries of z are equal: no coordinate is major, every α is 'GD-like'")
+        return Threshold("alpha_gd_like", grow, True, sp.sstr(expr.subs(cf.z_2nd, 0)),
+                         "all entries of z are equal: no coordinate is major; every coordinate grows iff "
+                         "N0 ≥ ρ z_(d) (z_(d−1) replaced by 0), which is also alpha_all_shrink and α_c")
+    nxt = float(below.max())
+    if nxt <= 0:
+        return Threshold("alpha_gd_like", grow, True, sp.sstr(expr.subs(cf.z_2nd, 0)),
+                         "the largest entry below the maximum is ≤ 0: the major coordinate outgrows the others as "
+                         "soon as it grows, i.e. from N0 ≥ ρ z_(d) (z_(d−1) replaced by 0)")
     zs = np.sort(z)
     note = ""
     if zs.size >= 2 and zs[-2] == top:
         note = ("tie at the top of z: z_(d−1) = z_(d); the threshold uses the largest value strictly below "
                 "z_(d) (THEORY.md's z_(d−1) would give the wrong, larger value "
-                f"{float(f(top, top, float(np.linalg.norm(z)), rho)):.12g})")
-    return Threshold("alpha_gd_like", float(f(top, float(below.max()), float(np.linalg.norm(z)), rho)), True,
-                     sp.sstr(expr), note)
+                f"{float(f(top, top, nrm, rho)):.12g})")
+    return Threshold("alpha_gd_like", float(f(top, nxt, nrm, rho)), True, sp.sstr(expr), note)
+
+
+def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
+    """``digits`` significant digits of the closed-form threshold ``name`` ("alpha_all_shrink"
+    or "alpha_gd_like"), evaluated by sympy at the exact binary values of z and ρ (the float64
+    ``value`` carries about 15)."""
+    t = {"alpha_all_shrink": alpha_all_shrink, "alpha_gd_like": alpha_gd_like}[name](z, rho)
+    if t.value is None:
+        return None
+    import mpmath as mp
+
+    z = _positive_z(z)
+    with mp.workdps(int(digits) + 15):
+        zz = [mp.mpf(float(v)) for v in z]  # the exact binary values
+        nrm = mp.sqrt(mp.fsum(v**2 for v in zz))
+        r = mp.mpf(float(rho))
+        if name == "alpha_all_shrink":
+            f = sp.lambdify((cf.z_min, cf.z_norm, rho_sym), cf.alpha_all_shrink(), "mpmath")
+            val = f(min(v for v in zz if v > 0), nrm, r)
+        else:
+            f = sp.lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), cf.alpha_gd_like(), "mpmath")
+            top = max(zz)
+            below = [v for v in zz if v < top]
+            val = f(top, max(below) if below and max(below) > 0 else mp.mpf(0), nrm, r)
+        return mp.nstr(val, int(digits), strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)
 
 
 def initial_norm(z, alpha: float) -> float:
@@ -104,22 +151,33 @@ def initial_norm(z, alpha: float) -> float:
 
 
 def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
-    """dθ_j/dτ at τ = 0: z_j (1 − ρ z_j / N0) (C4/C5)."""
+    """dθ_j/dτ at τ = 0: z_j (1 − ρ z_j / N0) (C4/C5), evaluated as s·(z_j/s)(1 − ρ (z_j/s)/N0(z/s))
+    with s = max|z| so that no intermediate overflows (the rate is homogeneous of degree 1 in z)."""
+    z = _positive_z(z)
+    s = float(np.max(np.abs(z)))
+    u = z / s
     f = lambdify((cf.z_j, cf.N, rho_sym), cf.l2_log_rate())
-    return np.asarray(f(np.asarray(z, float), initial_norm(z, alpha), rho), dtype=float)
+    with np.errstate(over="ignore"):
+        r = s * np.asarray(f(u, initial_norm(u, alpha), rho), dtype=float)
+    if not np.all(np.isfinite(r)):
+        raise TheorycheckError("the initial rates overflow float64 for this z (|z| · ρ/α beyond 1e308): rescale z")
+    return r
 
 
 def initial_index(z, alpha: float, rho: float) -> int:
-    """j†(0+) (1-based): argmax of the initial rates; at a tie of the top rates the second
-    order decides (θ_j'' = ρ z_j² N'/N²: the larger z if N'(0) > 0, the smaller if < 0)."""
-    z = np.asarray(z, float)
-    r = initial_rates(z, alpha, rho)
+    """j†(0+) (1-based): argmax of the initial rates; at a tie of the top rates between
+    different z values the second order decides (θ_j'' = ρ z_j² N'/N²: the larger z if
+    N'(0) > 0, the smaller if < 0). Coordinates with equal z_j have equal β_j for all τ
+    (uniform init): among them j† is the smallest index, like argmax."""
+    z = _positive_z(z)
+    u = _unit(z)
+    r = initial_rates(u, alpha, rho)  # the same ordering as for z (positive scale)
     top = np.flatnonzero(np.isclose(r, r.max(), rtol=1e-13, atol=1e-15))
-    if top.size == 1:
+    if np.unique(u[top]).size == 1:
         return int(top[0]) + 1
-    dN2 = float(np.sum(z**2 * r))  # d(N²)/dτ at 0 is 4 α² Σ z_k² rate_k
-    cand = top[np.argmax(z[top])] if dN2 > 0 else top[np.argmin(z[top])]
-    return int(cand) + 1
+    dN2 = float(np.sum(u**2 * r))  # d(N²)/dτ at 0 is 4 α² Σ z_k² rate_k
+    zbest = u[top].max() if dN2 > 0 else u[top].min()
+    return int(top[u[top] == zbest][0]) + 1
 
 
 def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
@@ -246,10 +304,66 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
         T *= 2
 
 
-def collapse_threshold(z, rho: float, *, rel_tol: float = 1e-12, precision: int = 30,
-                       max_seconds: float = 300.0) -> Threshold:
+def collapse_threshold(z, rho: float, *, digits: int = 12, max_seconds: float = 600.0,
+                       progress: bool | None = None) -> Threshold:
     """α_c: trajectories collapse for α < α_c and do not for α > α_c (ℓ2-SAM, L = 2, one
-    example, z > 0). Bisection in log α between alpha_all_shrink (collapses) and
+    example, z > 0), with ``digits`` certified significant digits (:mod:`theorycheck.claims.collapse`:
+    Taylor integration of C4's reduced ODE, root of the saddle's unstable coordinate, both
+    sides certified). ``value`` is None (inconclusive, with ``note`` saying why) when a
+    certificate could not be completed; a budget never changes a certified value.
+    ``value_text`` carries every certified digit. All entries of z equal: α_c =
+    alpha_all_shrink exactly (closed form)."""
+    from theorycheck.claims import collapse as col
+    from theorycheck.report.progress import Progress
+
+    z = _positive_z(z)
+    if np.any(z <= 0):
+        raise TheorycheckError("the collapse threshold is computed for z > 0 (with a zero or negative entry the "
+                               "growth certificate N ≥ ρ z_max does not persist)")
+    if not (np.isfinite(rho) and rho >= 0):
+        raise TheorycheckError("ρ must be a finite number ≥ 0")
+    if not 1 <= int(digits) <= 200:
+        raise TheorycheckError("--digits must be between 1 and 200")
+    if rho == 0:
+        return Threshold("alpha_collapse", 0.0, True, "0", "ρ = 0 is GD: no collapse for any α > 0",
+                         value_text="0")
+    lo_t = alpha_all_shrink(z, rho)
+    if np.all(z == z[0]):
+        return Threshold("alpha_collapse", lo_t.value, True, lo_t.expression,
+                         "all entries of z equal: every coordinate has the same rate, so collapse ⇔ N0 < ρ z_min",
+                         value_text=repr(lo_t.value))
+    bar = Progress(f"alpha_c ({digits} digits)", progress)
+    t0 = _time.perf_counter()
+
+    def report(f):  # shown only for work that takes more than 2 s
+        if _time.perf_counter() - t0 > 2.0:
+            bar.update(f)
+
+    try:
+        r = col.alpha_c_unit(z, int(digits), max_seconds=max_seconds, progress=report)
+    finally:
+        if _time.perf_counter() - t0 > 2.0:
+            bar.close()
+    import mpmath as mp
+
+    cert = {"collapses": r.certificates.get("collapses"), "grows": r.certificates.get("grows"),
+            "precision": r.certificates.get("precision"), "method": r.method, "evaluations": r.evaluations,
+            "seconds": r.seconds, "scaling": "α_c(z, ρ) = ρ · α_c(z / max z, 1) (exact symmetries of the flow)"}
+    if r.value is None:
+        return Threshold("alpha_collapse", None, False, None, f"inconclusive: {r.stopped}", cert)
+    with mp.workdps(max(digits, 15) + 15):
+        lo, hi, val = (mp.mpf(r.lo) * mp.mpf(rho), mp.mpf(r.hi) * mp.mpf(rho), mp.mpf(r.value) * mp.mpf(rho))
+        D, text = col._certified_digits(lo, hi, max(digits, 15) + 10)
+        width = float((hi - lo) / val)
+        cert.update(bracket=[mp.nstr(lo, D + 5), mp.nstr(hi, D + 5)], relative_width=width, significant_digits=D)
+    note = (f"certified bracket [{cert['bracket'][0]}, {cert['bracket'][1]}]: {D} significant digits "
+            f"(value_text); the lower end collapses, the upper end grows (certificates at {cert['precision']})")
+    return Threshold("alpha_collapse", float(val), False, None, note, cert, value_text=text)
+
+
+def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, precision: int = 30,
+                                 max_seconds: float = 300.0) -> Threshold:
+    """The previous method, kept for ``benchmarks/bench_alpha_c.py``: bisection in log α between alpha_all_shrink (collapses) and
     alpha_gd_like (grows) with float64 classifications, then the two bracketing α are
     re-classified at ``precision`` digits (mpmath) and the bisection continues there if
     float64 was wrong. The certificate is the pair of bracketing classifications.

@@ -133,6 +133,9 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
     steps: list[_Step] = []
     ts: list[float] = [0.0]
     obs = [system.observe(t, y)]
+    # at mpmath precision: the same times and observations unrounded (systems with observe_exact)
+    ts_x: list = [t]
+    obs_x: list = [_exact(system, t, y)]
     events: list[Event] = [Event(0.0, kind, j + 1 if j >= 0 else 0, det) for kind, j, det in system.start_records]
     n_steps = n_eval = n_events = 0
     t0_wall = _time.monotonic()
@@ -140,6 +143,7 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
     stop = system.start_stop()
     seg = system
     collapse_time = blowup_time = None
+    collapse_x = blowup_x = None
     if stop == Status.COLLAPSE:
         collapse_time = 0.0
     message = ""
@@ -204,6 +208,8 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                                    seg.observe))
                 ts.append(float(tau_e))
                 obs.append(seg.observe(tau_e, ye))
+                ts_x.append(tau_e)
+                obs_x.append(_exact(seg, tau_e, ye))
                 out = seg.on_event(evfns[i], te, ye)
                 n_events += 1
                 # simultaneous events (ties, e.g. equal z_j and α_j): handle them all now,
@@ -218,16 +224,19 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                     n_events += 1
                 if out.system is not None and out.y is not None:  # the state after the event
                     obs[-1] = out.system.observe(tau_e, out.y)
+                    obs_x[-1] = _exact(out.system, tau_e, out.y)
                 if out.stop in (Status.COLLAPSE, Status.BLOWUP) and seg.clock == "time":  # refine the singular time
                     te_x = _extrapolated(seg, evfns[i], stepper.t_old, te, ye, dense)
                     if te_x is not None:
                         tau_e = te_x
+                elif out.stop == Status.COLLAPSE and seg.clock == "arc" and hasattr(seg, "arc_tail"):
+                    tau_e = tau_e + seg.arc_tail(te, ye)  # the time left after the arc-clock event
                 for kind, j, det in out.records:
                     events.append(Event(float(tau_e), kind, j + 1 if j >= 0 else 0, det))
                 if out.stop == Status.COLLAPSE:
-                    collapse_time = float(tau_e)
+                    collapse_time, collapse_x = float(tau_e), tau_e
                 if out.stop == Status.BLOWUP:
-                    blowup_time = float(tau_e)
+                    blowup_time, blowup_x = float(tau_e), tau_e
                 if out.stop:
                     stop = out.stop
                 elif n_events >= budget.max_events:
@@ -238,12 +247,14 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                 n_eval += stepper.nfev - n_eval_seg0
                 restarted = True
                 if stop == Status.STATIONARY and float(tau_e) < t_max:
-                    _hold(steps, ts, obs, out.system, tau_e, out.y, t_max)
+                    _hold(steps, ts, obs, out.system, tau_e, out.y, t_max, ts_x, obs_x)
                 break
             tau1 = seg.time_of(t1, y1)
             steps.append(_Step(float(tau_old), float(tau1), _time_dense(seg, dense, stepper.t_old, t1, mp), seg.observe))
             ts.append(float(tau1))
             obs.append(seg.observe(tau1, y1))
+            ts_x.append(tau1)
+            obs_x.append(_exact(seg, tau1, y1))
             for i, g in enumerate(g1):
                 if g != 0:
                     armed[i] = True
@@ -255,10 +266,12 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
         if not restarted:
             n_eval += stepper.nfev - n_eval_seg0
     if stop == Status.STATIONARY and len(ts) == 1 and t_max > 0:
-        _hold(steps, ts, obs, seg, t, y, t_max)
+        _hold(steps, ts, obs, seg, t, y, t_max, ts_x, obs_x)
     if stop == Status.COLLAPSE and collapse_time is None:
-        collapse_time = float(seg.time_of(t, y))
-    return dict(t=np.array(ts), obs=obs, steps=steps, stop=stop, events=events, n_steps=n_steps,
+        collapse_x = seg.time_of(t, y)
+        collapse_time = float(collapse_x)
+    return dict(t=np.array(ts), obs=obs, t_exact=ts_x, obs_exact=obs_x, collapse_exact=collapse_x,
+                blowup_exact=blowup_x, steps=steps, stop=stop, events=events, n_steps=n_steps,
                 n_eval=n_eval, collapse_time=collapse_time, blowup_time=blowup_time, message=message)
 
 
@@ -275,7 +288,13 @@ def _extrapolated(system, ev, t_a, t_e, y_e, dense):
     return extrapolate_singularity(t_b, r_b, t_e, r_e)
 
 
-def _hold(steps, ts, obs, system, t, y, t_max) -> None:
+def _exact(system, t, y):
+    """The system's unrounded observation (mpmath log|β|) when it has one, else None."""
+    f = getattr(system, "observe_exact", None)
+    return None if f is None else f(t, y)
+
+
+def _hold(steps, ts, obs, system, t, y, t_max, ts_x=None, obs_x=None) -> None:
     """The state is an equilibrium from t on: one constant piece to t_max."""
     y_c = y
 
@@ -285,6 +304,9 @@ def _hold(steps, ts, obs, system, t, y, t_max) -> None:
     steps.append(_Step(float(t), float(t_max), dense, system.observe))
     ts.append(float(t_max))
     obs.append(system.observe(t_max, y_c))
+    if ts_x is not None:
+        ts_x.append(t_max)
+        obs_x.append(_exact(system, t_max, y_c))
 
 
 def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: int | None = None,
@@ -338,4 +360,12 @@ def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: in
                       t=res["t"], log_abs_beta=la, sign_beta=sg, stopped_because=reason, t_max=t_max,
                       collapse_time=res["collapse_time"], blowup_time=res["blowup_time"], events=res["events"],
                       n_steps=res["n_steps"], n_evaluations=res["n_eval"], message=msg, system=system.name,
-                      _steps=res["steps"])
+                      _steps=res["steps"], **(_exact_fields(res) if mp else {}))
+
+
+def _exact_fields(res: dict) -> dict:
+    """The mpmath values of an mpmath run (Trajectory.t_exact, log_abs_beta_exact, …)."""
+    obs_x = res["obs_exact"]
+    return {"t_exact": list(res["t_exact"]),
+            "log_abs_beta_exact": None if any(o is None for o in obs_x) else [list(o) for o in obs_x],
+            "collapse_time_exact": res["collapse_exact"], "blowup_time_exact": res["blowup_exact"]}

@@ -209,6 +209,8 @@ class ScipyStepper:
 
     def step(self) -> None:
         self.t_old, self.y_old = self.t, self.y
+        if self._solver.status != "running":
+            raise StepFailed(f"DOP853 reached its bound t = {self.t_bound:.6g} without an event")
         msg = self._solver.step()
         if self._solver.status == "failed":
             raise StepFailed(msg or "DOP853 failed")

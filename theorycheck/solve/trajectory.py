@@ -83,6 +83,12 @@ class Trajectory:
     system: str = ""
     eta: float | None = None  # the step size of a discrete run (method "discrete")
     _steps: list[_Step] = field(default_factory=list, repr=False)
+    #: mpmath runs (``precision`` set): the same times, log|β| (where the system provides them:
+    #: the balanced ℓ2-SAM and reduced systems) and singular times unrounded, as mpmath numbers
+    t_exact: list | None = field(default=None, repr=False)
+    log_abs_beta_exact: list | None = field(default=None, repr=False)
+    collapse_time_exact: Any = None
+    blowup_time_exact: Any = None
 
     def __post_init__(self) -> None:
         try:

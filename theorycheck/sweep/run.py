@@ -264,53 +264,33 @@ def _choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str)
 
 def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: int = 40, tau_budget: float = 1e4,
                        backend: str = "processes", workers: int | None = None, scheduler: Any = None,
-                       progress: bool | None = None) -> dict:
-    """α_c(ρ) for every ρ at once: bisection in ln α between alpha_all_shrink (collapse
-    certain) and alpha_gd_like (no collapse), each trial classified by a certificate of
-    C5 — N < ρ z_+ (collapse) or N ≥ ρ z_max (none) — on C4's reduced ODE run until one
-    holds (``stop_on_safe``) or τ reaches ``tau_budget`` (then the bracket stops shrinking:
-    status "budget"). Returns {"alpha_c", "bracket" (R, 2), "status" (R,) 1 = converged,
-    0 = budget, "meta"}."""
+                       progress: bool | None = None, digits: int = 13) -> dict:
+    """α_c(ρ) for every ρ at once. α_c is exactly proportional to ρ (the flow's scaling
+    symmetry), so this is ρ times the one α_c routine, :func:`claims.thresholds.collapse_threshold`
+    at ρ = 1 (certified on both sides, ``digits`` significant digits). Returns {"alpha_c",
+    "bracket" (R, 2, certified: the lower end collapses, the upper end grows), "status" (R,)
+    1 = certified, 0 = inconclusive, "meta"}. ``opts``, ``iterations``, ``tau_budget``,
+    ``backend``, ``workers``, ``scheduler`` are accepted for compatibility and unused."""
     from theorycheck.claims import thresholds as th
 
     z = np.asarray(z, float).reshape(-1)
     rhos = np.asarray(rhos, float).reshape(-1)
-    lo = np.array([th.alpha_all_shrink(z, r).value or 0.0 for r in rhos], dtype=float)
-    hi = np.array([th.alpha_gd_like(z, r).value for r in rhos], dtype=float)
-    if np.any(lo <= 0) or np.any(hi <= lo):
-        raise TheorycheckError("collapse threshold: the closed-form bracket [alpha_all_shrink, alpha_gd_like] is "
-                               "empty for this z (z needs positive entries that are not all equal)")
-    opts = opts or RunOptions()
-    ok = np.ones(rhos.size, dtype=bool)
-    bar = Progress("collapse threshold", progress)
-    try:
-        for it in range(iterations):
-            mid = np.sqrt(lo * hi)
-            act = np.flatnonzero(ok & (hi / lo > 1 + 1e-13))
-            if act.size == 0:
-                break
-            spec = SystemSpec("reduced", z, mid[act], rhos[act], options={"stop_on_safe": True})
-            res, _ = run_spec(spec, np.array([tau_budget]), opts=opts, backend=backend, workers=workers,
-                              scheduler=scheduler, progress=False)
-            col = res.status == bst.COLLAPSE
-            safe = res.status == bst.NO_COLLAPSE
-            lo[act[col]] = mid[act[col]]
-            hi[act[safe]] = mid[act[safe]]
-            ok[act[~(col | safe)]] = False
-            bar.update((it + 1) / iterations)
-    finally:
-        bar.close()
-    return {"alpha_c": np.sqrt(lo * hi), "bracket": np.stack([lo, hi], axis=1), "status": ok.astype(np.int8),
-            "meta": {"iterations": iterations, "tau_budget": tau_budget, "rtol": opts.rtol, "atol": opts.atol,
-                     "certificates": "collapse: N < rho z_+; none: N >= rho z_max (THEORY.md C5)"}}
-
-
-#: names that lived here before sweep/ got result.py, grid.py, recipes.py (and cli/arguments.py)
-_MOVED = {"SweepResult": "theorycheck.sweep.result", "versions": "theorycheck.sweep.result",
-          "time_grid": "theorycheck.sweep.grid", "visits": "theorycheck.sweep.grid",
-          "heatmap": "theorycheck.sweep.recipes", "regime_map": "theorycheck.sweep.recipes",
-          "depth_sweep": "theorycheck.sweep.recipes", "seed_sweep": "theorycheck.sweep.recipes",
-          "classify_regimes": "theorycheck.sweep.recipes", "parse_range": "theorycheck.cli.arguments"}
+    if np.any(z <= 0) or np.all(z == z[0]):
+        raise TheorycheckError("collapse threshold: z needs positive entries that are not all equal")
+    if np.any(~np.isfinite(rhos)) or np.any(rhos <= 0):
+        raise TheorycheckError("collapse threshold: every ρ must be finite and > 0")
+    t = th.collapse_threshold(z, 1.0, digits=digits, progress=progress)
+    ok = t.value is not None
+    if ok:
+        lo, hi = (float(x) for x in t.certificate["bracket"])
+        unit = t.value
+    else:
+        lo = hi = unit = float("nan")
+    return {"alpha_c": rhos * unit, "bracket": np.stack([rhos * lo, rhos * hi], axis=1),
+            "status": np.full(rhos.size, 1 if ok else 0, dtype=np.int8),
+            "meta": {"method": "rho * alpha_c(z, 1) from claims.thresholds.collapse_threshold", "digits": digits,
+                     "alpha_c_unit_text": t.value_text, "note": t.note,
+                     "certificates": "collapse: N < rho z_min; none: N >= rho z_max (THEORY.md C5)"}}
 
 
 def __getattr__(name: str):

@@ -16,8 +16,8 @@ class BalancedL2System(FlowSystem):
     """ℓ2-SAM, one example, balanced layers u > 0, any L ≥ 2 (C4, C5), in θ = ln u, which
     keeps e^{zτ} growth representable and nearly linear. Near a collapse θ has a log
     singularity (ever smaller steps; hopeless at 30 digits), so once lse(θ) has fallen by
-    ``SHRINK`` the clock becomes the arc length s with dτ/ds = N: then dθ_j/ds = N θ_j'
-    (= z_j (N − ρ z_j) for L = 2) is smooth and bounded, N → 0 exponentially in s, and τ
+    ``SHRINK`` the clock becomes the arc length s with dτ/ds = N^{1/(L−1)}: then
+    dθ_j/ds = N^{1/(L−1)} θ_j' (= z_j (N − ρ z_j) for L = 2) is smooth and bounded, N → 0 exponentially in s, and τ
     (a state component) converges to the collapse time. Back to τ if u grows again."""
 
     name = "balanced-l2-log"
@@ -46,7 +46,9 @@ class BalancedL2System(FlowSystem):
         f = self.bk.call(self.cf.field, self.z, th, lnN, self.rho)
         if self.clock == "time":
             return f
-        N = self.bk.exp(self.bk.array([lnN]))
+        # arc clock dτ/ds = N^{1/(L−1)} (degree 1 in u): near u = 0 the field θ' is of degree −1
+        # (for L ≥ 3 u reaches 0 at a finite speed), so dθ/ds stays bounded and N → 0 exponentially in s
+        N = self.bk.exp(self.bk.array([lnN / (self.L - 1)]))
         return np.concatenate([f * N[0], N])
 
     def events(self, t0, y0) -> list[EventFn]:
@@ -81,6 +83,21 @@ class BalancedL2System(FlowSystem):
 
     def observe(self, t, y) -> tuple[np.ndarray, np.ndarray]:
         return self.L * self.bk.to_float(self._theta(y)), np.ones(self.d, dtype=int)
+
+    def arc_tail(self, t, y):
+        """τ* − τ at a collapse event on the arc clock: the clock rate c = dτ/ds = N^{1/(L−1)}
+        decays like e^{−κ s} with κ = −c Σ_k p_k θ_k' (p = the weights of N², θ' = dθ/dτ), so the
+        rest of the time is ∫ c ds = c/κ = −1/Σ_k p_k θ_k' (first order; 0 if not shrinking)."""
+        bk = self.bk
+        th = y[:-1]
+        lnN = self.lnN(th)
+        f = bk.call(self.cf.field, self.z, th, lnN, self.rho)
+        rate = _softmax_dot(bk, bk.call(self.cf.log_summand, self.z, th), f)
+        return -1 / rate if rate < 0 else 0 * rate
+
+    def observe_exact(self, t, y) -> list:
+        """log|β_j| = L θ_j unrounded (mpmath numbers in an mpmath run)."""
+        return [self.L * v for v in self._theta(y)]
 
     def atol(self, rtol):
         tol = np.array([rtol] * self.d, dtype=object if isinstance(self.bk, MpBackend) else float)

@@ -78,6 +78,10 @@ class ReducedL2System(FlowSystem):
     def observe(self, t, y) -> tuple[np.ndarray, np.ndarray]:
         return self.L * self.bk.to_float(self._theta(t, y[0])), np.ones(self.d, dtype=int)
 
+    def observe_exact(self, t, y) -> list:
+        """log|β_j| = L θ_j unrounded (mpmath numbers in an mpmath run)."""
+        return [self.L * v for v in self._theta(t, y[0])]
+
     def atol(self, rtol):
         dtype = object if isinstance(self.bk, MpBackend) else float
         if self.clock == "arc":

@@ -1,0 +1,315 @@
+"""ℓ2-SAM regime thresholds at any depth L ≥ 2 (balanced layers u, one example z > 0, uniform
+init u = α), derived with sympy from the symbolic layer (never by hand).
+
+Derived here (and checked by ``theorycheck prove``, proofs/depth.py):
+
+- Let r_j = ρ z_j u_j^{L−2}/N (so û_j = u_j (1 − r_j), from
+  :func:`closed_forms.balanced_perturbed_point`). At u = α: N0 = √L ‖z‖₂ α^{L−1} and
+  r_j(0) = ρ z_j / (α √L ‖z‖₂); the initial log-rate is
+  dθ_j/dτ = z_j α^{L−2} (1 − r_j(0))^{L−1}.
+- Odd L: L − 1 is even, so du_j/dτ = z_j û_j^{L−1} ≥ 0: no coordinate ever shrinks, no
+  collapse is possible, and there is no collapse threshold.
+- Even L: coordinate j shrinks at the start iff r_j(0) > 1; all shrink iff
+  α < ρ z_min/(√L‖z‖₂); all grow iff α ≥ ρ z_max/(√L‖z‖₂).
+- Both sets {r_j > 1 ∀j} ("every coordinate shrinks") and {r_j ≤ 1 ∀j} ("every coordinate
+  grows") are forward invariant: d ln r_j/dτ = (L−2) θ_j' − d ln N/dτ with
+  d ln N/dτ = (L−1) Σ_k p_k θ_k' (p_k = z_k² u_k^{2L−2}/Σ, weights summing to 1); where
+  r_j = 1, θ_j' = 0 and the others' θ_k' all have one sign, so r_j moves back into the set.
+  They are the certificates of the collapse threshold α_c(L) for even L (for L = 2 they are
+  C5's N < ρ z_min and N ≥ ρ z_max).
+- The interior equilibrium u* (û_j = 0 for all j): u*_j^{L−2} = N*/(ρ z_j), one point for
+  L ≥ 3 (L = 2 has none: its boundary is the saddle at the z_min face, see claims/collapse.py).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+
+from theorycheck.errors import TheorycheckError
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic.compile import lambdify
+from theorycheck.symbolic.model import rho as rho_sym
+
+#: c = ρ / (α √L ‖z‖₂), the scale-free parameter of the initial rates
+c_sym = sp.Symbol("c", positive=True)
+L_user = cf.L_sym
+
+
+@lru_cache(maxsize=32)
+def initial_forms(L: int) -> dict:
+    """The sympy forms at u = α for depth L: N0, r_j(0), the log-rate, and its α-free shape
+    g(z_j; c) = rate / α^{L−2} with c = ρ/(α√L‖z‖₂)."""
+    if L < 2:
+        raise TheorycheckError("the ℓ2-SAM thresholds need depth L ≥ 2 (L = 1: no SAM effect on the direction, C1)")
+    a, zn = cf.alpha, cf.z_norm
+    # N0² = Σ_j summand_j(u = α) = L α^{2L−2} ‖z‖²: the summand is z_j² times a z-free factor
+    per = sp.simplify(cf.balanced_norm_summand(L).subs(cf.u_j, a) / cf.z_j**2)
+    N0 = sp.sqrt(per) * zn
+    uhat = cf.balanced_perturbed_point(L, "sam-l2")
+    r = sp.simplify(1 - (uhat / cf.u_j).subs({cf.u_j: a, cf.N: N0}))
+    derived = cf.balanced_log_field(L, "sam-l2").subs({cf.theta_j: sp.log(a), cf.N: N0})
+    # the same rate with û^(L−1) kept as a power (no cancellation near a zero rate): checked equal
+    rate = cf.z_j * a ** (L - 2) * (1 - r) ** (L - 1)
+    if sp.simplify(sp.expand(rate - derived)) != 0:
+        raise TheorycheckError(f"depth {L}: the factored initial rate differs from the derived one")
+    g = sp.simplify((rate / a ** (L - 2)).subs(a, rho_sym / (c_sym * sp.sqrt(L) * zn)))
+    return {"N0": N0, "r0": r, "rate": rate, "shape": sp.expand(g)}
+
+
+def _z(z) -> np.ndarray:
+    z = np.asarray(z, float)
+    if z.ndim != 1 or z.size == 0 or not np.all(np.isfinite(z)) or np.any(z <= 0):
+        raise TheorycheckError("the depth-L ℓ2-SAM thresholds are derived for z > 0 (finite entries)")
+    return z / z.max()  # every threshold in α is invariant under z → c z
+
+
+def zero_rate_alpha(L: int):
+    """α at which r_j(0) = 1 (û_j = 0 at the start), solved by sympy: ρ z_j/(√L ‖z‖₂)."""
+    sol = sp.solve(sp.Eq(initial_forms(L)["r0"], 1), cf.alpha)
+    if len(sol) != 1:
+        raise TheorycheckError(f"r_j(0) = 1 has {len(sol)} solutions in α at depth {L}")
+    return sol[0]
+
+
+def initial_rates(z, alpha: float, rho: float, L: int) -> np.ndarray:
+    """dθ_j/dτ at τ = 0 for depth L (compiled from :func:`initial_forms`), in units of the
+    normalised z (a positive factor per L; the order of the entries is what matters)."""
+    u = _z(z)
+    f = lambdify((cf.z_j, cf.alpha, cf.z_norm, rho_sym), initial_forms(L)["rate"])
+    return np.asarray(f(u, float(alpha), float(np.linalg.norm(u)), float(rho)), dtype=float)
+
+
+def initial_index(z, alpha: float, rho: float, L: int) -> int:
+    """j†(0+) (1-based) at depth L: argmax of the initial rates; among equal z_j the smallest
+    index (their β_j are equal for all τ)."""
+    r = initial_rates(z, alpha, rho, L)
+    top = np.flatnonzero(np.isclose(r, r.max(), rtol=1e-13, atol=1e-300))
+    return int(top[0]) + 1
+
+
+def major_fastest_alpha(z, rho: float, L: int) -> tuple[float | None, str]:
+    """The smallest α* such that for every α ≥ α* the largest z_j has the largest initial rate:
+    over j with z_j < z_max, the smallest positive root c of g(z_max; c) − g(z_j; c) (a
+    polynomial of degree L − 1 in c, from :func:`initial_forms`), α* = ρ/(c √L‖z‖₂)."""
+    u = _z(z)
+    g = initial_forms(L)["shape"]
+    top = u.max()
+    nrm = float(np.linalg.norm(u))
+    roots = []
+    for v in np.unique(u[u < top]):
+        poly = sp.Poly(sp.nsimplify(0) + g.subs(cf.z_j, sp.Float(top, 30)) - g.subs(cf.z_j, sp.Float(v, 30)), c_sym)
+        rs = [complex(x) for x in poly.nroots(n=30)]
+        pos = [x.real for x in rs if abs(x.imag) < 1e-20 and x.real > 0]
+        if pos:
+            roots.append(min(pos))
+    if not roots:
+        return (0.0 if u.size > 1 else None), "the major coordinate's initial rate is the largest for every α"
+    c = min(roots)
+    return float(rho / (c * math.sqrt(L) * nrm)), ("smallest positive root c of g(z_max; c) = g(z_j; c), "
+                                                   "g(x; c) = x (1 − c x)^(L−1), α* = ρ/(c √L ‖z‖₂)")
+
+
+def equilibrium(z, rho: float, L: int) -> np.ndarray | None:
+    """The interior equilibrium u* (û_j = 0 ∀j): u*_j = (κ/z_j)^{1/(L−2)} with the one κ for which
+    N(u*) = ρ κ (None for L = 2). In the units of the given z."""
+    if L < 3:
+        return None
+    z = np.asarray(z, float)
+    q = 1.0 / (L - 2)
+    # N(u*) = sqrt(L Σ z_j² (κ/z_j)^{(2L−2)/(L−2)}) = κ^{(L−1)/(L−2)} K, and N = ρ κ ⇒ κ^{1/(L−2)} = ρ/K
+    K = math.sqrt(L * float(np.sum(z**2 * z ** (-(2 * L - 2) * q))))
+    kappa = (rho / K) ** (L - 2)
+    return (kappa / z) ** q
+
+
+@dataclass
+class DepthFate:
+    alpha: float
+    kind: str  # "shrinks" (all r_j > 1: certified) | "grows" (all r_j ≤ 1: certified) | "undecided"
+    time: float | None
+    why: str
+
+
+def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_seconds: float = 20.0) -> DepthFate:
+    """Integrate the balanced depth-L ℓ2-SAM flow in θ = ln u (compiled from the symbolic layer)
+    until a persisting certificate: every r_j > 1 (all shrink from then on) or every r_j ≤ 1
+    (all grow from then on)."""
+    from scipy.integrate import solve_ivp
+
+    from theorycheck.symbolic.compile import balanced_field
+
+    u = _z(z)
+    f = balanced_field(L, "sam-l2", log=True)
+    lz = np.log(u) + math.log(rho)
+
+    def lnN(th):
+        s = f.summand(u, th)
+        return 0.5 * math.log(float(np.sum(s)))
+
+    def rhs(t, th):
+        return f.field(u, th, math.exp(lnN(th)), rho)
+
+    def lnr(th):
+        return lz + (L - 2) * th - lnN(th)
+
+    def shrink(t, th):
+        return float(np.min(lnr(th)))
+
+    def grow(t, th):
+        return float(np.max(lnr(th)))
+
+    shrink.terminal = grow.terminal = True
+    shrink.direction, grow.direction = 1, -1
+    th0 = np.full(u.size, math.log(alpha))
+    r0 = lnr(th0)
+    if np.all(r0 > 0):
+        return DepthFate(alpha, "shrinks", 0.0, "every r_j(0) > 1")
+    if np.all(r0 <= 0):
+        return DepthFate(alpha, "grows", 0.0, "every r_j(0) ≤ 1")
+    t0 = time.perf_counter()
+    T, t_start, y = 10.0, 0.0, th0
+    while t_start < t_max and time.perf_counter() - t0 < max_seconds:
+        sol = solve_ivp(rhs, (t_start, min(t_start + T, t_max)), y, method="DOP853", rtol=1e-12, atol=1e-12,
+                        events=[shrink, grow])
+        if sol.t_events[0].size:
+            return DepthFate(alpha, "shrinks", float(sol.t_events[0][0]), "every r_j > 1 from then on")
+        if sol.t_events[1].size:
+            return DepthFate(alpha, "grows", float(sol.t_events[1][0]), "every r_j ≤ 1 from then on")
+        if sol.status != 0:
+            return DepthFate(alpha, "undecided", None, f"integration stopped: {sol.message}")
+        t_start, y = float(sol.t[-1]), sol.y[:, -1]
+        T *= 2
+    return DepthFate(alpha, "undecided", None, f"no certificate by τ = {t_start:g} (budget {max_seconds:g} s)")
+
+
+def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_seconds: float = 60.0,
+                       tau_budget: float = 2000.0) -> dict:
+    """α_c(L) for even L: bisection in ln α between ρ z_min/(√L‖z‖₂) (all shrink, certified)
+    and ρ z_max/(√L‖z‖₂) (all grow, certified), each trial classified by a persisting
+    certificate (float64 integration, rtol 1e-12). Odd L: None (no collapse is possible).
+    For L ≥ 4 the path at α_c tends to the interior equilibrium u*, where the field vanishes
+    to order L − 1: near α_c the time to a certificate grows like a power of 1/|α − α_c|, so
+    the certified bracket stops shrinking at the first trial that ``tau_budget`` cannot
+    decide (said in ``certificate.stopped``); the bracket is certified either way."""
+    u = _z(z)
+    if L % 2 == 1:
+        return {"value": None, "closed_form": False, "expression": None,
+                "note": "odd L: du_j/dτ = z_j û_j^(L−1) ≥ 0 (an even power), so no coordinate ever shrinks and no "
+                        "collapse threshold exists", "certificate": None}
+    za = zero_rate_alpha(L)
+    fa = lambdify((cf.z_j, cf.z_norm, rho_sym), za)
+    nrm = float(np.linalg.norm(u))
+    lo, hi = float(fa(u.min(), nrm, rho)), float(fa(u.max(), nrm, rho))
+    if lo == hi:
+        return {"value": lo, "closed_form": True, "expression": sp.sstr(za.subs(cf.z_j, cf.z_min)),
+                "note": "all entries of z equal: collapse ⇔ r(0) > 1", "certificate": None}
+    t0 = time.perf_counter()
+    lo_f = DepthFate(lo, "shrinks", 0.0, "closed form: every r_j(0) ≥ 1")
+    hi_f = DepthFate(hi, "grows", 0.0, "closed form: every r_j(0) ≤ 1")
+    stopped = None
+    while hi_f.alpha / lo_f.alpha - 1 > rel_tol:
+        left = max_seconds - (time.perf_counter() - t0)
+        if left <= 0:
+            stopped = f"time budget {max_seconds:g} s"
+            break
+        w = math.log(hi_f.alpha / lo_f.alpha)
+        decided = None
+        for frac in (0.5, 0.25, 0.75):  # the midpoint, then the quarter points if it is undecided
+            a = lo_f.alpha * math.exp(frac * w)
+            # the rates scale like α^(L−2): a horizon of tau_budget in those units
+            c = classify(u, a, rho, L, t_max=tau_budget * a ** (2 - L),
+                         max_seconds=min(10.0, max(0.5, max_seconds - (time.perf_counter() - t0))))
+            if c.kind != "undecided":
+                decided = c
+                break
+            stopped = f"undecided at α = {a!r}: {c.why}"
+        if decided is None:
+            break
+        stopped = None
+        if decided.kind == "shrinks":
+            lo_f = decided
+        else:
+            hi_f = decided
+    from theorycheck.claims.collapse import _certified_digits
+
+    width = hi_f.alpha / lo_f.alpha - 1
+    digits, text = _certified_digits(lo_f.alpha, hi_f.alpha, 17)
+    cert = {"shrinks": vars(lo_f), "grows": vars(hi_f), "relative_width": width, "significant_digits": digits,
+            "precision": "float64 (DOP853, rtol 1e-12)", "stopped": stopped}
+    value = math.sqrt(lo_f.alpha * hi_f.alpha)
+    return {"value": value, "value_text": text, "closed_form": False, "expression": None,
+            "note": (f"certified bracket [{lo_f.alpha!r}, {hi_f.alpha!r}]: below, every coordinate shrinks from a "
+                     "certified time on (collapse); above, every coordinate grows (blow-up)"
+                     + (f"; stopped early: {stopped}" if stopped else "")),
+            "certificate": cert}
+
+
+def _odd_evidence(u: np.ndarray, rho: float, L: int, a_grow: float) -> list[dict]:
+    """The fate of the full balanced flow (solve.integrate) at α = a_grow/4 and a_grow/16."""
+    from theorycheck.setting import Setting
+    from theorycheck.solve.integrate import solve
+    from theorycheck.solve.trajectory import Budget
+
+    out = []
+    for a in (a_grow / 4, a_grow / 16):
+        tr = solve(Setting.from_z(u, depth=L, optimizer="sam-l2", rho=rho, alpha=a), t_max=1e3 * a ** (2 - L),
+                   budget=Budget(max_seconds=20.0))
+        out.append({"alpha": a, "stopped_because": tr.stopped_because,
+                    "blowup_time": None if tr.blowup_time is None else float(tr.blowup_time),
+                    "collapsed": bool(tr.collapse_time is not None)})
+    return out
+
+
+def thresholds(z, rho: float, L: int) -> dict:
+    """Everything ``theorycheck thresholds --depth L`` reports for ℓ2-SAM (JSON object)."""
+    u = _z(z)
+    forms = initial_forms(L)
+    za = zero_rate_alpha(L)
+    fa = lambdify((cf.z_j, cf.z_norm, rho_sym), za)
+    nrm = float(np.linalg.norm(u))
+    out: dict = {"initial_rate": {"expression": sp.sstr(forms["rate"]), "r_j0": sp.sstr(forms["r0"]),
+                                  "N0": sp.sstr(forms["N0"])}}
+    if L % 2 == 0:
+        out["alpha_all_shrink"] = {"value": float(fa(u.min(), nrm, rho)), "closed_form": True,
+                                   "expression": sp.sstr(za.subs(cf.z_j, cf.z_min)),
+                                   "note": "even L: below it every r_j(0) > 1, every coordinate shrinks from the start "
+                                           "and keeps shrinking (forward-invariant set): collapse", "certificate": None}
+    else:
+        out["alpha_all_shrink"] = {"value": None, "closed_form": True, "expression": sp.sstr(za.subs(cf.z_j, cf.z_min)),
+                                   "note": "odd L: the rates z_j α^(L−2) (1 − r_j)^(L−1) are ≥ 0 for every α (even power): "
+                                           "no coordinate ever shrinks", "certificate": None}
+    out["alpha_all_grow"] = {"value": float(fa(u.max(), nrm, rho)), "closed_form": True,
+                             "expression": sp.sstr(za.subs(cf.z_j, sp.Symbol("z_max", positive=True))),
+                             "note": "from it on every r_j(0) ≤ 1: every coordinate grows from the start and keeps "
+                                     "growing (forward-invariant set)", "certificate": None}
+    a_star, how = major_fastest_alpha(u, rho, L)
+    out["alpha_gd_like"] = {"value": a_star, "closed_form": L == 2, "expression": "rho/(c*sqrt(L)*||z||_2), c: " + how,
+                            "note": "from it on the major coordinate has the largest initial rate", "certificate": None}
+    out["alpha_collapse"] = collapse_threshold(u, rho, L)
+    ueq = equilibrium(u, rho, L)
+    out["equilibrium"] = None if ueq is None else {
+        "u_star_over_max_z_units": ueq.tolist(),
+        "expression": "u*_j = (kappa/z_j)^(1/(L-2)), N(u*) = rho*kappa"}
+    if L % 2 == 1:
+        ev = _odd_evidence(u, rho, L, out["alpha_all_grow"]["value"])
+        out["small_alpha_evidence"] = ev
+        fates = ", ".join(f"α = {e['alpha']:.4g}: {e['stopped_because']}"
+                          + (f" at τ = {e['blowup_time']:.6g}" if e["blowup_time"] else "") for e in ev)
+        out["small_alpha"] = ("odd L: u is nondecreasing for every α > 0 (du_j/dτ = z_j û_j^(L−1), an even power), so "
+                              "there is no collapse and no collapse threshold; near u = 0 the speed "
+                              "z_j (ρ z_j u_j^(L−1)/N)^(L−1) does not vanish (degree 0 in u), so even a tiny α leaves 0 at a "
+                              "finite speed. A nondecreasing path either converges to an equilibrium — u* is the only one "
+                              "with u > 0, and a path that crosses it in any coordinate cannot come back — or is unbounded; "
+                              f"integrated here (z scaled to max 1): {fates}")
+    else:
+        out["small_alpha"] = ("even L: below alpha_collapse every coordinate ends up shrinking (a certified, "
+                              "forward-invariant condition) and u reaches 0 in finite time: near u = 0 the speed "
+                              "z_j (−ρ z_j u_j^(L−1)/N)^(L−1) is of degree 0 in u (finite), not exponentially slow as for "
+                              "L = 2; above it every coordinate grows and (L ≥ 4) blows up in finite time")
+    return out
