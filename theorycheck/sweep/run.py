@@ -293,6 +293,14 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
                      "certificates": "collapse: N < rho z_min; none: N >= rho z_max (THEORY.md C5)"}}
 
 
+#: names that lived here before sweep/ got result.py, grid.py, recipes.py (and cli/arguments.py)
+_MOVED = {"SweepResult": "theorycheck.sweep.result", "versions": "theorycheck.sweep.result",
+          "time_grid": "theorycheck.sweep.grid", "visits": "theorycheck.sweep.grid",
+          "heatmap": "theorycheck.sweep.recipes", "regime_map": "theorycheck.sweep.recipes",
+          "depth_sweep": "theorycheck.sweep.recipes", "seed_sweep": "theorycheck.sweep.recipes",
+          "classify_regimes": "theorycheck.sweep.recipes", "parse_range": "theorycheck.cli.arguments"}
+
+
 def __getattr__(name: str):
     """Code written against the earlier layout (``from theorycheck.sweep import run as S;
     S.heatmap``) still finds the names; new code imports ``theorycheck.sweep``."""
