@@ -27,7 +27,7 @@ def _alpha_c(setting) -> float | None:
     if setting.n != 1 or not np.any(setting.Z[0] > 0):
         return None
     try:
-        return th.collapse_threshold(setting.Z[0], setting.rho, rel_tol=1e-6, max_seconds=30.0).value
+        return th.collapse_threshold(setting.Z[0], setting.rho, digits=8, max_seconds=30.0).value
     except TheorycheckError:
         return None
 
