@@ -26,6 +26,7 @@ import numpy as np
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
+from theorycheck.solve.guards import BudgetExhausted, FieldBudget
 from theorycheck.solve.steppers import FloatBackend, GBSStepper, MpBackend, ScipyStepper, StepFailed, find_root
 from theorycheck.solve.systems import (
     BalancedL2System,
@@ -36,7 +37,7 @@ from theorycheck.solve.systems import (
     Thresholds,
     extrapolate_singularity,
 )
-from theorycheck.solve.trajectory import Budget, Event, Trajectory, _Step
+from theorycheck.solve.trajectory import STOP_REASONS, Budget, Event, Trajectory, _Step
 
 __all__ = ["solve", "choose_system", "METHODS", "Budget", "Trajectory"]
 
@@ -44,6 +45,9 @@ METHODS: tuple[str, ...] = ("auto", "scipy", "mpmath", "reduced")
 #: default relative tolerance of the float64 integrator
 FLOAT_RTOL = 1e-12
 MIN_DIGITS = 16
+#: an arc-length segment (clock s, dτ/ds = N) ends at an event; this bound on s is only
+#: reached when the field is below the number range (then the run stops, non_finite)
+ARC_BOUND = 1e300
 
 
 def _tied_u0(setting: Setting) -> np.ndarray | None:
@@ -143,15 +147,27 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
         collapse_time = 0.0
     message = ""
     T = bk.num(t_max)
+    guard = FieldBudget(max_seconds=budget.max_seconds, max_evaluations=budget.max_evaluations, start=t0_wall)
     while stop is None:
+        if seg.clock == "time" and t >= T:
+            stop = "t_max"
+            break
         evfns = seg.events(t, y)
         g_prev = [ev.fn(t, y) for ev in evfns]
         armed = [g != 0 for g in g_prev]
-        bound = T if seg.clock == "time" else t + bk.num(1e9)
-        if mp:
-            stepper = GBSStepper(seg.rhs, t, y, bound, rtol, seg.atol(rtol), k)
-        else:
-            stepper = ScipyStepper(seg.rhs, t, y, float(bound), rtol, seg.atol(rtol))
+        bound = T if seg.clock == "time" else t + bk.num(ARC_BOUND)
+        rhs = guard.wrap(seg.rhs)
+        try:
+            if mp:
+                stepper = GBSStepper(rhs, t, y, bound, rtol, seg.atol(rtol), k)
+            else:
+                stepper = ScipyStepper(rhs, t, y, float(bound), rtol, seg.atol(rtol))
+        except BudgetExhausted as exc:
+            stop, message = exc.reason, f"{STOP_REASONS[exc.reason]}: {exc}"
+            break
+        except StepFailed as exc:
+            stop, message = "step_size_underflow", str(exc)
+            break
         n_eval_seg0 = stepper.nfev
         restarted = False
         while not restarted:
@@ -167,8 +183,16 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             if progress is not None and now - last_report >= 2.0:
                 progress(float(seg.time_of(t, y)), float(t_max), n_steps)
                 last_report = now
+            if seg.clock != "time" and stepper.finished:
+                stop = "non_finite"
+                message = (f"the arc-length clock passed {ARC_BOUND:g} without an event near "
+                           f"t = {float(seg.time_of(t, y)):.6g}: the field is below the number range; rerun with --precision")
+                break
             try:
                 stepper.step()
+            except BudgetExhausted as exc:
+                stop, message = exc.reason, f"{STOP_REASONS[exc.reason]}: {exc}"
+                break
             except StepFailed as exc:
                 stop, message = "step_size_underflow", str(exc)
                 break
@@ -258,7 +282,7 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
     if stop == "collapse" and collapse_time is None:
         collapse_time = float(seg.time_of(t, y))
     return dict(t=np.array(ts), obs=obs, steps=steps, stop=stop, events=events, n_steps=n_steps,
-                n_eval=n_eval, collapse_time=collapse_time, blowup_time=blowup_time, message=message)
+                n_eval=max(n_eval, guard.evaluations), collapse_time=collapse_time, blowup_time=blowup_time, message=message)
 
 
 def _extrapolated(system, ev, t_a, t_e, y_e, dense):
@@ -332,8 +356,6 @@ def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: in
         sg = np.array([o[1] for o in obs], dtype=int)
     label = "reduced" if method == "reduced" else ("mpmath" if mp else "scipy")
     reason = res["stop"]
-    from theorycheck.solve.trajectory import STOP_REASONS
-
     msg = res["message"] or STOP_REASONS.get(reason, "")
     return Trajectory(setting=setting, time_kind=system.time_kind, method=label, precision=precision,
                       t=res["t"], log_abs_beta=la, sign_beta=sg, stopped_because=reason, t_max=t_max,

@@ -24,7 +24,9 @@ class BalancedL2System(FlowSystem):
     singularity (ever smaller steps; hopeless at 30 digits), so once lse(θ) has fallen by
     ``SHRINK`` the clock becomes the arc length s with dτ/ds = N: then dθ_j/ds = N θ_j'
     (= z_j (N − ρ z_j) for L = 2) is smooth and bounded, N → 0 exponentially in s, and τ
-    (a state component) converges to the collapse time. Back to τ if u grows again."""
+    (a state component) converges to the collapse time. Back to τ if u grows again. The
+    arc clock is measured in units of N at its start (dτ/ds = N/N_ref), so that a scaled
+    problem (u, ρ) → (c u, c ρ) takes the same steps in s at any c."""
 
     name = "balanced-l2-log"
     #: switch to the arc clock when lse(θ) falls this far (ln) below its start; back at GROW
@@ -52,7 +54,7 @@ class BalancedL2System(FlowSystem):
         f = self.bk.call(self.cf.field, self.z, th, lnN, self.rho)
         if self.clock == "time":
             return f
-        N = self.bk.exp(self.bk.array([lnN]))
+        N = self.bk.exp(self.bk.array([lnN - self.lnN_ref]))  # N/N_ref: s does not depend on the scale of u
         return np.concatenate([f * N[0], N])
 
     def events(self, t0, y0) -> list[EventFn]:
@@ -78,6 +80,7 @@ class BalancedL2System(FlowSystem):
             new.clock = "arc" if ev.name == "to_arc" else "time"
             tau = self.time_of(t, y)
             new.tau_ref = tau
+            new.lnN_ref = self.lnN(self._theta(y))
             y_new = (np.concatenate([y, self.bk.array([tau])]) if new.clock == "arc" else np.array(y[:-1], copy=True))
             return Outcome(system=new, y=y_new)
         return Outcome(stop=ev.name, records=[] if ev.name == "t_max" else [(ev.name, -1, "")])

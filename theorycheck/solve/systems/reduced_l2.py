@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from theorycheck.solve.steppers import MpBackend
@@ -44,7 +46,8 @@ class ReducedL2System(FlowSystem):
         lnN = self.lnN(tau, y[0])
         if self.clock == "time":
             return self.bk.exp(self.bk.array([-lnN]))
-        return np.concatenate([self.bk.array([1]), self.bk.exp(self.bk.array([lnN]))])
+        # clock s in units of N at its start: dI/ds = 1/N_ref, dτ/ds = N/N_ref (scale-free)
+        return np.concatenate([self.bk.exp(self.bk.array([-self.lnN_ref])), self.bk.exp(self.bk.array([lnN - self.lnN_ref]))])
 
     def _theta(self, t, I):
         return self.bk.call(self.theta, self.z, self.bk.num(t), I, self.alpha, self.rho)
@@ -77,6 +80,7 @@ class ReducedL2System(FlowSystem):
             new.clock = "arc" if ev.name == "to_arc" else "time"
             tau = self.time_of(t, y)
             new.tau_ref = tau
+            new.lnN_ref = self.lnN(tau, y[0])
             y_new = self.bk.array([y[0], tau]) if new.clock == "arc" else self.bk.array([y[0]])
             return Outcome(system=new, y=y_new)
         if ev.name == "t_max":
@@ -87,7 +91,13 @@ class ReducedL2System(FlowSystem):
         return self.L * self.bk.to_float(self._theta(t, y[0])), np.ones(self.d, dtype=int)
 
     def atol(self, rtol):
+        """I grows like τ/N: its absolute tolerance is in units of 1/N (at the start, or
+        where the arc clock began), so that a scaled problem (α, ρ) → (cα, cρ) keeps its
+        relative accuracy (ρ z² I is what enters θ, and I scales as 1/c)."""
         dtype = object if isinstance(self.bk, MpBackend) else float
+        ln_unit = -(self.lnN_ref if self.clock == "arc" else self.lnN(self.bk.num(0), self.y0[0]))
+        unit = self.bk.exp(self.bk.array([ln_unit]))[0] if isinstance(self.bk, MpBackend) else \
+            min(math.exp(min(float(ln_unit), 690.0)), 1e300)
         if self.clock == "arc":
-            return np.array([rtol, rtol * max(abs(self.tau_ref), 1e-300)], dtype=dtype)
-        return np.array([rtol], dtype=dtype)
+            return np.array([rtol * unit, rtol * max(abs(self.tau_ref), 1e-300)], dtype=dtype)
+        return np.array([rtol * unit], dtype=dtype)
