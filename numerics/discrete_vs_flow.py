@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from theorycheck import status as bst
 from theorycheck.batched import discrete as bdisc
-from theorycheck.batched import status as bst
 from theorycheck.batched import systems as bsys
 from theorycheck.numerics._common import describe_row
 from theorycheck.report import plots

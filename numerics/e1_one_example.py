@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from theorycheck.batched.status import COLLAPSE, DONE
 from theorycheck.claims import thresholds as th
 from theorycheck.numerics._common import describe_row, fmt, nearest
 from theorycheck.report import plots
+from theorycheck.status import COLLAPSE, DONE
 from theorycheck.sweep import run as S
 
 NAME = "e1-one-example"

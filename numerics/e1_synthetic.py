@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 from matplotlib import colors
 
-from theorycheck.batched.status import COLLAPSE, DONE
 from theorycheck.numerics._common import describe_row, nearest
 from theorycheck.report import plots
+from theorycheck.status import COLLAPSE, DONE
 from theorycheck.sweep import run as S
 
 NAME = "e1-synthetic"

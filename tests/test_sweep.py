@@ -10,9 +10,9 @@ import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
 
+from theorycheck import status as bst
 from theorycheck.batched import discrete as bdisc
 from theorycheck.batched import engine as bt
-from theorycheck.batched import status as bst
 from theorycheck.batched import systems as bsys
 from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError

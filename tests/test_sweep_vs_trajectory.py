@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from theorycheck import status as bst
 from theorycheck.batched import discrete as bdisc
 from theorycheck.batched import engine as bt
-from theorycheck.batched import status as bst
 from theorycheck.batched import systems as bsys
 from theorycheck.setting import Setting
 from theorycheck.solve.discrete import sam_step

@@ -10,9 +10,9 @@ from collections.abc import Callable
 import numpy as np
 
 from theorycheck.batched.engine import BatchResult
-from theorycheck.batched.status import DONE, NONFINITE, SIGN_CHANGE
 from theorycheck.batched.systems import MultiExample
 from theorycheck.errors import TheorycheckError
+from theorycheck.status import DONE, NON_FINITE, SIGN_CHANGE
 
 
 def discrete_run(system: MultiExample, eta: float, grid, *, max_steps: int = 10_000_000,
@@ -61,7 +61,7 @@ def discrete_run(system: MultiExample, eta: float, grid, *, max_steps: int = 10_
         n += 1
         fin = ops.to_numpy(ops.all(ops.isfinite(th[idx]), 1))
         if not fin.all():
-            status[idx_np[~fin & alive[idx_np]]] = NONFINITE
+            status[idx_np[~fin & alive[idx_np]]] = NON_FINITE
             t_stop[idx_np[~fin]] = n * eta
             alive[idx_np[~fin]] = False
         while k_rec < T and ks[k_rec] == n:

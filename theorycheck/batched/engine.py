@@ -15,7 +15,7 @@ reaches its event in a bounded number of steps. Output on a common grid of τ co
 the dense output of each step, inverted for τ (safeguarded Newton).
 
 Systems: :mod:`theorycheck.batched.systems`; array operations: :mod:`theorycheck.batched.ops`.
-Status codes of a member: see :data:`theorycheck.batched.status.STATUS`. j† is 1-based; 0 means
+Status codes of a member: see :data:`theorycheck.status.STATUS`. j† is 1-based; 0 means
 β = 0 (collapse), −1 a cell that was not computed (a budget ran out: the member's status says which).
 """
 
@@ -28,17 +28,17 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.integrate import RK45
 
-from theorycheck.batched.status import (
+from theorycheck.batched.systems import BatchSystem
+from theorycheck.errors import TheorycheckError
+from theorycheck.status import (
     DONE,
     FINISHED_OK,
     MAX_STEPS,
-    NONFINITE,
+    NON_FINITE,
     RUNNING,
     STATUS,
-    STEP_UNDERFLOW,
+    STEP_SIZE_UNDERFLOW,
 )
-from theorycheck.batched.systems import BatchSystem
-from theorycheck.errors import TheorycheckError
 
 _A, _B, _E, _P = RK45.A, RK45.B, RK45.E, RK45.P
 #: nonzero tableau entries as (index, float) lists: stage i uses Σ_j A_ij K_j
@@ -237,7 +237,7 @@ def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e
         # members that cannot shrink any further
         tiny = (~acc) & (h[run] < 10 * np.spacing(np.maximum(np.abs(s_cur[run]), 1.0)))
         if tiny.any():
-            status[run[tiny]] = np.where(fin_np[tiny], STEP_UNDERFLOW, NONFINITE)
+            status[run[tiny]] = np.where(fin_np[tiny], STEP_SIZE_UNDERFLOW, NON_FINITE)
             t_stop[run[tiny]] = ops.to_numpy(Y[:, 0])[tiny]
         if acc.any():
             a = np.flatnonzero(acc)

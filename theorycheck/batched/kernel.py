@@ -25,16 +25,16 @@ from collections.abc import Callable
 import numpy as np
 
 from theorycheck.batched.engine import _A, _B, _E, _ORDER_EXP, _P, MAX_FACTOR, MIN_FACTOR, SAFETY
-from theorycheck.batched.status import (
+from theorycheck.errors import TheorycheckError
+from theorycheck.status import (
     COLLAPSE,
     DONE,
     MAX_STEPS,
-    NONFINITE,
+    NO_COLLAPSE,
+    NON_FINITE,
     RUNNING,
-    SAFE,
-    STEP_UNDERFLOW,
+    STEP_SIZE_UNDERFLOW,
 )
-from theorycheck.errors import TheorycheckError
 
 try:  # optional dependency
     import numba as _nb
@@ -65,8 +65,8 @@ def threads() -> int:
 _EPS8 = 8 * float(np.finfo(float).eps)
 _ORDER = float(_ORDER_EXP)
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = float(SAFETY), float(MIN_FACTOR), float(MAX_FACTOR)
-_S_RUNNING, _S_DONE, _S_COLLAPSE, _S_SAFE = int(RUNNING), int(DONE), int(COLLAPSE), int(SAFE)
-_S_MAX_STEPS, _S_UNDERFLOW, _S_NONFINITE = int(MAX_STEPS), int(STEP_UNDERFLOW), int(NONFINITE)
+_S_RUNNING, _S_DONE, _S_COLLAPSE, _S_SAFE = int(RUNNING), int(DONE), int(COLLAPSE), int(NO_COLLAPSE)
+_S_MAX_STEPS, _S_UNDERFLOW, _S_NONFINITE = int(MAX_STEPS), int(STEP_SIZE_UNDERFLOW), int(NON_FINITE)
 
 
 def _identity(**_):

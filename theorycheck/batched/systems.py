@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from theorycheck.batched.ops import NumpyOps
-from theorycheck.batched.status import BLOWUP, COLLAPSE, SAFE
 from theorycheck.errors import TheorycheckError
+from theorycheck.status import BLOWUP, COLLAPSE, NO_COLLAPSE
 from theorycheck.symbolic import compile as C
 
 #: κ clocks and event levels: a rate |dθ/dτ| > e^{EVENT_LOG}·c means the singular time is
@@ -224,7 +224,7 @@ class ReducedL2(BatchSystem):
             ev[idx_np[first]] = tau_np[first]
         codes = o.where(stop, COLLAPSE, 0)
         if self.stop_on_safe:
-            codes = o.where(safe & ~stop, SAFE, codes)
+            codes = o.where(safe & ~stop, NO_COLLAPSE, codes)
         codes = o.to_numpy(codes).astype(int)
         self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
         return codes, None

@@ -19,17 +19,14 @@ from scipy.special import logsumexp
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
 from theorycheck.solve.trajectory import Trajectory
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
 
-__all__ = ["sam_step", "run", "STOP_REASONS"]
+__all__ = ["sam_step", "run"]
 
-STOP_REASONS = {
-    "steps": "ran the requested number of steps",
-    "non_finite": "the next iterate overflowed (the record ends at the last finite one)",
-    "max_seconds": "time budget exhausted",
-    "norm_reached": "‖β‖ reached the requested level",
-}
+#: run-specific messages (the status word is shared with the flows; what overflowed differs)
+_MESSAGES = {Status.NON_FINITE: "the next iterate overflowed (the record ends at the last finite one)"}
 
 
 def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float, loss: str) -> None:
@@ -108,13 +105,13 @@ def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_
         sgs.append(np.prod(np.sign(W), axis=0).astype(int))
 
     record(W)
-    stop = "steps"
+    stop = Status.STEPS
     t0 = _time.monotonic()
     last = t0
     for k in range(1, int(steps) + 1):
         W_new = sam_step(W, Z, optimizer=setting.optimizer, rho=setting.rho, eta=eta, loss=setting.loss)
         if not np.all(np.isfinite(W_new)):
-            stop = "non_finite"
+            stop = Status.NON_FINITE
             if ts[-1] != (k - 1) * float(eta):  # the last finite iterate ends the record
                 ts.append((k - 1) * float(eta))
                 record(W)
@@ -125,11 +122,11 @@ def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_
             ts.append(k * float(eta))
             record(W)
         if done:
-            stop = "norm_reached"
+            stop = Status.NORM_REACHED
             break
         now = _time.monotonic()
         if now - t0 > max_seconds:
-            stop = "max_seconds"
+            stop = Status.MAX_SECONDS
             if ts[-1] != k * float(eta):
                 ts.append(k * float(eta))
                 record(W)
@@ -139,5 +136,5 @@ def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_
             last = now
     return Trajectory(setting=setting, time_kind="real", method="discrete", precision=None, t=np.array(ts),
                       log_abs_beta=np.array(las), sign_beta=np.array(sgs), stopped_because=stop,
-                      t_max=float(steps) * float(eta), n_steps=len(ts) - 1, message=STOP_REASONS[stop],
+                      t_max=float(steps) * float(eta), n_steps=len(ts) - 1, message=_MESSAGES.get(stop, stop.message),
                       system=f"discrete η = {eta:g}")

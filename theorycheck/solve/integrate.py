@@ -37,7 +37,8 @@ from theorycheck.solve.systems import (
     Thresholds,
     extrapolate_singularity,
 )
-from theorycheck.solve.trajectory import STOP_REASONS, Budget, Event, Trajectory, _Step
+from theorycheck.solve.trajectory import Budget, Event, Trajectory, _Step
+from theorycheck.status import Status
 
 __all__ = ["solve", "choose_system", "METHODS", "Budget", "Trajectory"]
 
@@ -143,14 +144,14 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
     stop = system.start_stop()
     seg = system
     collapse_time = blowup_time = None
-    if stop == "collapse":
+    if stop == Status.COLLAPSE:
         collapse_time = 0.0
     message = ""
     T = bk.num(t_max)
     guard = FieldBudget(max_seconds=budget.max_seconds, max_evaluations=budget.max_evaluations, start=t0_wall)
     while stop is None:
         if seg.clock == "time" and t >= T:
-            stop = "t_max"
+            stop = Status.T_MAX
             break
         evfns = seg.events(t, y)
         g_prev = [ev.fn(t, y) for ev in evfns]
@@ -163,50 +164,52 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             else:
                 stepper = ScipyStepper(rhs, t, y, float(bound), rtol, seg.atol(rtol))
         except BudgetExhausted as exc:
-            stop, message = exc.reason, f"{STOP_REASONS[exc.reason]}: {exc}"
+            stop = Status(exc.reason)
+            message = f"{stop.message}: {exc}"
             break
         except StepFailed as exc:
-            stop, message = "step_size_underflow", str(exc)
+            stop, message = Status.STEP_SIZE_UNDERFLOW, str(exc)
             break
         n_eval_seg0 = stepper.nfev
         restarted = False
         while not restarted:
             now = _time.monotonic()
             if n_steps >= budget.max_steps:
-                stop = "max_steps"
+                stop = Status.MAX_STEPS
             elif n_eval + stepper.nfev - n_eval_seg0 >= budget.max_evaluations:
-                stop = "max_evaluations"
+                stop = Status.MAX_EVALUATIONS
             elif now - t0_wall >= budget.max_seconds:
-                stop = "max_seconds"
+                stop = Status.MAX_SECONDS
             if stop:
                 break
             if progress is not None and now - last_report >= 2.0:
                 progress(float(seg.time_of(t, y)), float(t_max), n_steps)
                 last_report = now
             if seg.clock != "time" and stepper.finished:
-                stop = "non_finite"
+                stop = Status.NON_FINITE
                 message = (f"the arc-length clock passed {ARC_BOUND:g} without an event near "
                            f"t = {float(seg.time_of(t, y)):.6g}: the field is below the number range; rerun with --precision")
                 break
             try:
                 stepper.step()
             except BudgetExhausted as exc:
-                stop, message = exc.reason, f"{STOP_REASONS[exc.reason]}: {exc}"
+                stop = Status(exc.reason)
+                message = f"{stop.message}: {exc}"
                 break
             except StepFailed as exc:
-                stop, message = "step_size_underflow", str(exc)
+                stop, message = Status.STEP_SIZE_UNDERFLOW, str(exc)
                 break
             except (FloatingPointError, OverflowError, ZeroDivisionError, ValueError) as exc:
-                stop, message = "non_finite", f"{type(exc).__name__}: {exc}"
+                stop, message = Status.NON_FINITE, f"{type(exc).__name__}: {exc}"
                 break
             n_steps += 1
             t1, y1 = stepper.t, stepper.y
             if not bk.isfinite(y1):
-                stop, message = "non_finite", f"the state left the number range near t = {float(seg.time_of(t, y)):.6g}"
+                stop, message = Status.NON_FINITE, f"the state left the number range near t = {float(seg.time_of(t, y)):.6g}"
                 break
             g1 = [ev.fn(t1, y1) for ev in evfns]
             if any(not (g == g) for g in g1):  # NaN
-                stop, message = "non_finite", f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
+                stop, message = Status.NON_FINITE, f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
                 break
             hits = [i for i, ev in enumerate(evfns) if armed[i] and _crossed(g_prev[i], g1[i], ev.direction)]
             dense = stepper.dense()
@@ -241,26 +244,26 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                     n_events += 1
                 if out.system is not None and out.y is not None:  # the state after the event
                     obs[-1] = out.system.observe(tau_e, out.y)
-                if out.stop in ("collapse", "blowup") and seg.clock == "time":  # refine the singular time
+                if out.stop in (Status.COLLAPSE, Status.BLOWUP) and seg.clock == "time":  # refine the singular time
                     te_x = _extrapolated(seg, evfns[i], stepper.t_old, te, ye, dense)
                     if te_x is not None:
                         tau_e = te_x
                 for kind, j, det in out.records:
                     events.append(Event(float(tau_e), kind, j + 1 if j >= 0 else 0, det))
-                if out.stop == "collapse":
+                if out.stop == Status.COLLAPSE:
                     collapse_time = float(tau_e)
-                if out.stop == "blowup":
+                if out.stop == Status.BLOWUP:
                     blowup_time = float(tau_e)
                 if out.stop:
                     stop = out.stop
                 elif n_events >= budget.max_events:
-                    stop = "max_events"
+                    stop = Status.MAX_EVENTS
                 else:
                     seg, y = out.system, out.y
                     t = tau_e if seg.clock == "time" else bk.num(0)
                 n_eval += stepper.nfev - n_eval_seg0
                 restarted = True
-                if stop == "stationary" and float(tau_e) < t_max:
+                if stop == Status.STATIONARY and float(tau_e) < t_max:
                     _hold(steps, ts, obs, out.system, tau_e, out.y, t_max)
                 break
             tau1 = seg.time_of(t1, y1)
@@ -273,13 +276,13 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             g_prev = g1
             t, y = t1, y1
             if seg.clock == "time" and t1 >= T:
-                stop = "t_max"
+                stop = Status.T_MAX
                 break
         if not restarted:
             n_eval += stepper.nfev - n_eval_seg0
-    if stop == "stationary" and len(ts) == 1 and t_max > 0:
+    if stop == Status.STATIONARY and len(ts) == 1 and t_max > 0:
         _hold(steps, ts, obs, seg, t, y, t_max)
-    if stop == "collapse" and collapse_time is None:
+    if stop == Status.COLLAPSE and collapse_time is None:
         collapse_time = float(seg.time_of(t, y))
     return dict(t=np.array(ts), obs=obs, steps=steps, stop=stop, events=events, n_steps=n_steps,
                 n_eval=max(n_eval, guard.evaluations), collapse_time=collapse_time, blowup_time=blowup_time, message=message)
@@ -355,8 +358,8 @@ def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: in
         la = np.array([o[0] for o in obs])
         sg = np.array([o[1] for o in obs], dtype=int)
     label = "reduced" if method == "reduced" else ("mpmath" if mp else "scipy")
-    reason = res["stop"]
-    msg = res["message"] or STOP_REASONS.get(reason, "")
+    reason = Status(res["stop"])
+    msg = res["message"] or reason.message
     return Trajectory(setting=setting, time_kind=system.time_kind, method=label, precision=precision,
                       t=res["t"], log_abs_beta=la, sign_beta=sg, stopped_because=reason, t_max=t_max,
                       collapse_time=res["collapse_time"], blowup_time=res["blowup_time"], events=res["events"],

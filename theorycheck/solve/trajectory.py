@@ -18,23 +18,7 @@ import mpmath
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
-
-#: why an integration stopped (``Trajectory.stopped_because``)
-STOP_REASONS: dict[str, str] = {
-    "t_max": "reached the requested final time",
-    "collapse": "the predictor reached 0 in finite time (ℓ2: N → 0; ℓ∞: every coordinate slid to 0)",
-    "blowup": "finite-time blow-up (L ≥ 3): the norm passed the blow-up threshold",
-    "stationary": "every coordinate is at an equilibrium or frozen; the state is constant from here on",
-    "critical_point": "∇Lo(w) → 0 away from w = 0: ℓ2-SAM's perturbation ρ∇Lo/‖∇Lo‖ is undefined there",
-    "norm_limit": "the weights left the float64 range (linear coordinates); rerun with --precision",
-    "non_finite": "a field value was not finite (overflow); rerun with --precision",
-    "max_steps": "step budget exhausted",
-    "max_evaluations": "field-evaluation budget exhausted",
-    "max_seconds": "time budget exhausted",
-    "max_events": "event budget exhausted (too many switching events)",
-    "step_size_underflow": "the step size fell below the spacing of floating-point numbers",
-    "sliding_unsupported": "sliding on two coupled switching surfaces at once (ℓ∞, codimension 2) is not implemented",
-}
+from theorycheck.status import Status
 
 
 @dataclass(frozen=True)
@@ -77,8 +61,9 @@ class _Step:
 class Trajectory:
     """A solved flow. ``t`` (T,), ``log_abs_beta`` (T×d; −inf where β_j = 0) and
     ``sign_beta`` (T×d in {−1, 0, 1}) at the accepted steps; ``time_kind`` "rescaled"
-    (one example, dτ = −ℓ'(m̂) dt) or "real"; ``stopped_because`` a key of
-    :data:`STOP_REASONS`; ``collapse_time`` / ``blowup_time`` or None."""
+    (one example, dτ = −ℓ'(m̂) dt) or "real"; ``stopped_because`` a
+    :class:`~theorycheck.status.Status` (a string given is looked up; ``message`` defaults to
+    its message); ``collapse_time`` / ``blowup_time`` or None."""
 
     setting: Any
     time_kind: str
@@ -87,7 +72,7 @@ class Trajectory:
     t: np.ndarray
     log_abs_beta: np.ndarray
     sign_beta: np.ndarray
-    stopped_because: str
+    stopped_because: Status
     t_max: float
     collapse_time: float | None = None
     blowup_time: float | None = None
@@ -97,6 +82,14 @@ class Trajectory:
     message: str = ""
     system: str = ""
     _steps: list[_Step] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        try:
+            self.stopped_because = Status(self.stopped_because)
+        except ValueError:
+            raise TheorycheckError(f"unknown stop reason {self.stopped_because!r}") from None
+        if not self.message:
+            self.message = self.stopped_because.message
 
     # ------------------------------------------------------------------ basic views
     @property
@@ -111,8 +104,7 @@ class Trajectory:
     def successful(self) -> bool:
         """True when the run ended for a reason of the flow (t_max, collapse, blow-up,
         stationary), not because a budget or the number format ran out."""
-        return self.stopped_because in ("t_max", "collapse", "blowup", "stationary", "critical_point",
-                                        "steps", "norm_reached")
+        return Status(self.stopped_because).ok
 
     @property
     def d(self) -> int:

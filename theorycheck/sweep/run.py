@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from theorycheck import status as bst
 from theorycheck.batched import engine as bt
 from theorycheck.batched import ops as bops
-from theorycheck.batched import status as bst
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import TheorycheckError
 from theorycheck.report.plain import to_plain
@@ -468,7 +468,7 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
             res, _ = run_spec(spec, np.array([tau_budget]), opts=opts, backend=backend, workers=workers,
                               scheduler=scheduler, progress=False)
             col = res.status == bst.COLLAPSE
-            safe = res.status == bst.SAFE
+            safe = res.status == bst.NO_COLLAPSE
             lo[act[col]] = mid[act[col]]
             hi[act[safe]] = mid[act[safe]]
             ok[act[~(col | safe)]] = False

@@ -40,7 +40,7 @@ def backend_of(args) -> str:
 
 def payload(res, *, out: str | None, saved: list[str] | None) -> dict:
     """The --json document (keys documented in the README)."""
-    from theorycheck.batched.status import STATUS
+    from theorycheck.status import STATUS
     from theorycheck.sweep.run import visits
 
     m = res.meta

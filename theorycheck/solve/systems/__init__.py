@@ -19,9 +19,9 @@ All numbers go through a backend (float64 or mpmath) and every formula through
 from theorycheck.solve.systems.balanced_l2 import BalancedL2System
 from theorycheck.solve.systems.base import (
     Backend,
+    EventAction,
     EventFn,
     FlowSystem,
-    Outcome,
     Thresholds,
     extrapolate_singularity,
 )
@@ -29,5 +29,5 @@ from theorycheck.solve.systems.branch import BranchSystem
 from theorycheck.solve.systems.layers import LayersSystem
 from theorycheck.solve.systems.reduced_l2 import ReducedL2System
 
-__all__ = ["Backend", "BalancedL2System", "BranchSystem", "EventFn", "FlowSystem", "LayersSystem", "Outcome",
+__all__ = ["Backend", "BalancedL2System", "BranchSystem", "EventAction", "EventFn", "FlowSystem", "LayersSystem",
            "ReducedL2System", "Thresholds", "extrapolate_singularity"]

@@ -9,12 +9,13 @@ import numpy as np
 from theorycheck.solve.steppers import MpBackend
 from theorycheck.solve.systems.base import (
     Backend,
+    EventAction,
     EventFn,
     FlowSystem,
-    Outcome,
     Thresholds,
     _softmax_dot,
 )
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
 
@@ -74,7 +75,7 @@ class BalancedL2System(FlowSystem):
             evs.append(EventFn("blowup", -1, lambda t, y: max(y) - b_level, +1))
         return evs
 
-    def on_event(self, ev: EventFn, t, y) -> Outcome:
+    def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name in ("to_arc", "to_time"):
             new = self.copy()
             new.clock = "arc" if ev.name == "to_arc" else "time"
@@ -82,8 +83,8 @@ class BalancedL2System(FlowSystem):
             new.tau_ref = tau
             new.lnN_ref = self.lnN(self._theta(y))
             y_new = (np.concatenate([y, self.bk.array([tau])]) if new.clock == "arc" else np.array(y[:-1], copy=True))
-            return Outcome(system=new, y=y_new)
-        return Outcome(stop=ev.name, records=[] if ev.name == "t_max" else [(ev.name, -1, "")])
+            return EventAction(system=new, y=y_new)
+        return EventAction(stop=Status(ev.name), records=[] if ev.name == "t_max" else [(ev.name, -1, "")])
 
     def event_rate(self, ev: EventFn, t, y):
         """d/dτ of the event's function in θ: softmax(θ)·θ' (collapse), θ'_argmax (blow-up)."""

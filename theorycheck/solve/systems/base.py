@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from theorycheck.solve.steppers import FloatBackend, MpBackend
+from theorycheck.status import Status
 
 Backend = FloatBackend | MpBackend
 
@@ -65,11 +66,11 @@ class EventFn:
 
 
 @dataclass
-class Outcome:
-    """What an event does: stop (a STOP_REASONS key) or continue with ``system`` from ``y``;
+class EventAction:
+    """What an event does: stop (a :class:`~theorycheck.status.Status`) or continue with ``system`` from ``y``;
     ``records`` are (kind, 0-based index or −1, detail) for the trajectory's event list."""
 
-    stop: str | None = None
+    stop: Status | None = None
     system: Any = None
     y: Any = None
     records: list[tuple[str, int, str]] = field(default_factory=list)
@@ -117,7 +118,7 @@ class FlowSystem:
         """Time at clock value s and state y."""
         return s if self.clock == "time" else y[-1]
 
-    def start_stop(self) -> str | None:
+    def start_stop(self) -> Status | None:
         return None
 
     def event_rate(self, ev: EventFn, t, y):

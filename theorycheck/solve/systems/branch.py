@@ -10,12 +10,13 @@ import numpy as np
 from theorycheck.solve.steppers import MpBackend, log_abs_and_sign
 from theorycheck.solve.systems.base import (
     Backend,
+    EventAction,
     EventFn,
     FlowSystem,
-    Outcome,
     Thresholds,
     _sgn,
 )
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
 
@@ -107,9 +108,9 @@ class BranchSystem(FlowSystem):
                 out[j] = 0 * out[j]
         return out
 
-    def start_stop(self) -> str | None:
+    def start_stop(self) -> Status | None:
         if all(self.frozen):
-            return "collapse" if all(u == 0 for u in self.ufrozen) else "stationary"
+            return Status.COLLAPSE if all(u == 0 for u in self.ufrozen) else Status.STATIONARY
         return None
 
     def events(self, t0, v0) -> list[EventFn]:
@@ -138,14 +139,14 @@ class BranchSystem(FlowSystem):
         j = max(act, key=lambda i: y[i])
         return f[j]
 
-    def on_event(self, ev: EventFn, t, y) -> Outcome:
+    def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name == "blowup":
-            return Outcome(stop="blowup", records=[("blowup", -1, "")])
+            return EventAction(stop=Status.BLOWUP, records=[("blowup", -1, "")])
         new = self.copy()
         y = np.array(y, copy=True)
         j = ev.index
         kind = new._at_zero(j, y)
-        out = Outcome(system=new, y=y, records=[(kind, j, "u_j = 0")])
+        out = EventAction(system=new, y=y, records=[(kind, j, "u_j = 0")])
         out.stop = new.start_stop()
         if out.stop == "collapse":
             out.records.append(("collapse", -1, "every coordinate is at 0"))

@@ -10,12 +10,13 @@ import numpy as np
 from theorycheck.solve.steppers import FloatBackend, MpBackend, log_abs_and_sign
 from theorycheck.solve.systems.base import (
     Backend,
+    EventAction,
     EventFn,
     FlowSystem,
-    Outcome,
     Thresholds,
     _sgn,
 )
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
 
@@ -66,7 +67,7 @@ class LayersSystem(FlowSystem):
         self.dead: set[int] = set()
         self.start_records = []
         self.mixed = [bool(np.any(Z[:, j] > 0) and np.any(Z[:, j] < 0)) for j in range(self.d)]
-        self._fail: str | None = None
+        self._fail: Status | None = None
         ln_lim = (680.0 - 2 * math.log(1 + self.d * float(np.max(np.abs(Z))))) / (2 * L)
         self.ln_limit = ln_lim
         if self.linf:
@@ -232,16 +233,16 @@ class LayersSystem(FlowSystem):
             return -math.inf
         return self.bk.log(self.bk.array([S2]))[0] / 2
 
-    def start_stop(self) -> str | None:
+    def start_stop(self) -> Status | None:
         if self._fail:
             return self._fail
         if self.linf and self.L >= 2:  # every coordinate held at 0 (dead, or tied and sliding)
             held = set(self.dead) | {a[1] for a in self.sliding if a[0] == "u"}
             if len(held) == self.d:
-                return "collapse"
+                return Status.COLLAPSE
         if self.optimizer == "sam-l2" and self.L >= 2 and self._lnS(self.W(self.y0)) == -math.inf:
             beta = np.prod(self.W(self.y0), axis=0)
-            return "collapse" if all(b == 0 for b in beta) else "stationary"
+            return Status.COLLAPSE if all(b == 0 for b in beta) else Status.STATIONARY
         return None
 
     def events(self, t0, y0) -> list[EventFn]:
@@ -324,23 +325,23 @@ class LayersSystem(FlowSystem):
                 for k in range(self.L):
                     y[k * self.d + j] = 0 * y[k * self.d + j]
                 return "slide"
-            self._fail = "sliding_unsupported"
+            self._fail = Status.SLIDING_UNSUPPORTED
             return "slide"
         if self._coupled(a) and any(self._coupled(b) for b in self.sliding):
-            self._fail = "sliding_unsupported"
+            self._fail = Status.SLIDING_UNSUPPORTED
             return "slide"
         self.sliding.append(a)
         return "slide"
 
-    def on_event(self, ev: EventFn, t, y) -> Outcome:
+    def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name in ("collapse", "blowup", "norm_limit"):
-            return Outcome(stop=ev.name, records=[(ev.name, -1, "")])
+            return EventAction(stop=Status(ev.name), records=[(ev.name, -1, "")])
         if ev.name == "singular":
             if self._lnnorm(y) - self.lnW0 < math.log(1e-2):  # on the way to a collapse: carry on
                 new = self.copy()
                 new.singular_off = True
-                return Outcome(system=new, y=np.array(y, copy=True))
-            return Outcome(stop="critical_point", records=[("critical_point", -1, "‖∇Lo(w)‖ ≪ ‖∇Lo(w + ε)‖ with w ≠ 0")])
+                return EventAction(system=new, y=np.array(y, copy=True))
+            return EventAction(stop=Status.CRITICAL_POINT, records=[("critical_point", -1, "‖∇Lo(w)‖ ≪ ‖∇Lo(w + ε)‖ with w ≠ 0")])
         new = self.copy()
         new.sgnW = self.sgnW.copy()
         new.sgnG = self.sgnG.copy()
@@ -355,7 +356,7 @@ class LayersSystem(FlowSystem):
             a = ev.data
             kind = new._handle_surface(a, y)
             records = [(kind, a[-1], f"{a[0]}-surface")]
-        out = Outcome(system=new, y=y, records=records)
+        out = EventAction(system=new, y=y, records=records)
         out.stop = new.start_stop()
         return out
 

@@ -10,12 +10,13 @@ from theorycheck.solve.steppers import MpBackend
 from theorycheck.solve.systems.balanced_l2 import BalancedL2System
 from theorycheck.solve.systems.base import (
     Backend,
+    EventAction,
     EventFn,
     FlowSystem,
-    Outcome,
     Thresholds,
     _softmax_dot,
 )
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
 
@@ -74,7 +75,7 @@ class ReducedL2System(FlowSystem):
         dth = (self._theta(t + h, y[0] + h * dI) - self._theta(t - h, y[0] - h * dI)) * (1 / (2 * h))
         return _softmax_dot(self.bk, self._theta(t, y[0]), dth)
 
-    def on_event(self, ev: EventFn, t, y) -> Outcome:
+    def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name in ("to_arc", "to_time"):
             new = self.copy()
             new.clock = "arc" if ev.name == "to_arc" else "time"
@@ -82,10 +83,10 @@ class ReducedL2System(FlowSystem):
             new.tau_ref = tau
             new.lnN_ref = self.lnN(tau, y[0])
             y_new = self.bk.array([y[0], tau]) if new.clock == "arc" else self.bk.array([y[0]])
-            return Outcome(system=new, y=y_new)
+            return EventAction(system=new, y=y_new)
         if ev.name == "t_max":
-            return Outcome(stop="t_max")
-        return Outcome(stop="collapse", records=[("collapse", -1, "N → 0")])
+            return EventAction(stop=Status.T_MAX)
+        return EventAction(stop=Status.COLLAPSE, records=[("collapse", -1, "N → 0")])
 
     def observe(self, t, y) -> tuple[np.ndarray, np.ndarray]:
         return self.L * self.bk.to_float(self._theta(t, y[0])), np.ones(self.d, dtype=int)

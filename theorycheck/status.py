@@ -1,0 +1,92 @@
+"""One status vocabulary: why a run (a trajectory, a discrete run, a member of a batched
+sweep) stopped, or where it stands.
+
+`Status` is a ``StrEnum``: a member *is* its word (``Status.T_MAX == "t_max"``, and it
+prints and serialises to JSON as that word), carries its one-line ``message``, whether it
+is a reason of the flow or algorithm (``ok``: not a budget or the number format running
+out), and, for the statuses a member of the batched engine can end in, its integer
+``code`` (the ``status`` arrays of batched results hold codes; the compiled kernel uses the
+module-level integers below).
+
+No heavy imports here: the vocabulary is usable without numpy, sympy or scipy.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    """A status word with its message, ``ok`` flag and batched ``code`` (None: not a
+    batched status)."""
+
+    message: str
+    ok: bool
+    code: int | None
+
+    def __new__(cls, word: str, message: str, ok: bool, code: int | None = None):
+        obj = str.__new__(cls, word)
+        obj._value_ = word
+        obj.message = message
+        obj.ok = ok
+        obj.code = code
+        return obj
+
+    # ---- flows (single trajectories) and shared
+    T_MAX = "t_max", "reached the requested final time", True
+    COLLAPSE = ("collapse", "the predictor reached 0 in finite time (ℓ2: N → 0; ℓ∞: every coordinate slid to 0)",
+                True, 2)
+    BLOWUP = "blowup", "finite-time blow-up (L ≥ 3): the norm passed the blow-up threshold", True, 3
+    STATIONARY = ("stationary", "every coordinate is at an equilibrium or frozen; the state is constant from here on",
+                  True)
+    CRITICAL_POINT = ("critical_point",
+                      "∇Lo(w) → 0 away from w = 0: ℓ2-SAM's perturbation ρ∇Lo/‖∇Lo‖ is undefined there", True)
+    NORM_LIMIT = ("norm_limit", "the weights left the float64 range (linear coordinates); rerun with --precision",
+                  False)
+    NON_FINITE = "non_finite", "a field value was not finite (overflow); rerun with --precision", False, 7
+    MAX_STEPS = "max_steps", "step budget exhausted", False, 5
+    MAX_EVALUATIONS = "max_evaluations", "field-evaluation budget exhausted", False
+    MAX_SECONDS = "max_seconds", "time budget exhausted", False
+    MAX_EVENTS = "max_events", "event budget exhausted (too many switching events)", False
+    STEP_SIZE_UNDERFLOW = ("step_size_underflow", "the step size fell below the spacing of floating-point numbers",
+                           False, 6)
+    SLIDING_UNSUPPORTED = ("sliding_unsupported",
+                           "sliding on two coupled switching surfaces at once (ℓ∞, codimension 2) is not implemented",
+                           False)
+    # ---- discrete algorithms (single runs)
+    STEPS = "steps", "ran the requested number of steps", True
+    NORM_REACHED = "norm_reached", "‖β‖ reached the requested level", True
+    # ---- members of batched sweeps
+    RUNNING = "running", "still integrating", False, 0
+    DONE = "done", "reached the end of the time grid", True, 1
+    NO_COLLAPSE = "no-collapse", "the no-collapse certificate N ≥ ρ z_max holds: never collapses", True, 4
+    SIGN_CHANGE = ("sign_change", "discrete run: a step would take some u_j through 0 (an overshoot the flow never makes)",
+                   False, 8)
+
+    @classmethod
+    def from_code(cls, code: int) -> Status:
+        """The status of a batched integer code."""
+        try:
+            return STATUS[int(code)]
+        except KeyError:
+            raise ValueError(f"no status has code {code!r}") from None
+
+
+#: batched integer code -> status (the ``status`` arrays of batched results hold the codes)
+STATUS: dict[int, Status] = {s.code: s for s in Status if s.code is not None}
+
+# the integer codes as plain module constants (the compiled kernel and the array code use them)
+RUNNING = Status.RUNNING.code
+DONE = Status.DONE.code
+COLLAPSE = Status.COLLAPSE.code
+BLOWUP = Status.BLOWUP.code
+NO_COLLAPSE = Status.NO_COLLAPSE.code
+MAX_STEPS = Status.MAX_STEPS.code
+STEP_SIZE_UNDERFLOW = Status.STEP_SIZE_UNDERFLOW.code
+NON_FINITE = Status.NON_FINITE.code
+SIGN_CHANGE = Status.SIGN_CHANGE.code
+#: codes of statuses that end a member without a budget running out
+FINISHED_OK: tuple[int, ...] = tuple(sorted(c for c, s in STATUS.items() if s.ok))
+
+__all__ = ["Status", "STATUS", "FINISHED_OK", "RUNNING", "DONE", "COLLAPSE", "BLOWUP", "NO_COLLAPSE", "MAX_STEPS",
+           "STEP_SIZE_UNDERFLOW", "NON_FINITE", "SIGN_CHANGE"]
