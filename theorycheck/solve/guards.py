@@ -14,7 +14,9 @@ import math
 import time as _time
 from collections.abc import Callable
 
-__all__ = ["BudgetExhausted", "FieldBudget", "time_scale_bounds"]
+import numpy as np
+
+__all__ = ["BudgetExhausted", "FieldBudget", "time_scale_bounds", "scaled_norm"]
 
 
 class BudgetExhausted(Exception):
@@ -63,3 +65,13 @@ def time_scale_bounds(span: float) -> tuple[float, float]:
     lo = 2.0 ** max(-1074, min(1023, e - 996))
     hi = 2.0 ** max(-1074, min(1023, e + 60))
     return lo, hi
+
+
+def scaled_norm(x, axis=None):
+    """‖x‖₂ without underflow or overflow of the squares (np.linalg.norm of 1e-200 is 0):
+    max|x| · ‖x / max|x|‖₂, 0 for x = 0."""
+    a = np.abs(np.asarray(x, dtype=float))
+    m = np.max(a, axis=axis, keepdims=True) if a.size else np.zeros(())
+    safe = np.where(m > 0, m, 1.0)
+    out = np.where(m > 0, m * np.sqrt(np.sum((a / safe) ** 2, axis=axis, keepdims=True)), 0.0)
+    return out.reshape(()) if axis is None else np.squeeze(out, axis=axis)

@@ -92,13 +92,18 @@ class ReducedL2System(FlowSystem):
         return self.L * self.bk.to_float(self._theta(t, y[0])), np.ones(self.d, dtype=int)
 
     def atol(self, rtol):
-        """I grows like τ/N: its absolute tolerance is in units of 1/N (at the start, or
-        where the arc clock began), so that a scaled problem (α, ρ) → (cα, cρ) keeps its
-        relative accuracy (ρ z² I is what enters θ, and I scales as 1/c)."""
+        """ρ z_j² I is what enters θ_j: I's absolute tolerance is in units of 1/(ρ max_j z_j²),
+        so that a scaled problem (α, ρ) → (cα, cρ), where I scales as 1/c, keeps its relative
+        accuracy (ρ = 0: θ does not depend on I; unit 1)."""
         dtype = object if isinstance(self.bk, MpBackend) else float
-        ln_unit = -(self.lnN_ref if self.clock == "arc" else self.lnN(self.bk.num(0), self.y0[0]))
-        unit = self.bk.exp(self.bk.array([ln_unit]))[0] if isinstance(self.bk, MpBackend) else \
-            min(math.exp(min(float(ln_unit), 690.0)), 1e300)
+        zmax = max(abs(float(v)) for v in self.z)
+        rho = float(self.rho)
+        if rho > 0 and zmax > 0:
+            ln_unit = -(math.log(rho) + 2 * math.log(zmax))
+            unit = self.bk.exp(self.bk.array([ln_unit]))[0] if isinstance(self.bk, MpBackend) else \
+                math.exp(min(max(ln_unit, -700.0), 700.0))
+        else:
+            unit = 1
         if self.clock == "arc":
             return np.array([rtol * unit, rtol * max(abs(self.tau_ref), 1e-300)], dtype=dtype)
         return np.array([rtol * unit], dtype=dtype)
