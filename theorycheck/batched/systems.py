@@ -467,7 +467,7 @@ class MultiExample(_ClockedTheta):
     Every coordinate at 0: collapse."""
 
     time_kind = "t"
-    #: ℓ2: a critical point once ‖∇Lo(w)‖/‖dw/dt‖ < 1e-4 (ln) with w away from 0
+    #: ℓ2: a critical point once ‖∇Lo(w)‖/‖dw/dt‖ has fallen by 1e-4 (ln) with w away from 0
     SINGULAR_LOG = math.log(1e-4)
     observables = {"jdag": (np.int16, -1), "loss": (np.float64, np.nan), "log_beta_max": (np.float64, np.nan),
                    "gap": (np.float64, np.nan)}
@@ -497,10 +497,15 @@ class MultiExample(_ClockedTheta):
         self.events = {"collapse": np.full(self.B, np.inf), "first_zero": np.full(self.B, np.inf),
                        "event_time_error": np.zeros(self.B)}
         self.ln_u0 = o.asarray(np.log(scaled_norm(alpha, axis=1)))  # ln‖u(0)‖₂
+        self.rel0 = None  # set by initial()
 
     def initial(self):
         o = self.ops
-        return o.zeros(self.B), o.log(self.alpha)
+        tau0, th0 = o.zeros(self.B), o.log(self.alpha)
+        if self.optimizer == "sam-l2":  # the start value of the critical-point test, per member
+            idx = o.arange(self.B)
+            self.rel0 = self._ln_grad_ratio(idx, th0, self.theta_rate(idx, tau0, th0))[0]
+        return tau0, th0
 
     def _margins(self, beta):
         """m_i = <β, z_i> for each member (P, n); elementwise products and sums, not BLAS,
@@ -547,11 +552,9 @@ class MultiExample(_ClockedTheta):
         self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
         return codes, changed
 
-    def _at_critical_point(self, idx, th, r):
-        """ℓ2-SAM: ‖∇Lo(w)‖ has fallen below ``SINGULAR``·‖dw/dt‖ while ‖u‖ stayed above 1e-2
-        of its start: a critical point of Lo away from 0 (the data are not separable in the
-        cone u ≥ 0 the balanced network reaches), where ε = ρ∇Lo/‖∇Lo‖ is undefined and the
-        flow chatters (the same test as the single-trajectory solver's critical_point)."""
+    def _ln_grad_ratio(self, idx, th, r):
+        """(ln(‖∇Lo(w)‖/‖dw/dt‖), ln‖u‖₂) per member: the first → −∞ at a critical point of
+        Lo away from 0, and stays near its start value while the loss merely decays."""
         o = self.ops
         dead = self.dead[idx]
         with o.errstate():
@@ -560,8 +563,17 @@ class MultiExample(_ClockedTheta):
             lnS = 0.5 * o.logsumexp(o.where(dead, -math.inf, self.cf.log_summand(G, th)), 1)
             ln_field = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th + 2 * o.log(o.abs(r))), 1)
             ln_u = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th), 1)
-        away = ln_u - self.ln_u0[idx] > math.log(1e-2)
-        return (lnS - ln_field < self.SINGULAR_LOG) & away
+        return lnS - ln_field, ln_u
+
+    def _at_critical_point(self, idx, th, r):
+        """ℓ2-SAM: ‖∇Lo(w)‖/‖dw/dt‖ has fallen by ``SINGULAR_LOG`` from its start while ‖u‖
+        stayed above 1e-2 of its start: a critical point of Lo away from 0 (the data are not
+        separable in the cone u ≥ 0 the balanced network reaches), where ε = ρ∇Lo/‖∇Lo‖ is
+        undefined and the flow chatters (the single-trajectory solver's critical_point test)."""
+        if self.rel0 is None:
+            return self.ops.zeros(len(idx), dtype=bool)
+        rel, ln_u = self._ln_grad_ratio(idx, th, r)
+        return (rel - self.rel0[idx] < self.SINGULAR_LOG) & (ln_u - self.ln_u0[idx] > math.log(1e-2))
 
     def observe(self, idx, tau, y):
         o = self.ops
