@@ -5,6 +5,8 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from theorycheck import observe as ob
 from theorycheck.setting import Setting
@@ -254,3 +256,58 @@ def test_discrete_deep_run_records_log_beta_without_forming_the_product():
     assert np.all(np.isfinite(out["direction"])) and math.isfinite(out["final_normalized_margin"])
     assert out["final_margin"] is None and out["final_loss"] == 0.0  # ln Lo ≈ −min_i m_i ≈ −1e360
     assert out["overflow"] == ["final_margin", "final_log_loss"]
+
+
+# ---------------------------------------------------------------- the chain as a property
+@st.composite
+def piecewise_paths(draw):
+    """ln|β| on a few stored rows, linear in between, with exact ties, near ties (1e-15) and
+    zero coordinates drawn on purpose."""
+    d = draw(st.integers(1, 5))
+    k = draw(st.integers(2, 8))
+    base = draw(st.lists(st.lists(st.floats(-5, 5), min_size=d, max_size=d), min_size=k, max_size=k))
+    rows = np.array(base)
+    for _ in range(draw(st.integers(0, 3))):
+        i, a, b = draw(st.integers(0, k - 1)), draw(st.integers(0, d - 1)), draw(st.integers(0, d - 1))
+        rows[i, b] = rows[i, a] + draw(st.sampled_from([0.0, 1e-15, -1e-15, 1e-10]))
+    if draw(st.booleans()):
+        rows[:, draw(st.integers(0, d - 1))] = rows[:, 0]  # a coordinate tied throughout
+    if draw(st.booleans()):
+        rows[draw(st.integers(0, k - 1)), draw(st.integers(0, d - 1))] = -np.inf
+    ts = np.cumsum([0.0] + draw(st.lists(st.floats(1e-3, 10.0), min_size=k - 1, max_size=k - 1)))
+    return ts, rows
+
+
+def _piecewise_traj(ts, rows):
+    d = rows.shape[1]
+
+    def dense_for(k):
+        r0, r1, t0, t1 = rows[k], rows[k + 1], ts[k], ts[k + 1]
+
+        def at(t):
+            w = (t - t0) / (t1 - t0)
+            with np.errstate(invalid="ignore"):
+                return np.where(np.isfinite(r0) & np.isfinite(r1), (1 - w) * r0 + w * r1, r0 if w < 0.5 else r1)
+
+        return at
+
+    steps = [_Step(ts[k], ts[k + 1], dense_for(k), lambda t, y: (y, np.ones(d, dtype=int))) for k in range(len(ts) - 1)]
+    return Trajectory(setting=None, time_kind="rescaled", method="test", precision=None, t=ts, log_abs_beta=rows,
+                      sign_beta=np.ones(rows.shape, dtype=int), stopped_because="t_max", t_max=float(ts[-1]),
+                      _steps=steps)
+
+
+@settings(max_examples=150, deadline=None)
+@given(piecewise_paths())
+def test_index_chain_is_an_invariant(path):
+    ts, rows = path
+    traj = _piecewise_traj(ts, rows)
+    ch = ob.index_chain(traj)
+    cur, t_prev = ch.initial, ts[0]
+    for w in ch.switches:
+        assert w.from_ == cur and w.to != cur and ts[0] <= t_prev <= w.time <= ts[-1]
+        cur, t_prev = w.to, w.time
+    assert cur == ch.final == ob.final_index(traj)
+    assert ch.final == ob.next_index(rows[-1], ch.final)  # the final index is a leader at the end
+    assert ob.initial_index(traj) == ch.initial and ob.switches(traj) == list(ch.switches)
+    assert ob.index_chain(traj) == ch  # deterministic

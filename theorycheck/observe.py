@@ -279,7 +279,7 @@ def direction_at_norm(traj: Trajectory, level: float) -> np.ndarray | None:
     def g(t: float) -> float:
         return log_norm(traj.at(t)[0]) - level
 
-    t = brentq(g, float(traj.t[i - 1]), float(traj.t[i]), xtol=1e-300, rtol=4 * np.finfo(float).eps)
+    t = _root(g, float(traj.t[i - 1]), float(traj.t[i]), 1e-300)
     return direction(*traj.at(t))
 
 
