@@ -195,7 +195,7 @@ def heatmap_property(z, optimizer, rho, alphas, times, L):
 
 
 # ---------------------------------------------------------------- fast tier
-FAST = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
 
 
 @seed(SEED)
@@ -222,7 +222,7 @@ def test_discrete_fast(kw, eta, steps):
 
 
 @seed(SEED)
-@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(z=vectors(3, positive=True), optimizer=st.sampled_from(OPTIMIZERS), n=st.integers(1, 2),
        rho=st.sampled_from([0.0, 0.5, 2.0]), L=st.integers(2, 3))
 def test_heatmap_fast(z, optimizer, n, rho, L):
