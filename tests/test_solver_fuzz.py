@@ -107,7 +107,8 @@ def settings_(draw, d_max: int = 6, L_max: int = 4, n_max: int = 3):
     else:  # α_j = ρ ± 1 ulp (ℓ∞ equilibria), exact ρ
         r = rho if rho > 0 else 1.0
         alpha = np.array([draw(st.sampled_from([np.nextafter(r, 0), r, np.nextafter(r, np.inf)])) for _ in range(d)])
-    return dict(X=Z, optimizer=optimizer, depth=L, rho=rho, alpha=alpha)
+    method = draw(st.sampled_from(["auto", "auto", "reduced"]))
+    return dict(X=Z, optimizer=optimizer, depth=L, rho=rho, alpha=alpha, method=method)
 
 
 def make_setting(kw: dict) -> Setting | None:
@@ -142,8 +143,8 @@ def run_solve(kw: dict, t_max: float, max_steps: int):
         return None
     budget = Budget(max_steps=max_steps, max_seconds=MAX_SECONDS, max_events=500)
     with hang_guard(MAX_SECONDS + SLACK):
-        try:
-            return solve(s, t_max=t_max, budget=budget)
+        try:  # method "reduced" is refused (one-line error) unless ℓ2, L = 2, one example, uniform α
+            return solve(s, t_max=t_max, budget=budget, method=kw.get("method", "auto"))
         except TheorycheckError:
             return None
 
@@ -201,6 +202,8 @@ FAST = settings(max_examples=25, deadline=None, suppress_health_check=list(Healt
 @seed(SEED)
 @FAST
 @given(kw=settings_(d_max=4, L_max=3, n_max=2), t_max=st.sampled_from([5e-324, 1e-3, 5.0, 50.0, 1e300]))
+@example(kw=dict(X=np.array([[1.0, 2.0]]), optimizer="sam-l2", depth=2, rho=1.0, alpha=2.0, method="reduced"),
+         t_max=1e300)
 @example(kw=dict(X=np.array([[1.0, 2.0, 3.0]]), optimizer="sam-l2", depth=2, rho=1.0, alpha=1.0), t_max=50.0)
 @example(kw=dict(X=np.array([[0.5, 1.0, 1.0000000000000002]]), optimizer="sam-l2", depth=2, rho=0.7,
                  alpha=0.6599663291074442), t_max=50.0)
