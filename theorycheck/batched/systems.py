@@ -411,19 +411,20 @@ class BalancedLog(_ClockedTheta):
         o = self.ops
         r = dy / dtau[:, None]  # dθ/dτ from the clocked field (finite: κ > 0 after an accepted step)
         live = ~(self.frozen[idx] | self.dead[idx])
-        big = math.exp(EVENT_LOG) * self.c
+        big = math.exp(EVENT_LOG)  # rates compared in units of c (e^30·c overflows for c ≳ 1e295)
+        rc = r * (1.0 / self.c)
         idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
         codes = np.zeros(len(idx_np), dtype=int)
         changed = None
         if _decoupled(self.optimizer):
-            changed = self._mark_dead(idx, idx_np, tau_np, live & (r < -big), r)
+            changed = self._mark_dead(idx, idx_np, tau_np, live & (rc < -big), r)
             all_dead = o.to_numpy(o.all(self.dead[idx], 1))
             codes[all_dead] = COLLAPSE
         else:  # ℓ2-SAM, L = 2
             lnN = self.log_norm(idx, y)
             codes[o.to_numpy(lnN <= self.log_stop[idx])] = COLLAPSE
         if self.L >= 3:
-            blow = o.to_numpy((live & (r > big)).any(1))
+            blow = o.to_numpy((live & (rc > big)).any(1))
             if blow.any():
                 codes[blow & (codes == 0)] = BLOWUP
                 th = o.to_numpy(self._masked(idx, y))
@@ -537,17 +538,18 @@ class MultiExample(_ClockedTheta):
     def after_step(self, idx, tau, y, dtau, dy):
         o = self.ops
         r = dy / dtau[:, None]
-        big = -math.exp(EVENT_LOG) * self.c
+        big = -math.exp(EVENT_LOG)  # rates in units of c (e^30·c overflows for c ≳ 1e295)
+        rc = r * (1.0 / self.c)
         live = ~self.dead[idx]
         idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
         codes = np.zeros(len(idx_np), dtype=int)
         changed = None
         if self.optimizer == "sam-l2":  # collapse: S → 0 drives every log-rate to −∞ together
-            top = o.amax(o.where(live, r, -math.inf), 1)
+            top = o.amax(o.where(live, rc, -math.inf), 1)
             codes[o.to_numpy(top < big)] = COLLAPSE
             codes[(codes == 0) & o.to_numpy(self._at_critical_point(idx, y, r))] = CRITICAL_POINT
         else:
-            changed = self._mark_dead(idx, idx_np, tau_np, live & (r < big), r)
+            changed = self._mark_dead(idx, idx_np, tau_np, live & (rc < big), r)
             codes[o.to_numpy(o.all(self.dead[idx], 1))] = COLLAPSE
         self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
         return codes, changed
