@@ -126,3 +126,24 @@ def test_mpmath_trial_stage_overflow_is_a_rejected_step():
         while st.t < 1:
             st.step()
         assert abs(st.y[0] - mpmath.e) < mpmath.mpf(10) ** -18
+
+
+def test_an_evaluation_budget_ending_anywhere_is_a_status():
+    """Found by the fuzzer: DOP853's dense output evaluates the field three more times after
+    the step, outside the guarded call; a budget that ran out there escaped as an exception."""
+    s = Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0, alpha=0.5)
+    for n in range(1, 60):
+        tr = solve(s, t_max=5.0, budget=Budget(max_evaluations=n))
+        assert tr.stopped_because in (Status.MAX_EVALUATIONS, Status.T_MAX)
+        ob.summary(tr)
+
+
+def test_mpmath_dense_output_does_not_carry_the_budget():
+    """The dense output re-integrates a step when observed, after the run: with the guarded
+    field, observing a run that used up its evaluations raised from observe.summary."""
+    s = Setting.from_z([1.0, 2.0, 3.0], optimizer="gd", alpha=[1.0, 0.3, 0.05])
+    tr = solve(s, t_max=20.0, precision=20, budget=Budget(max_evaluations=90))  # the run needs 111
+    assert tr.stopped_because == Status.MAX_EVALUATIONS and len(tr.t) >= 2
+    sw = ob.switches(tr)  # root finding on the dense output
+    assert [(w.from_, w.to) for w in sw][:1] in ([], [(1, 2)])
+    tr.at(0.5 * (tr.t[0] + tr.t[1]))  # re-integrates part of the first step

@@ -160,7 +160,7 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
         rhs = guard.wrap(seg.rhs)
         try:
             if mp:
-                stepper = GBSStepper(rhs, t, y, bound, rtol, seg.atol(rtol), k)
+                stepper = GBSStepper(rhs, t, y, bound, rtol, seg.atol(rtol), k, dense_rhs=seg.rhs)
             else:
                 stepper = ScipyStepper(rhs, t, y, float(bound), rtol, seg.atol(rtol))
         except BudgetExhausted as exc:
@@ -212,7 +212,12 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                 stop, message = Status.NON_FINITE, f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
                 break
             hits = [i for i, ev in enumerate(evfns) if armed[i] and _crossed(g_prev[i], g1[i], ev.direction)]
-            dense = stepper.dense()
+            try:  # DOP853's dense output evaluates the (guarded) field three more times
+                dense = stepper.dense()
+            except BudgetExhausted as exc:
+                stop = Status(exc.reason)
+                message = f"{stop.message}: {exc}"
+                break
             tau_old = seg.time_of(stepper.t_old, stepper.y_old)
             if hits:
                 roots = []

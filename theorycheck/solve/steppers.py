@@ -315,8 +315,11 @@ class GBSStepper:
 
     KMIN = 3
 
-    def __init__(self, rhs: Callable, t0, y0, t_bound, rtol, atol, kmax: int):
+    def __init__(self, rhs: Callable, t0, y0, t_bound, rtol, atol, kmax: int, dense_rhs: Callable | None = None):
         self.rhs, self.kmax = rhs, max(kmax, self.KMIN + 1)
+        #: the field the dense output re-integrates with (it runs after the integration, so
+        #: it must not carry the run's budget guard)
+        self.dense_rhs = dense_rhs or rhs
         self.k = min(self.kmax, max(self.KMIN + 1, (self.kmax * 2) // 3))
         self.rtol, self.atol = rtol, atol
         self.t, self.y = t0, y0
@@ -397,7 +400,7 @@ class GBSStepper:
 
     def dense(self) -> Callable:
         t0, y0, f0, k, t1, y1 = self.t_old, self.y_old, self.f_old, self.k_old, self.t, self.y
-        stepper = self
+        rhs = self.dense_rhs
 
         def at(t):
             t = mpmath.mpf(t)
@@ -405,7 +408,7 @@ class GBSStepper:
                 return y1
             if t == t0:
                 return y0
-            return stepper.single(t0, y0, f0, t - t0, k)[0]
+            return _gbs_table(rhs, t0, y0, t - t0, k, f0)[0]
 
         return at
 
