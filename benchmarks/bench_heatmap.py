@@ -5,12 +5,12 @@ that covers the three regimes of C5 (from alpha_all_shrink/2 to 2·alpha_gd_like
 (0, 20]. Cases: (i) 100 α × 200 τ, (ii) 1000 α × 1000 τ.
 
 - batched: ``sweep.heatmap(..., backend="serial")`` — C4's reduced scalar ODE, every α at
-  once (:class:`theorycheck.batch.ReducedL2`), on two array backends: ``numba`` (the compiled
+  once (:class:`theorycheck.batched.systems.ReducedL2`), on two array backends: ``numba`` (the compiled
   per-member kernel, :mod:`theorycheck.batched.kernel`; one thread, like the naive loop; the default
   when numba is installed) and ``numpy`` (the vectorised engine). The kernel is also timed on
   every core (``backend="processes"``: threads in this process).
 - batched-full: the same engine on the full d-dimensional balanced system in θ = ln u
-  (:class:`theorycheck.batch.BalancedLog`): how much comes from batching alone.
+  (:class:`theorycheck.batched.systems.BalancedLog`): how much comes from batching alone.
 - naive: a Python loop of ``scipy.integrate.solve_ivp`` (RK45), one call per α, on the full
   d-dimensional balanced ℓ2-SAM field in θ = ln u from ``compile.balanced_field(2, "sam-l2",
   log=True)`` (N = sqrt(Σ summand)), the same rtol/atol, ``t_eval`` = the τ grid, and the
@@ -67,8 +67,7 @@ def naive_one(alpha: float, taus: np.ndarray) -> tuple[np.ndarray, np.ndarray, d
         N = np.sqrt(np.sum(f.summand(z, th_)))
         return f.field(z, th_, N, RHO)
 
-    m = np.abs(z[z != 0]).min()
-    n_stop = 1e-10 * RHO * m**2 / (2 * z.max())  # batch.ReducedL2's collapse stop, collapse_tol = 1e-10
+    n_stop = float(C.l2_certificate_levels(z, RHO, 1e-10)["stop"])  # the batched engine's collapse stop (C5)
 
     def collapse(t, th_):
         return np.sqrt(np.sum(f.summand(z, th_))) - n_stop

@@ -51,7 +51,7 @@ def build():
     Ifun = sp.Function("I")(tau)
     theta = cf.l2_theta().subs(cf.I, Ifun)
     yield Identity("θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ) solves it when dI/dτ = 1/N",
-                   sp.diff(theta, tau).subs(sp.Derivative(Ifun, tau), 1 / cf.N), cf.l2_log_rate())
+                   sp.diff(theta, tau).subs(sp.Derivative(Ifun, tau), cf.l2_reduced_rate()), cf.l2_log_rate())
     yield Identity("θ_j(0) = ln α when I(0) = 0", cf.l2_theta().subs({tau: 0, cf.I: 0}), sp.log(cf.alpha))
     yield Identity("N(τ, I)² = 2 Σ z_k² u_k² with u_k = e^(θ_k(τ, I)): the flow reduces to ONE scalar ODE for I",
                    cf.l2_reduced_summand(), cf.balanced_norm_summand(2).subs(cf.u_j, sp.exp(cf.l2_theta())),

@@ -24,7 +24,7 @@ def _rate(z, n0=N0, r=rho):
 def _shrink_iff():
     zp = sp.Symbol("z", positive=True)
     sol = sp.solve_univariate_inequality(_rate(zp) < 0, N0, relational=False)
-    want = sp.Interval.open(0, rho * zp)
+    want = sp.Interval.open(0, cf.l2_collapse_certificate().subs(cf.z_min, zp))  # N0 < ρ z_j
     if sp.simplify(sol.symmetric_difference(want)) == sp.S.EmptySet or sol == want:
         return verified("for z_j > 0: rate_j(0) = z_j(1 − ρz_j/N0) < 0 ⇔ N0 < ρ z_j; so all shrink ⇔ N0 < ρ z_min "
                         "(z > 0)")

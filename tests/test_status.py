@@ -30,6 +30,7 @@ def test_words_messages_and_codes():
     # a member is its word: equal to it, printed and serialised as it
     assert Status.T_MAX == "t_max" and f"{Status.NO_COLLAPSE}" == "no-collapse"
     assert json.dumps({Status.DONE: Status.NON_FINITE}) == '{"done": "non_finite"}'
+    assert str({Status.DONE: 2}) == "{'done': 2}" and Status("no-collapse") is Status.NO_COLLAPSE
     assert [s.value for s in Status if s.ok] == ["t_max", "collapse", "blowup", "stationary", "critical_point",
                                                  "steps", "norm_reached", "done", "no-collapse"]
 

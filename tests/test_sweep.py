@@ -1,4 +1,4 @@
-"""Batched sweeps (theorycheck.batch, theorycheck.sweep): against per-α references, the
+"""Batched sweeps (theorycheck.batched, theorycheck.sweep): against per-α references, the
 symbolic flow, closed forms and certificates; backends; budgets; save/load."""
 
 from __future__ import annotations

@@ -63,6 +63,9 @@ class Status(StrEnum):
     SIGN_CHANGE = ("sign_change", "discrete run: a step would take some u_j through 0 (an overshoot the flow never makes)",
                    False, 8)
 
+    def __repr__(self) -> str:  # a member stands where a plain word stood: dicts and lists print it so
+        return repr(self.value)
+
     @classmethod
     def from_code(cls, code: int) -> Status:
         """The status of a batched integer code."""

@@ -1,16 +1,19 @@
 """Compiled per-member kernel for C4's reduced ℓ2 ODE (``array_backend="numba"``).
 
-The numpy engine (:func:`theorycheck.batch.integrate`) pays numpy's per-call overhead at every
+The numpy engine (:func:`theorycheck.batched.engine.integrate`) pays numpy's per-call overhead at every
 stage of every step, and its log-sum ln N(τ, I) = ½ logsumexp_j(K_j + τA_j + IG_j) makes
 five passes over a (members × d) array. This module runs the same method member by member in
 compiled code (numba, ``prange`` over members): Dormand–Prince 5(4) with scipy's RK45
 tableau, error norm and step-size control, the clock dτ/ds = N/(N + c), the dense output
 inverted for τ by safeguarded Newton, and the events and stops of
-:class:`theorycheck.batch.ReducedL2` — line for line the engine's arithmetic on one member.
+:class:`theorycheck.batched.systems.ReducedL2` — line for line the engine's arithmetic on one member.
 
 What it does not re-type: the coefficients K, A, G of the exponent, the switch levels
-ρ(z_j + z_k) and the tableau come from the objects the numpy path uses (the compiled symbolic
-forms and scipy). The results equal the numpy engine's up to the last bits of exp/log (numpy's
+ρ(z_j + z_k), C5's certificate and stop levels (ln of :func:`compile.l2_certificate_levels`)
+and the tableau come from the objects the numpy path uses (the compiled symbolic forms and
+scipy). What it does re-type, for speed: ln N = ½ logsumexp_j(·) and the smooth clock
+(:func:`compile.reduced_l2_clocked`); tests/test_one_definition.py compares them with the
+compiled symbolic forms on random members at extreme scales. The results equal the numpy engine's up to the last bits of exp/log (numpy's
 SIMD exp and libm's differ by an ulp): same steps, j† equal in every cell except at exact ties
 (tested in tests/test_kernels.py). Optional: ``pip install 'theorycheck[fast]'`` (numba).
 """
@@ -35,6 +38,7 @@ from theorycheck.status import (
     RUNNING,
     STEP_SIZE_UNDERFLOW,
 )
+from theorycheck.symbolic import closed_forms as cf
 
 try:  # optional dependency
     import numba as _nb
@@ -67,6 +71,7 @@ _ORDER = float(_ORDER_EXP)
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = float(SAFETY), float(MIN_FACTOR), float(MAX_FACTOR)
 _S_RUNNING, _S_DONE, _S_COLLAPSE, _S_SAFE = int(RUNNING), int(DONE), int(COLLAPSE), int(NO_COLLAPSE)
 _S_MAX_STEPS, _S_UNDERFLOW, _S_NONFINITE = int(MAX_STEPS), int(STEP_SIZE_UNDERFLOW), int(NON_FINITE)
+_TINY_LOG_N = float(cf.TINY_LOG_N)
 
 
 def _identity(**_):
@@ -105,7 +110,9 @@ def _log_norm(K, A, G, b, tau, I, buf):
 
 @_jit(**_OPTS)
 def _field(K, A, G, b, log_c, tau, I, buf, out):
-    """(dτ/ds, dI/ds) = (κ, κ/N), κ = N/(N + c) = 1/(1 + c/N); returns ln N."""
+    """(dτ/ds, dI/ds) = (κ, κ/N), κ = N/(N + c) = 1/(1 + c/N); returns ln N. Hand-written
+    :func:`compile.reduced_l2_clocked` ("smooth", branch for branch; tests/test_one_definition.py
+    compares the two on random members at extreme scales)."""
     lnN = _log_norm(K, A, G, b, tau, I, buf)
     diff = log_c - lnN
     if diff > 0:
@@ -115,7 +122,10 @@ def _field(K, A, G, b, log_c, tau, I, buf, out):
         e = np.exp(diff)
         kappa = 1.0 / (1.0 + e)
     out[0] = kappa
-    out[1] = kappa * np.exp(-lnN)
+    if lnN > -_TINY_LOG_N:
+        out[1] = kappa * np.exp(-lnN)
+    else:  # κ·e^{−ln N} would be 0·∞: 1/(N + c)
+        out[1] = 1.0 / (np.exp(lnN) + np.exp(log_c))
     return lnN
 
 @_jit(**_OPTS)
@@ -338,8 +348,8 @@ _PARALLEL_LOCK = threading.Lock()
 
 def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, max_steps: int = 200_000,
                       progress: Callable[[float], None] | None = None):
-    """:func:`theorycheck.batch.integrate` for a :class:`~theorycheck.batch.ReducedL2` system
-    (built on numpy arrays), compiled. Returns a :class:`~theorycheck.batch.BatchResult`."""
+    """:func:`theorycheck.batched.engine.integrate` for a :class:`~theorycheck.batched.systems.ReducedL2` system
+    (built on numpy arrays), compiled. Returns a :class:`~theorycheck.batched.engine.BatchResult`."""
     from theorycheck.batched import engine as bt
     from theorycheck.batched import systems as bsys
 

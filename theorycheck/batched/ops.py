@@ -146,21 +146,20 @@ class TorchOps:
             b = t.as_tensor(b, dtype=t.float64, device=self.device)
         return t.where(c, a, b)
 
-    def maximum(self, a, b):
+    def _bound(self, a, b, side: str, both):
+        """max/min of a and b where either may be a number: clamp on ``side``, else ``both``."""
         t = self.torch
         if not isinstance(b, t.Tensor):
-            return t.clamp(a, min=float(b))
+            return t.clamp(a, **{side: float(b)})
         if not isinstance(a, t.Tensor):
-            return t.clamp(b, min=float(a))
-        return t.maximum(a, b)
+            return t.clamp(b, **{side: float(a)})
+        return both(a, b)
+
+    def maximum(self, a, b):
+        return self._bound(a, b, "min", self.torch.maximum)
 
     def minimum(self, a, b):
-        t = self.torch
-        if not isinstance(b, t.Tensor):
-            return t.clamp(a, max=float(b))
-        if not isinstance(a, t.Tensor):
-            return t.clamp(b, max=float(a))
-        return t.minimum(a, b)
+        return self._bound(a, b, "max", self.torch.minimum)
 
     def __getattr__(self, name):
         return getattr(self.torch, name)

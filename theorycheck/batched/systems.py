@@ -86,15 +86,6 @@ def _col(x):
     return x[:, None]
 
 
-def _stable_clock(ops, log_rate, log_c):
-    """κ = 1/(1 + r/c) with r = e^{log_rate}, c = e^{log_c}, and 1/(r + c), without overflow."""
-    diff = log_rate - log_c
-    big = diff > 0
-    e = ops.exp(ops.where(big, -diff, diff))  # ≤ 1
-    kappa = ops.where(big, e / (1.0 + e), 1.0 / (1.0 + e))
-    return kappa
-
-
 class ReducedL2(BatchSystem):
     """C4's reduction of the ℓ2-SAM flow (L = 2, one example, uniform α):
     dI/dτ = 1/N(τ, I), N² = Σ_j 2 z_j² e^{2θ_j}, θ_j = ln α + z_j τ − ρ z_j² I.
@@ -150,14 +141,14 @@ class ReducedL2(BatchSystem):
         levels = C.l2_switch_level("numpy")(zs[:-1][None, :], zs[1:][None, :], rho[:, None])  # (B, D−1)
         self.levels = levels[:1].copy() if np.all(levels == levels[:1]) else levels  # one ρ: one row
         self.level_index = first + 1  # 1-based index of the first coordinate with each distinct z
-        zpos = float(z[z > 0].min())
-        nz = np.abs(z[z != 0])
         self.zmax = float(z.max())
+        lv = C.l2_certificate_levels(z, rho, collapse_tol)  # C5, from the symbolic layer
         with np.errstate(divide="ignore"):
-            self.log_c = o.asarray(np.log(rho * zpos))  # −inf when ρ = 0 (GD: κ = 1)
-            self.log_cert = o.asarray(np.log(rho * zpos))  # N < ρ z_+: collapse certain
-            self.log_safe = o.asarray(np.log(rho * self.zmax))  # N ≥ ρ z_max: no collapse
-            self.log_stop = o.asarray(np.log(collapse_tol * rho * nz.min() ** 2 / (2 * self.zmax)))
+            self.log_c = o.asarray(np.log(lv["clock_scale"]))  # −inf when ρ = 0 (GD: κ = 1)
+            self.log_cert = o.asarray(np.log(lv["collapse"]))  # N < ρ z_+: collapse certain
+            self.log_safe = o.asarray(np.log(lv["no_collapse"]))  # N ≥ ρ z_max: no collapse
+            self.log_stop = o.asarray(np.log(lv["stop"]))
+        self.clocked = C.reduced_l2_clocked("smooth", o.name)  # (dτ/ds, dI/ds) from (ln N, ln c)
         self.collapse_tol = collapse_tol
         self.stop_on_safe = stop_on_safe
         self.events = {"collapse_certified": np.full(self.B, np.inf), "collapse": np.full(self.B, np.inf),
@@ -203,11 +194,8 @@ class ReducedL2(BatchSystem):
             return 0.5 * (np.log(np.sum(X, axis=1)) + m)
 
     def rates(self, idx, tau, y):
-        o = self.ops
         lnN = self.log_norm(idx, tau, y[:, 0])
-        lc = self.log_c[idx]
-        kappa = _stable_clock(o, lc, lnN)  # N/(N + c) = 1/(1 + c/N)
-        dI = kappa * o.exp(-lnN)  # 1/(N + c)
+        kappa, dI = self.clocked(lnN, self.log_c[idx])  # N/(N + c), 1/(N + c); the engine calls in errstate
         return kappa, dI[:, None]
 
     def after_step(self, idx, tau, y, dtau, dy):
@@ -376,11 +364,10 @@ class BalancedLog(_ClockedTheta):
         self.dead = o.zeros((self.B, d), dtype=bool)
         self.collapse_tol = collapse_tol
         if optimizer == "sam-l2":
-            zpos = float(z[z > 0].min()) if np.any(z > 0) else np.inf
-            nz = np.abs(z[z != 0])
+            lv = C.l2_certificate_levels(z, rho, collapse_tol)  # C5, from the symbolic layer
             with np.errstate(divide="ignore"):
-                self.log_cert = o.asarray(np.log(rho * zpos))
-                self.log_stop = o.asarray(np.log(collapse_tol * rho * nz.min() ** 2 / (2 * z.max())))
+                self.log_cert = o.asarray(np.log(lv["collapse"]))
+                self.log_stop = o.asarray(np.log(lv["stop"]))
         self.events = {"collapse": np.full(self.B, np.inf), "blowup": np.full(self.B, np.inf),
                        "first_zero": np.full(self.B, np.inf), "event_time_error": np.zeros(self.B),
                        "frozen_at_start": frozen.sum(axis=1).astype(float)}
@@ -455,9 +442,9 @@ class BalancedLog(_ClockedTheta):
 class MultiExample(_ClockedTheta):
     """Several examples, real time t, balanced layers u > 0, θ = ln u:
     dθ_j/dt = −Ĝ_j r_j^{L−1} e^{(L−2)θ_j}, r_j = û_j/u_j (:func:`compile.balanced_multi_log`),
-    with G = ∂Lo/∂β = (1/n) Σ_i ℓ'(m_i) z_i (:func:`symbolic.loss_gradient_factor`, as sums
-    over examples), Ĝ the same at the perturbed point û = r u, β from
-    :func:`compile.predictor`, ℓ and ℓ' from :func:`compile.stable_loss_functions`, and
+    with G = ∂Lo/∂β = (1/n) Σ_i ℓ'(m_i) z_i and the loss from :func:`compile.empirical_risk`
+    (elementwise sums), Ĝ the same at the perturbed point û = r u, β from
+    :func:`compile.predictor`, and
     ln S = ½ logsumexp_j(ln(term j of S²)). GD and ℓ∞-SAM for L ≥ 2, ℓ2-SAM for L = 2.
 
     Clock dt/ds = 1/(1 + ‖θ'‖₂/c), c = max_i ‖z_i‖₂. Events: ℓ∞-SAM — a coordinate whose
@@ -489,7 +476,8 @@ class MultiExample(_ClockedTheta):
         self.Z = o.asarray(Z)
         self.alpha = o.asarray(alpha)
         self.rho = o.asarray(rho)
-        self.ell, self.dell = C.stable_loss_functions(loss, o.name)  # overflow-free: no inf/inf at margins < −709
+        # Lo and ∂Lo/∂β (overflow-free ℓ, ℓ'), summed elementwise: no BLAS, batch-independent
+        self.risk = C.empirical_risk(loss, o.name, "elementwise")
         self.beta = C.predictor(self.L, o.name)
         self.cf = C.balanced_multi_log(self.L, optimizer, o.name)
         self.c = float(scaled_norm(Z, axis=1).max())
@@ -508,15 +496,9 @@ class MultiExample(_ClockedTheta):
             self.rel0 = self._ln_grad_ratio(idx, th0, self.theta_rate(idx, tau0, th0))[0]
         return tau0, th0
 
-    def _margins(self, beta):
-        """m_i = <β, z_i> for each member (P, n); elementwise products and sums, not BLAS,
-        so that a member's numbers do not depend on the size of its batch."""
-        return self.ops.sum(beta[:, None, :] * self.Z[None, :, :], 2)
-
     def _G(self, beta):
         """∂Lo/∂β = (1/n) Σ_i ℓ'(<β, z_i>) z_i for each member (P, d)."""
-        w = self.dell(self._margins(beta))
-        return self.ops.sum(w[:, :, None] * self.Z[None, :, :], 1) / self.n
+        return self.risk.gradient(beta, self.Z)
 
     def theta_rate(self, idx, tau, th):
         o = self.ops
@@ -584,8 +566,7 @@ class MultiExample(_ClockedTheta):
         j = o.where(mx == -math.inf, 0, o.argmax(th, 1) + 1)
         with o.errstate():
             u = o.exp(th)
-        margins = self._margins(self.beta(*([u] * self.L)))
-        loss = o.sum(self.ell(margins), 1) / self.n
+        loss = self.risk.value(self.beta(*([u] * self.L)), self.Z)
         return {"jdag": j, "loss": loss, "log_beta_max": self.L * mx, "gap": _top_gap(o, th)}
 
     def fill(self, idx, codes):

@@ -29,6 +29,7 @@ import sympy as sp
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import compile as C
 from theorycheck.symbolic.compile import lambdify
 from theorycheck.symbolic.model import rho as rho_sym
 
@@ -126,30 +127,38 @@ def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
     ``theorycheck prove``/``verify``: L = 1: z/‖z‖ (C1). Some α_j > ρ: L = 2 ∝ (α_j − ρ)²
     over the maximisers of z among α_j > ρ (C2); L ≥ 3 ∝ z_j^(−L/(L−2)) over the maximisers
     of the blow-up score z_j (α_j − ρ)^(L−2) (C3). No α_j > ρ: even L → ∝ 1[α_j = ρ] (the
-    others reach 0 and slide; 0 when every α_j < ρ); odd L ≥ 3 → ∝ 1 (every u_j tends to ρ)."""
+    others reach 0 and slide; 0 when every α_j < ρ); odd L ≥ 3 → ∝ 1 (every u_j tends to ρ).
+
+    Scores and weights are the compiled closed forms (:func:`compile.linf_limit`), evaluated
+    in log space on z/max z and (α_j − ρ)/max_j(α_j − ρ): the direction does not depend on the
+    scale of z or of (α, ρ). Maximisers are the scores within 16 ulps of the largest."""
     z = np.asarray(z, float)
+    if z.ndim != 1 or z.size == 0 or not np.all(np.isfinite(z)):
+        raise TheorycheckError("z must be a non-empty vector of finite numbers")
     if np.any(z <= 0):
         raise TheorycheckError("the ℓ∞-SAM predictions are derived for z > 0")
     a = np.broadcast_to(np.asarray(alpha, float), z.shape)
-    if L == 1:
-        return z / np.linalg.norm(z)
+    if not (np.all(np.isfinite(a)) and np.all(a > 0) and np.isfinite(rho) and rho >= 0):
+        raise TheorycheckError("the ℓ∞-SAM predictions need finite α_j > 0 and ρ ≥ 0")
+    L = int(L)
     above = a > rho
-    w = np.zeros(z.shape)
-    if above.any():
-        if L == 2:
-            m = above & (z == z[above].max())
-            w[m] = (a[m] - rho) ** 2
-        else:
-            f = lambdify((cf.z_j, cf.alpha_j, rho_sym), cf.linf_blowup_score(L))
-            score = np.where(above, f(z, a, rho), -np.inf)
-            m = score == score.max()
-            w[m] = z[m] ** (-L / (L - 2))
-    elif L % 2 == 1:
-        w[:] = 1.0
-    else:
-        w[a == rho] = 1.0
-    n = np.linalg.norm(w)
-    return w / n if n > 0 else w
+    sel = np.ones(z.shape, dtype=bool) if L == 1 else above
+    if not sel.any():
+        w = np.ones(z.shape) if L % 2 == 1 else (a == rho).astype(float)
+        n = np.linalg.norm(w)
+        return w / n if n > 0 else w
+    # scale-free arguments: z/max z, and α_j − ρ relative to its largest value (ρ then 0)
+    zn = z / z.max()
+    gap = np.where(above, a - rho, 0.0)
+    an = np.where(above, gap / gap.max(), 1.0) if above.any() else np.ones(z.shape)
+    f = C.linf_limit(L)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = np.where(sel, np.broadcast_to(f.log_score(zn, an, 0.0), z.shape), -np.inf)
+        top = score[sel].max()
+        sel = sel & (score >= top - 16 * np.finfo(float).eps * max(1.0, abs(top)))
+        lw = np.where(sel, np.broadcast_to(f.log_weight(zn, an, 0.0), z.shape), -np.inf)
+    w = np.exp(lw - lw[sel].max())  # the largest selected weight is 1: no underflow of the norm
+    return w / np.linalg.norm(w)
 
 
 def linf_prediction(z, alpha, rho: float, L: int) -> int:
@@ -204,7 +213,8 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
     if np.any(z <= 0):
         raise TheorycheckError("the collapse threshold is computed for z > 0 (see alpha_all_shrink for other signs)")
     s = Setting.from_z(z, depth=2, optimizer="sam-l2", rho=rho, alpha=alpha)
-    lo_level, hi_level = rho * z.min(), rho * z.max()
+    levels = C.l2_certificate_levels(z, rho)  # C5's certificates, from the symbolic layer
+    lo_level, hi_level = float(levels["collapse"]), float(levels["no_collapse"])
     T = float(t_max or 10.0 / z.min())
     import time as _time
 

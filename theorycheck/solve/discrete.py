@@ -42,9 +42,9 @@ def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float,
         raise TheorycheckError(f"eta = {eta!r}: the step η must be a finite number > 0")
 
 
-def _gradient(W: np.ndarray, Z: np.ndarray, dloss: Callable, grad: Callable) -> np.ndarray:
-    """∇_W Lo: G = (1/n) Σ_i ℓ'(<β, z_i>) z_i, then ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m (compiled)."""
-    G = dloss(Z @ np.prod(W, axis=0)) @ Z / Z.shape[0]
+def _gradient(W: np.ndarray, Z: np.ndarray, risk: C.EmpiricalRisk, grad: Callable) -> np.ndarray:
+    """∇_W Lo: G = ∂Lo/∂β (:func:`compile.empirical_risk`), then ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m (compiled)."""
+    G = risk.gradient(np.prod(W, axis=0), Z)
     L, d = W.shape
     return np.stack([np.broadcast_to(np.asarray(g, dtype=float), (d,)) for g in grad(G, *W)])
 
@@ -58,10 +58,10 @@ def sam_step(W: np.ndarray, Z: np.ndarray, *, optimizer: str, rho: float, eta: f
     Z = np.atleast_2d(np.asarray(Z, dtype=float))
     rho, eta = float(rho), float(eta)
     _check(W, Z, optimizer, rho, eta, loss)
-    dloss = C.stable_loss_functions(loss)[1]
+    risk = C.empirical_risk(loss)
     grad = C.layer_gradient(W.shape[0])
     with np.errstate(over="ignore", under="ignore"):
-        g = _gradient(W, Z, dloss, grad)
+        g = _gradient(W, Z, risk, grad)
         if optimizer == "gd":
             What = W
         else:
@@ -72,7 +72,7 @@ def sam_step(W: np.ndarray, Z: np.ndarray, *, optimizer: str, rho: float, eta: f
             else:
                 eps = np.asarray(eps_f(g, S, rho), dtype=float)
             What = W + eps
-        return W - eta * _gradient(What, Z, dloss, grad)
+        return W - eta * _gradient(What, Z, risk, grad)
 
 
 def _log_norm(W: np.ndarray) -> float:

@@ -114,6 +114,47 @@ def gd_blowup_time(L=L_sym) -> sp.Expr:
     return linf_blowup_time(L).subs(rho, 0)
 
 
+# ---------------------------------------------------------------- C1–C3: limit directions of balanced ℓ∞-SAM
+# One example, z > 0, balanced init α. The limit direction of β is ∝ a weight over the
+# *selected* coordinates (the maximisers of a selection score among the eligible ones) and 0
+# elsewhere: L = 1 every coordinate, weight z_j (C1); L = 2 the α_j > ρ, score z_j, weight
+# (α_j − ρ)² (C2: β_j = u_j² ~ (α_j − ρ)² e^{2 z_j τ}); L ≥ 3 the α_j > ρ, score the blow-up
+# score z_j (α_j − ρ)^{L−2}, weight z_j^{−L/(L−2)} (C3: at the common blow-up time
+# u_j − ρ ~ ((L−2) z_j (τ* − τ))^{−1/(L−2)}). With no α_j > ρ (L ≥ 2): odd L → ∝ 1 (every
+# u_j tends to ρ), even L → ∝ 1[α_j = ρ] (the others reach 0 and slide).
+# tests/test_symbolic.py derives the weights from the solutions above.
+
+
+def linf_limit_score(L) -> sp.Expr:
+    """The selection score of :func:`linf_limit_weight` (its maximisers carry the limit)."""
+    L = int(L)
+    if L == 1:
+        return sp.Integer(1)
+    if L == 2:
+        return z_j
+    return linf_blowup_score(L)
+
+
+def linf_limit_weight(L) -> sp.Expr:
+    """The weight of a selected coordinate in the limit direction of balanced ℓ∞-SAM."""
+    L = int(L)
+    if L == 1:
+        return z_j
+    if L == 2:
+        return (alpha_j - rho) ** 2
+    return z_j ** sp.Rational(-L, L - 2)
+
+
+def linf_limit_log_score(L) -> sp.Expr:
+    """ln :func:`linf_limit_score` (for z_j > 0, α_j > ρ): compared in log space, scale-free."""
+    return sp.expand_log(sp.log(linf_limit_score(L)), force=True)
+
+
+def linf_limit_log_weight(L) -> sp.Expr:
+    """ln :func:`linf_limit_weight` (for z_j > 0, α_j > ρ): normalised in log space."""
+    return sp.expand_log(sp.log(linf_limit_weight(L)), force=True)
+
+
 # ---------------------------------------------------------------- C4: ℓ2-SAM, L = 2
 def l2_log_rate() -> sp.Expr:
     """dθ_j/dτ = z_j (1 − ρ z_j / N) (C4, derived)."""
@@ -138,6 +179,95 @@ def l2_index_score() -> sp.Expr:
 def l2_switch_level() -> sp.Expr:
     """A switch j → k of j† happens where N̄ = ρ (z_j + z_k) (C4, derived)."""
     return rho * (z_j + z_k)
+
+
+# ---------------------------------------------------------------- C4's reduced ODE and its clocks
+#: the smooth clock's scale c (C4's reduction: the collapse certificate level ρ z_min) and ln c
+c_clock = sp.Symbol("c", nonnegative=True)
+ln_c = sp.Symbol("lnc", real=True)
+#: below N = e^{−TINY_LOG_N}, e^{−ln N} is near the float64 overflow (e^{709.8})
+TINY_LOG_N = 700
+#: the clocks an integrator of C4's reduced ODE may run in (see :func:`l2_reduced_clock`)
+REDUCED_CLOCKS: tuple[str, ...] = ("time", "arc", "smooth")
+
+
+def l2_reduced_rate() -> sp.Expr:
+    """C4's reduced ODE: dI/dτ = 1/N(τ, I), N² = Σ_j :func:`l2_reduced_summand` (derived:
+    I(τ) = ∫_0^τ ds/N)."""
+    return 1 / N
+
+
+def l2_reduced_clock(kind: str) -> sp.Expr:
+    """κ = dτ/ds of a clock s for C4's reduced ODE: ``"time"`` κ = 1 (s = τ); ``"arc"`` κ = N
+    (then dI/ds = 1: smooth through a collapse N → 0); ``"smooth"`` κ = N/(N + c) with
+    c = :func:`l2_clock_scale` (bounded rates both as N → 0 and as N → ∞)."""
+    if kind == "time":
+        return sp.Integer(1)
+    if kind == "arc":
+        return N
+    if kind == "smooth":
+        return N / (N + c_clock)
+    raise ValueError(f"unknown clock {kind!r}; choose one of {', '.join(REDUCED_CLOCKS)}")
+
+
+def l2_reduced_clocked(kind: str) -> tuple[sp.Expr, sp.Expr]:
+    """(dτ/ds, dI/ds) = (κ, κ · dI/dτ) in the clock ``kind``."""
+    k = l2_reduced_clock(kind)
+    return k, sp.simplify(k * l2_reduced_rate())
+
+
+def l2_reduced_clocked_log(kind: str) -> tuple[sp.Expr, sp.Expr]:
+    """:func:`l2_reduced_clocked` with N = e^{lnN} and c = e^{lnc}, written so that nothing
+    overflows: the smooth clock κ = 1/(1 + e^{lnc − lnN}) is split on the sign of lnN − lnc
+    (each branch equals κ; tests/test_symbolic.py checks it). lnc = −∞ (ρ = 0) gives κ = 1."""
+    dtau, dI = l2_reduced_clocked(kind)
+    subs = {N: sp.exp(lnN), c_clock: sp.exp(ln_c)}
+    if kind != "smooth":
+        return sp.simplify(dtau.subs(subs)), sp.simplify(dI.subs(subs))
+    x = lnN - ln_c
+    small = sp.exp(x) / (sp.exp(x) + 1)  # N < c: e^{x} ≤ 1
+    large = 1 / (1 + sp.exp(-x))  # N ≥ c: e^{−x} ≤ 1
+    kappa = sp.Piecewise((small, x < 0), (large, True))
+    # dI/ds = κ e^{−lnN}; where e^{−lnN} overflows (N < e^{−TINY_LOG_N}) and κ underflows the
+    # product is 0·∞: there 1/(N + c) = 1/(e^{lnN} + e^{lnc}) instead (finite)
+    dI = sp.Piecewise((kappa * sp.exp(-lnN), lnN > -TINY_LOG_N), (1 / (sp.exp(lnN) + sp.exp(ln_c)), True))
+    return kappa, dI
+
+
+# ---------------------------------------------------------------- C5: certificates (ℓ2-SAM, L = 2, one example)
+#: m = the smallest nonzero |z_j|, and the relative collapse stop tolerance
+z_abs_min = sp.Symbol("m", positive=True)
+stop_tol = sp.Symbol("collapse_tol", positive=True)
+
+
+def _level_where_rate_vanishes(z_at) -> sp.Expr:
+    """The N at which dθ_j/dτ = z_j (1 − ρ z_j/N) (:func:`l2_log_rate`) is 0, for z_j = ``z_at``."""
+    (level,) = sp.solve(sp.Eq(l2_log_rate().subs(z_j, z_at), 0), N)
+    return level
+
+
+def l2_collapse_certificate() -> sp.Expr:
+    """N < ρ z_min ⇒ every rate z_j (1 − ρ z_j/N) is negative (z_min: the smallest positive
+    entry), N keeps falling and the flow collapses: the level ρ z_min (C5)."""
+    return _level_where_rate_vanishes(z_min)
+
+
+def l2_no_collapse_certificate() -> sp.Expr:
+    """N ≥ ρ z_(d) ⇒ every rate is ≥ 0, N keeps growing: never a collapse (C5)."""
+    return _level_where_rate_vanishes(z_1st)
+
+
+def l2_clock_scale() -> sp.Expr:
+    """c of the smooth clock (:func:`l2_reduced_clock`): the collapse certificate level ρ z_min,
+    so that κ → 0 exactly where the rates turn singular (N → 0 after the certificate)."""
+    return l2_collapse_certificate()
+
+
+def l2_collapse_stop_level() -> sp.Expr:
+    """Where an integrator stops at a certified collapse: N ≤ collapse_tol·ρ m²/(2 z_(d)).
+    Below ρ z_min, dN/dτ ≤ −ρ m²/2, so the collapse time is within 2N/(ρ m²) ≤
+    collapse_tol/z_(d) after the stop."""
+    return stop_tol * rho * z_abs_min**2 / (2 * z_1st)
 
 
 # ---------------------------------------------------------------- C5: regimes in α

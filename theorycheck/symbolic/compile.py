@@ -54,11 +54,33 @@ def _torch_printer():
                      "user_functions": {}})
 
 
+@lru_cache(maxsize=1)
+def _numpy_printer():
+    """sympy's NumPyPrinter (lambdify's settings for numpy) that prints a Piecewise with a
+    final ``True`` branch as nested ``where`` (the same values as ``select``, a fraction of
+    its per-call cost: the batched engine evaluates the smooth clock at every stage)."""
+    from sympy.printing.numpy import NumPyPrinter
+
+    class _Printer(NumPyPrinter):
+        def _print_Piecewise(self, expr):
+            if expr.args[-1].cond != sp.true:
+                return super()._print_Piecewise(expr)
+            out = self._print(expr.args[-1].expr)
+            for e, c in reversed(expr.args[:-1]):
+                out = f"{self._module_format('numpy.where')}({self._print(c)}, {self._print(e)}, {out})"
+            return out
+
+    return _Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
+                     "user_functions": {}})
+
+
 @lru_cache(maxsize=512)
 def _lambdify_cached(args: tuple, expr, backend: str) -> Callable:
     if backend == "torch":
         expr = _numeric_functions_as_floats(expr)
         return sp.lambdify(args, expr, modules=_modules(backend), cse=True, printer=_torch_printer())
+    if backend == "numpy":
+        return sp.lambdify(args, expr, modules=_modules(backend), cse=True, printer=_numpy_printer())
     return sp.lambdify(args, expr, modules=_modules(backend), cse=True)
 
 
@@ -288,3 +310,124 @@ def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> Balanc
         ratio=lambdify((cf.G_j, cf.theta_j, cf.lnS, sy.rho), cf.balanced_multi_ratio(L, optimizer), backend),
         rate=lambdify((cf.Ghat_j, cf.r_j, cf.theta_j), cf.balanced_multi_log_rate(L), backend),
     )
+
+
+# ---------------------------------------------------------------- C4's reduced ODE in its clocks
+@lru_cache(maxsize=16)
+def reduced_l2_clocked(kind: str, backend: str = "numpy") -> Callable:
+    """``f(lnN, lnc) -> (dτ/ds, dI/ds)``: C4's reduced ODE dI/dτ = 1/N in the clock ``kind``
+    (:func:`closed_forms.l2_reduced_clocked_log`; "time", "arc" or "smooth" with c = e^{lnc})."""
+    return lambdify((cf.lnN, cf.ln_c), cf.l2_reduced_clocked_log(kind), backend)
+
+
+# ---------------------------------------------------------------- C5's certificates and stop level
+@dataclass(frozen=True)
+class L2Certificates:
+    """C5's levels of N (ℓ2-SAM, L = 2, one example), compiled from :mod:`closed_forms`:
+    ``collapse(z_min, rho)`` (N below it: collapse certified), ``no_collapse(z_max, rho)``
+    (N at or above it: no collapse, ever), ``stop(m, z_max, rho, collapse_tol)`` (an
+    integrator stops at N ≤ it), ``clock_scale(z_min, rho)`` (c of the smooth clock)."""
+
+    collapse: Callable
+    no_collapse: Callable
+    stop: Callable
+    clock_scale: Callable
+
+
+@lru_cache(maxsize=4)
+def l2_certificates(backend: str = "numpy") -> L2Certificates:
+    """Compile C5's certificate levels and the collapse stop level (see :class:`L2Certificates`)."""
+    return L2Certificates(
+        collapse=lambdify((cf.z_min, sy.rho), cf.l2_collapse_certificate(), backend),
+        no_collapse=lambdify((cf.z_1st, sy.rho), cf.l2_no_collapse_certificate(), backend),
+        stop=lambdify((cf.z_abs_min, cf.z_1st, sy.rho, cf.stop_tol), cf.l2_collapse_stop_level(), backend),
+        clock_scale=lambdify((cf.z_min, sy.rho), cf.l2_clock_scale(), backend),
+    )
+
+
+def l2_certificate_levels(z, rho, collapse_tol: float = 1e-10) -> dict:
+    """The levels of :class:`L2Certificates` for a data vector z (numpy, float64; ``rho``
+    a number or an array, broadcast): z_min is the smallest *positive* entry (inf when
+    none), z_max the largest entry, m the smallest nonzero |z_j|. Returns
+    ``{"collapse", "no_collapse", "stop", "clock_scale"}``."""
+    import numpy as np
+
+    z = np.asarray(z, dtype=float).reshape(-1)
+    rho = np.asarray(rho, dtype=float)
+    pos, nz = z[z > 0], np.abs(z[z != 0])
+    zmin = float(pos.min()) if pos.size else np.inf
+    zmax = float(z.max())
+    m = float(nz.min()) if nz.size else np.nan
+    f = l2_certificates("numpy")
+    with np.errstate(invalid="ignore"):
+        return {"collapse": f.collapse(zmin, rho), "no_collapse": f.no_collapse(zmax, rho),
+                "stop": f.stop(m, zmax, rho, collapse_tol), "clock_scale": f.clock_scale(zmin, rho)}
+
+
+# ---------------------------------------------------------------- C1–C3: ℓ∞ limit directions
+@dataclass(frozen=True)
+class LinfLimit:
+    """``log_score(z, alpha, rho)`` and ``log_weight(z, alpha, rho)``: the logs of
+    :func:`closed_forms.linf_limit_score` and :func:`closed_forms.linf_limit_weight`
+    (depth L), for z_j > 0 and α_j > ρ. Arguments broadcast."""
+
+    L: int
+    log_score: Callable
+    log_weight: Callable
+
+
+@lru_cache(maxsize=32)
+def linf_limit(L: int, backend: str = "numpy") -> LinfLimit:
+    """Compile the log score and log weight of the ℓ∞-SAM limit direction for depth L."""
+    L = _depth(L)
+    args = (cf.z_j, cf.alpha_j, sy.rho)
+    return LinfLimit(L, lambdify(args, cf.linf_limit_log_score(L), backend),
+                     lambdify(args, cf.linf_limit_log_weight(L), backend))
+
+
+# ---------------------------------------------------------------- the empirical risk in β
+@dataclass(frozen=True)
+class EmpiricalRisk:
+    """Lo(β) = (1/n) Σ_i ℓ(<β, z_i>) (:func:`symbolic.empirical_loss`) and
+    G = ∂Lo/∂β = (1/n) Σ_i ℓ'(<β, z_i>) z_i (:func:`symbolic.loss_gradient_factor`), with ℓ, ℓ'
+    the compiled overflow-free forms. β has shape (d,) or (..., d) (a batch), Z (n, d).
+
+    ``contraction`` says how the two sums run: ``"dot"`` as matrix products (one β; numpy
+    float, complex or mpmath object arrays), ``"elementwise"`` as products and sums without
+    BLAS (numpy or torch), so that a member's numbers never depend on the other members of
+    its batch. ``apply(f, x)`` maps the scalar ℓ / ℓ' over x (mpmath: ``MpBackend.call``).
+    tests/test_symbolic.py checks both contractions against the sympy expressions."""
+
+    loss: str
+    backend: str
+    contraction: str
+    ell: Callable
+    dell: Callable
+
+    def margins(self, beta, Z):
+        """m_i = <β, z_i>: (..., n)."""
+        if self.contraction == "dot":
+            return Z.dot(beta)
+        return (beta[..., None, :] * Z).sum(-1)
+
+    def value(self, beta, Z, apply: Callable | None = None):
+        """Lo(β): (...)."""
+        m = self.margins(beta, Z)
+        return (apply(self.ell, m) if apply else self.ell(m)).sum(-1) / Z.shape[0]
+
+    def gradient(self, beta, Z, apply: Callable | None = None):
+        """∂Lo/∂β: (..., d)."""
+        m = self.margins(beta, Z)
+        w = apply(self.dell, m) if apply else self.dell(m)
+        if self.contraction == "dot":
+            return w.dot(Z) / Z.shape[0]
+        return (w[..., :, None] * Z).sum(-2) / Z.shape[0]
+
+
+@lru_cache(maxsize=32)
+def empirical_risk(loss: str = "logistic", backend: str = "numpy", contraction: str = "dot") -> EmpiricalRisk:
+    """The empirical risk and its β-gradient for ``loss`` (see :class:`EmpiricalRisk`)."""
+    if contraction not in ("dot", "elementwise"):
+        raise ValueError(f"contraction must be 'dot' or 'elementwise', not {contraction!r}")
+    ell, dell = stable_loss_functions(loss, backend)
+    return EmpiricalRisk(loss, backend, contraction, ell, dell)

@@ -7,14 +7,7 @@ import math
 import numpy as np
 
 from theorycheck.solve.steppers import MpBackend
-from theorycheck.solve.systems.base import (
-    Backend,
-    EventAction,
-    EventFn,
-    FlowSystem,
-    Thresholds,
-    _softmax_dot,
-)
+from theorycheck.solve.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
@@ -30,6 +23,9 @@ class BalancedL2System(FlowSystem):
     problem (u, ρ) → (c u, c ρ) takes the same steps in s at any c."""
 
     name = "balanced-l2-log"
+    #: ln of the arc clock's unit: dτ/ds = N/N_ref, N_ref = N where the arc clock began (set at
+    #: the switch; 0 = the plain arc length) so that s does not depend on the scale of the problem
+    lnN_ref = 0.0
     #: switch to the arc clock when lse(θ) falls this far (ln) below its start; back at GROW
     SHRINK = math.log(1e-3)
     GROW = math.log(1e-1)
@@ -77,13 +73,10 @@ class BalancedL2System(FlowSystem):
 
     def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name in ("to_arc", "to_time"):
-            new = self.copy()
-            new.clock = "arc" if ev.name == "to_arc" else "time"
-            tau = self.time_of(t, y)
-            new.tau_ref = tau
-            new.lnN_ref = self.lnN(self._theta(y))
-            y_new = (np.concatenate([y, self.bk.array([tau])]) if new.clock == "arc" else np.array(y[:-1], copy=True))
-            return EventAction(system=new, y=y_new)
+            act = self.switch_clock(ev, t, y, lambda y_, tau: np.concatenate([y_, self.bk.array([tau])]),
+                                    lambda y_: np.array(y_[:-1], copy=True))
+            act.system.lnN_ref = self.lnN(self._theta(y))  # the arc clock's unit (see rhs)
+            return act
         return EventAction(stop=Status(ev.name), records=[] if ev.name == "t_max" else [(ev.name, -1, "")])
 
     def event_rate(self, ev: EventFn, t, y):

@@ -1,20 +1,5 @@
-"""What to solve: the GD / SAM flows as hybrid systems, each in the coordinates that suit
-it, with the events that end a smooth segment.
-
-- :class:`BalancedL2System` — ℓ2-SAM, one example, balanced, u > 0: θ = ln u, N carried
-  as ln N (THEORY.md, Rescaled flows; C4/C5). Events: collapse (N → 0), blow-up (L ≥ 3).
-- :class:`BranchSystem` — GD and ℓ∞-SAM, one example, balanced, L ≥ 2: per coordinate
-  the sign in ε is locked to a branch σ, on which û_j = u_j − ρσ moves like GD, and the
-  state is v_j = ln|û_j| (C2: v is linear in τ for L = 2). Events: u_j = 0 (Filippov:
-  cross or slide, then the coordinate is frozen at 0), blow-up (C3).
-- :class:`LayersSystem` — everything else: unbalanced layers, L = 1, several examples in
-  real time; linear coordinates W (L×d; d when the layers are tied). ℓ∞ switching
-  surfaces (a weight or ∂Lo/∂β_j crossing 0) are handled with Filippov's convention.
-- :class:`ReducedL2System` — C4's scalar ODE dI/dτ = 1/N(τ, I).
-
-All numbers go through a backend (float64 or mpmath) and every formula through
-:mod:`theorycheck.symbolic.compile`. ``observe(t, y)`` maps a state to (ln|β|, sign β) as floats.
-"""
+"""The base of the flow systems: :class:`FlowSystem`, its events (:class:`EventFn`, :class:`EventAction`)
+and event levels (:class:`Thresholds`), and the helpers the systems share."""
 
 from __future__ import annotations
 
@@ -126,6 +111,15 @@ class FlowSystem:
 
     def atol(self, rtol):
         return np.array([rtol] * int(np.size(self.y0)), dtype=object if isinstance(self.bk, MpBackend) else float)
+
+    def switch_clock(self, ev: EventFn, t, y, to_arc: Callable, to_time: Callable) -> EventAction:
+        """The action of a ``to_arc`` / ``to_time`` event: a copy of the system in the other
+        clock, from the state ``to_arc(y, τ)`` (τ appended) or ``to_time(y)`` (τ dropped)."""
+        new = self.copy()
+        new.clock = "arc" if ev.name == "to_arc" else "time"
+        tau = self.time_of(t, y)
+        new.tau_ref = tau
+        return EventAction(system=new, y=to_arc(y, tau) if new.clock == "arc" else to_time(y))
 
     def copy(self):
         new = copy.copy(self)

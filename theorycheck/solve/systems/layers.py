@@ -8,14 +8,7 @@ import mpmath
 import numpy as np
 
 from theorycheck.solve.steppers import FloatBackend, MpBackend, log_abs_and_sign
-from theorycheck.solve.systems.base import (
-    Backend,
-    EventAction,
-    EventFn,
-    FlowSystem,
-    Thresholds,
-    _sgn,
-)
+from theorycheck.solve.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _sgn
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
@@ -47,7 +40,7 @@ class LayersSystem(FlowSystem):
         self.name = f"layers-{'tied' if tied else 'full'}-{'rescaled' if rescaled else 'real'}"
         self.grad_f = C.layer_gradient(L, bk.name)
         self.eps_f = C.perturbation(optimizer, bk.name)
-        self.loss_f, self.dloss_f = C.stable_loss_functions(loss, bk.name)
+        self.risk = C.empirical_risk(loss, bk.name)  # Lo and ∂Lo/∂β (overflow-free ℓ'), as dot products
         Z = np.asarray(Z, dtype=float)
         self.n, self.d = Z.shape
         self.Zf = Z
@@ -95,9 +88,7 @@ class LayersSystem(FlowSystem):
         """∂Lo/∂β (rescaled one example: −z)."""
         if self.rescaled:
             return -self.Z[0]
-        beta = np.prod(W, axis=0)
-        m = self.Z.dot(beta)
-        return self.bk.call(self.dloss_f, m).dot(self.Z) / self.n
+        return self.risk.gradient(np.prod(W, axis=0), self.Z, apply=self.bk.call)
 
     def grad(self, G, W):
         out = self.bk.call_multi(self.grad_f, self.L, G, *W)

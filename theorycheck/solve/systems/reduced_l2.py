@@ -8,14 +8,7 @@ import numpy as np
 
 from theorycheck.solve.steppers import MpBackend
 from theorycheck.solve.systems.balanced_l2 import BalancedL2System
-from theorycheck.solve.systems.base import (
-    Backend,
-    EventAction,
-    EventFn,
-    FlowSystem,
-    Thresholds,
-    _softmax_dot,
-)
+from theorycheck.solve.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
@@ -23,9 +16,13 @@ from theorycheck.symbolic import compile as C
 class ReducedL2System(FlowSystem):
     """C4: ℓ2-SAM, L = 2, one example, uniform α: dI/dτ = 1/N(τ, I), N from the compiled
     log-summand (log-space sum); θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ). Near a collapse the
-    clock becomes s with dτ/ds = N (then dI/ds = 1: smooth), as in BalancedL2System."""
+    clock becomes s with dτ/ds = N (then dI/ds = 1: smooth), as in BalancedL2System; both
+    clocks from :func:`compile.reduced_l2_clocked`."""
 
     name = "reduced-l2"
+    #: ln of the arc clock's unit: dτ/ds = N/N_ref, N_ref = N where the arc clock began (set at
+    #: the switch; 0 = the plain arc length) so that s does not depend on the scale of the problem
+    lnN_ref = 0.0
     SHRINK = BalancedL2System.SHRINK
     GROW = BalancedL2System.GROW
 
@@ -45,10 +42,13 @@ class ReducedL2System(FlowSystem):
     def rhs(self, t, y):
         tau = self.time_of(t, y)
         lnN = self.lnN(tau, y[0])
+        dtau, dI = C.reduced_l2_clocked(self.clock, self.bk.name)(lnN, 0)  # C4's ODE in this clock
         if self.clock == "time":
-            return self.bk.exp(self.bk.array([-lnN]))
-        # clock s in units of N at its start: dI/ds = 1/N_ref, dτ/ds = N/N_ref (scale-free)
-        return np.concatenate([self.bk.exp(self.bk.array([-self.lnN_ref])), self.bk.exp(self.bk.array([lnN - self.lnN_ref]))])
+            return self.bk.array([dI])
+        # arc clock in units of N at its start (s' = N_ref·s, scale-free): C4's arc form at
+        # lnN − lnN_ref gives dτ/ds' = N/N_ref, and dI/ds' = (dI/ds)/N_ref
+        dtau, dI = C.reduced_l2_clocked("arc", self.bk.name)(lnN - self.lnN_ref, 0)
+        return self.bk.array([dI * self.bk.exp(self.bk.array([-self.lnN_ref]))[0], dtau])  # state (I, τ)
 
     def _theta(self, t, I):
         return self.bk.call(self.theta, self.z, self.bk.num(t), I, self.alpha, self.rho)
@@ -77,13 +77,10 @@ class ReducedL2System(FlowSystem):
 
     def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name in ("to_arc", "to_time"):
-            new = self.copy()
-            new.clock = "arc" if ev.name == "to_arc" else "time"
-            tau = self.time_of(t, y)
-            new.tau_ref = tau
-            new.lnN_ref = self.lnN(tau, y[0])
-            y_new = self.bk.array([y[0], tau]) if new.clock == "arc" else self.bk.array([y[0]])
-            return EventAction(system=new, y=y_new)
+            act = self.switch_clock(ev, t, y, lambda y_, tau: self.bk.array([y_[0], tau]),
+                                    lambda y_: self.bk.array([y_[0]]))
+            act.system.lnN_ref = self.lnN(self.time_of(t, y), y[0])  # the arc clock's unit (see rhs)
+            return act
         if ev.name == "t_max":
             return EventAction(stop=Status.T_MAX)
         return EventAction(stop=Status.COLLAPSE, records=[("collapse", -1, "N → 0")])
