@@ -228,6 +228,7 @@ def test_discrete_fast(kw, eta, steps):
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(z=vectors(3, positive=True), optimizer=st.sampled_from(OPTIMIZERS), n=st.integers(1, 2),
        rho=st.sampled_from([0.0, 0.5, 2.0]), L=st.integers(2, 3))
+@example(z=np.array([1e300]), optimizer="sam-l2", n=1, rho=0.0, L=2)  # C5's levels squared |z| ~ 1e300
 def test_heatmap_fast(z, optimizer, n, rho, L):
     if optimizer == "sam-l2":
         L = 2
