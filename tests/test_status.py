@@ -21,9 +21,9 @@ def test_words_messages_and_codes():
     # the batched codes saved in sweep files keep their numbers
     assert {c: s.value for c, s in S.STATUS.items()} == {
         0: "running", 1: "done", 2: "collapse", 3: "blowup", 4: "no-collapse", 5: "max_steps",
-        6: "step_size_underflow", 7: "non_finite", 8: "sign_change"}
+        6: "step_size_underflow", 7: "non_finite", 8: "sign_change", 9: "critical_point"}
     assert (S.DONE, S.COLLAPSE, S.NO_COLLAPSE, S.NON_FINITE) == (1, 2, 4, 7)
-    assert S.FINISHED_OK == (1, 2, 3, 4)
+    assert S.FINISHED_OK == (1, 2, 3, 4, 9)
     assert Status.from_code(np.int8(6)) is Status.STEP_SIZE_UNDERFLOW
     with pytest.raises(ValueError):
         Status.from_code(99)
@@ -46,7 +46,7 @@ def test_trajectory_and_discrete_runs_use_the_vocabulary():
     # exponential loss at margin −2700: ℓ' = −e^{2700} overflows at the first step
     big = Setting.from_z([-1.0, -2.0], optimizer="gd", rho=0.0, alpha=30.0, depth=2, loss="exponential")
     d = discrete.run(big, eta=0.1, steps=5)
-    assert d.stopped_because is Status.NON_FINITE and d.message == "an iterate overflowed"
+    assert d.stopped_because is Status.NON_FINITE and d.message == "the next iterate overflowed (the record ends at the last finite one)"
 
 
 def test_unknown_stop_reason_is_refused():

@@ -2,10 +2,13 @@
 dominant index j†(t) = argmax_j |β_j(t)| (1-based; 0 for β = 0 or after a collapse), its
 switches located by root finding on the dense output, and margins and loss.
 
-Ties: j† is the smallest index among exactly equal |β_j| (as numpy's argmax), so equal
-coordinates that stay equal (equal z_j and α_j) never produce a switch; a tie at the start
-(uniform α) is resolved by j†(0+): the index of the first stored state whose leader is
-ahead by more than 1e-9 (relative), so no switch is reported inside the rounding of the tie.
+One rule defines the current index (:func:`next_index`), and :func:`index_chain` applies
+it along the run, so ``initial_index``, ``switches`` and ``final_index`` always chain:
+coordinates whose ln|β_j| are within :data:`TIE_RTOL` (relative) of the largest are tied;
+j† stays where it is while it is among them and otherwise moves to the smallest tied
+index. A tie at the start (uniform α) is resolved by the first-order tie-break (the tied
+coordinate that pulls ahead first, e.g. C5's argmax_j z_j(1 − ρz_j/N0)); coordinates that
+stay tied (equal z_j and α_j) never produce a switch and the smallest index stands.
 """
 
 from __future__ import annotations
@@ -13,14 +16,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 from scipy.optimize import brentq
 
 from theorycheck.solve.trajectory import Trajectory
 from theorycheck.symbolic import compile as C
 
-__all__ = ["Switch", "direction", "dominant_index", "index_path", "switches", "margins_and_loss",
-           "final_direction", "final_index", "initial_index", "summary", "log_norm", "direction_at_norm"]
+__all__ = ["Switch", "IndexChain", "TIE_RTOL", "direction", "dominant_index", "next_index", "index_chain",
+           "index_path", "switches", "margins_and_loss", "final_direction", "final_index", "initial_index", "summary",
+           "log_norm", "direction_at_norm"]
 
 
 @dataclass(frozen=True)
@@ -38,9 +43,12 @@ class Switch:
 def direction(log_abs_beta: np.ndarray, sign: np.ndarray) -> np.ndarray:
     """β/‖β‖₂ from (ln|β|, sign β) without forming β (no overflow); zeros for β = 0."""
     la = np.asarray(log_abs_beta, dtype=float)
-    if la.size == 0 or not np.any(np.isfinite(la)) or np.max(la) == -np.inf:
+    if la.size == 0 or np.max(la) == -np.inf:
         return np.zeros(la.shape)
     m = np.max(la)
+    if m == np.inf:  # coordinates beyond any scale dominate the others
+        v = np.where(la == np.inf, np.asarray(sign, dtype=float), 0.0)
+        return v / np.linalg.norm(v)
     with np.errstate(under="ignore"):
         v = np.asarray(sign, dtype=float) * np.exp(la - m)
     return v / np.linalg.norm(v)
@@ -59,100 +67,200 @@ def dominant_index(log_abs_beta: np.ndarray, tie: float = 0.0) -> int:
     return int(np.argmax(la)) + 1
 
 
-def index_path(traj: Trajectory) -> np.ndarray:
-    """j† at the stored steps (0 at and after a collapse)."""
-    idx = np.array([dominant_index(row) for row in traj.log_abs_beta], dtype=int)
-    if traj.collapsed and len(idx):
-        idx[-1] = 0
-    return idx
+#: ln|β_j| within TIE_RTOL·(1 + |ln|β|_max|) of the largest count as tied (rounding and
+#: integration error; exact ties, e.g. equal z_j and α_j, stay within it for a whole run)
+TIE_RTOL = 1e-9
 
 
-def _index_at(traj: Trajectory, t: float) -> int:
-    return dominant_index(traj.at(t)[0])
+def _tie_tol(m: float) -> float:
+    return TIE_RTOL * (1.0 + abs(m))
 
 
-def _locate(traj: Trajectory, ta: float, ja: int, tb: float, jb: int, depth: int = 0) -> list[Switch]:
-    """Switches of j† in (ta, tb] given j†(ta) = ja ≠ jb = j†(tb)."""
+def _leaders(la: np.ndarray) -> np.ndarray:
+    """0-based indices within the tie tolerance of the largest ln|β_j| (empty for β = 0)."""
+    m = np.max(la) if la.size else -np.inf
+    if m == -np.inf or not m == m:
+        return np.zeros(0, dtype=int)
+    return np.flatnonzero(la >= m - _tie_tol(m))
+
+
+def next_index(log_abs_beta: np.ndarray, current: int) -> int:
+    """THE rule for the current index j† (1-based; 0 for β = 0), given the current one: j†
+    stays ``current`` while that coordinate is among the leaders (within the tie tolerance
+    :data:`TIE_RTOL` of the largest |β_j|); otherwise it becomes the smallest index among
+    the leaders. The initial index, every switch and the final index all follow it."""
+    la = np.asarray(log_abs_beta, dtype=float)
+    lead = _leaders(la)
+    if lead.size == 0:
+        return 0
+    if current > 0 and (current - 1) in lead:
+        return current
+    return int(lead[0]) + 1
+
+
+@dataclass(frozen=True)
+class IndexChain:
+    """j† over a run: ``initial`` (j†(0+)), the ``switches`` in time order (each starts from
+    the index the previous one reached) and ``final``. Invariant: initial, then each switch's
+    from → to, chain to final."""
+
+    initial: int
+    switches: tuple[Switch, ...]
+    final: int
+
+    def path(self) -> list[int]:
+        return [self.initial] + [w.to for w in self.switches]
+
+
+def _initial(la: np.ndarray) -> int:
+    """j†(0+): the leaders of the first row; a tie among them (uniform α) is broken by the
+    first-order tie-break read off the solution: the tied coordinates whose ln|β_j| grew
+    most since t = 0 at the first later row that separates them (e.g. C5's argmax_j
+    z_j(1 − ρz_j/N0)), narrowed again at each later row that splits the remaining set.
+    Increments are compared with a relative tolerance, so a first step of 1e-12 already
+    decides; coordinates tied throughout (equal z_j and α_j) → the smallest index."""
+    if la.shape[0] == 0:
+        return 0
+    tied = _leaders(la[0])
+    if tied.size == 0:
+        return 0
+    base = la[0, tied]
+    eps = np.finfo(float).eps
+    for row in la[1:]:
+        if tied.size == 1:
+            break
+        inc = row[tied] - base
+        if not np.all(np.isfinite(inc)):
+            continue
+        m = float(np.max(inc))
+        tol = TIE_RTOL * abs(m) + 16 * eps * (float(np.max(np.abs(row[tied]))) + float(np.max(np.abs(base))))
+        keep = inc >= m - tol
+        if not np.all(keep):
+            tied, base = tied[keep], base[keep]
+    return int(tied[0]) + 1
+
+
+def _index_at(traj: Trajectory, t: float, current: int) -> int:
+    return next_index(traj.at(t)[0], current)
+
+
+def _root(D, ta: float, tb: float, tiny: float) -> float:
+    try:
+        r, _ = brentq(D, ta, tb, xtol=tiny, rtol=4 * np.finfo(float).eps, maxiter=2200, full_output=True, disp=False)
+        return float(r)
+    except (ValueError, RuntimeError):
+        return 0.5 * (ta + tb)
+
+
+def _locate(traj: Trajectory, ta: float, ja: int, tb: float, jb: int, depth: int = 0) -> tuple[list[Switch], int]:
+    """Switches of j† in (ta, tb], given j† = ja at ta and jb = next_index(ln|β(tb)|, ja) ≠ ja.
+    Returns them and the index reached at tb (the chain continues from it)."""
     width = tb - ta
     tiny = 4 * np.finfo(float).eps * max(abs(ta), abs(tb), 1e-300)
     if width <= tiny or depth > 60:
-        return [Switch(float(tb), ja, jb)]
+        return [Switch(float(tb), ja, jb)], jb
+    tm = 0.5 * (ta + tb)
     if ja > 0 and jb > 0:
         def D(t: float) -> float:
             la = traj.at(t)[0]
             return float(la[jb - 1] - la[ja - 1])
 
         da, db = D(ta), D(tb)
-        if da < 0 <= db or (da <= 0 < db):
-            try:
-                tr = brentq(D, ta, tb, xtol=tiny, rtol=4 * np.finfo(float).eps, maxiter=200)
-            except (ValueError, RuntimeError):
-                tr = 0.5 * (ta + tb)
-            # accept a single switch when ja and jb lead at the crossing itself and j† is
-            # ja just before and jb just after (otherwise another index intervenes: split)
+        if da < 0 < db:
+            tr = _root(D, ta, tb, tiny)
+            # one switch when ja and jb lead at the crossing and nobody else takes over
+            # between (otherwise another index intervenes: split there)
             la_r = traj.at(tr)[0]
-            lead = max(la_r[ja - 1], la_r[jb - 1]) >= np.max(la_r) - 1e-12 * (1 + abs(np.max(la_r)))
-            left, right = 0.5 * (ta + tr), 0.5 * (tr + tb)
-            if lead and _index_at(traj, left) == ja and _index_at(traj, right) == jb:
-                return [Switch(float(tr), ja, jb)]
-            tm = tr if ta < tr < tb else 0.5 * (ta + tb)
-        else:
-            tm = 0.5 * (ta + tb)
-    else:
-        tm = 0.5 * (ta + tb)
-    jm = _index_at(traj, tm)
+            lead = _leaders(la_r)
+            if ((ja - 1) in lead or (jb - 1) in lead) and _index_at(traj, 0.5 * (ta + tr), ja) == ja \
+                    and _index_at(traj, 0.5 * (tr + tb), jb) == jb:
+                return [Switch(tr, ja, jb)], jb
+            if ta < tr < tb:
+                tm = tr
+    jm = _index_at(traj, tm, ja)
+    if jm == ja:
+        return _locate(traj, tm, ja, tb, jb, depth + 1)
+    out, cur = _locate(traj, ta, ja, tm, jm, depth + 1)
+    jb2 = _index_at(traj, tb, cur)
+    if jb2 == cur:
+        return out, cur
+    more, cur = _locate(traj, tm, cur, tb, jb2, depth + 1)
+    return out + more, cur
+
+
+def _back_crossing(traj: Trajectory, i: int, i_min: int, ja: int, jb: int) -> float | None:
+    """When jb already led ja (within the tie tolerance) at row i − 1: the last time in
+    [t[i_min], t[i]] where ln|β_jb| − ln|β_ja| crossed 0, from the stored rows and the dense
+    output; None if it did not (they were tied since t[i_min])."""
+    la, t = traj.log_abs_beta, traj.t
+    for k in range(i - 1, i_min - 1, -1):
+        if la[k, jb - 1] - la[k, ja - 1] < 0:
+            def D(s: float) -> float:
+                row = traj.at(s)[0]
+                return float(row[jb - 1] - row[ja - 1])
+
+            tiny = 4 * np.finfo(float).eps * max(abs(t[k]), abs(t[k + 1]), 1e-300)
+            return _root(D, float(t[k]), float(t[k + 1]), tiny) if D(float(t[k + 1])) > 0 else float(t[k + 1])
+    return None
+
+
+def index_chain(traj: Trajectory) -> IndexChain:
+    """j† over the run by the one rule of :func:`next_index`: the initial index (see
+    :func:`_initial`), every change of j†, in time order, located to about machine precision
+    on the dense output (root of ln|β_to| − ln|β_from|), and the final index; a collapse
+    adds a switch to 0 at the collapse time."""
+    la, t = traj.log_abs_beta, traj.t
+    cur = _initial(la)
+    initial = cur
     out: list[Switch] = []
-    if jm != ja:
-        out += _locate(traj, ta, ja, tm, jm, depth + 1)
-    if jm != jb:
-        out += _locate(traj, tm, jm, tb, jb, depth + 1)
-    return out
+    last_row = 0
+    with np.errstate(invalid="ignore"):
+        for i in range(1, la.shape[0]):
+            new = next_index(la[i], cur)
+            if new == cur:
+                continue
+            ta, tb = float(t[i - 1]), float(t[i])
+            if tb <= ta:
+                sw, reached = [Switch(tb, cur, new)], new
+            elif cur > 0 and new > 0 and la[i - 1, new - 1] - la[i - 1, cur - 1] >= 0:
+                tc = _back_crossing(traj, i, last_row, cur, new)
+                sw, reached = [Switch(tb if tc is None else tc, cur, new)], new
+            else:
+                sw, reached = _locate(traj, ta, cur, tb, new)
+            t_prev = out[-1].time if out else float(t[0])
+            for w in sw:  # times never run backwards (a located root may round below t_prev)
+                t_prev = max(t_prev, w.time)
+                out.append(Switch(t_prev, w.from_, w.to))
+            cur, last_row = reached, i
+    if traj.collapsed and cur != 0:
+        t_c = max(float(traj.collapse_time), out[-1].time if out else float(t[0]))
+        out.append(Switch(t_c, cur, 0))
+        cur = 0
+    return IndexChain(initial, tuple(out), cur)
+
+
+def index_path(traj: Trajectory) -> np.ndarray:
+    """j† at the stored steps, from :func:`index_chain` (0 at and after a collapse)."""
+    ch = index_chain(traj)
+    times = np.array([w.time for w in ch.switches])
+    path = np.array(ch.path(), dtype=int)
+    idx = path[np.searchsorted(times, traj.t, side="right")] if len(times) else np.full(len(traj.t), ch.initial)
+    if traj.collapsed and len(idx):
+        idx[-1] = 0
+    return idx
 
 
 def switches(traj: Trajectory) -> list[Switch]:
-    """Every change of j†, in time order, each located to about machine precision on the
-    dense output (root of ln|β_to| − ln|β_from|); a collapse adds a switch to 0."""
-    raw = [dominant_index(row) for row in traj.log_abs_beta]
-    t = traj.t
-    start = _tie_resolved(traj.log_abs_beta)
-    raw[:start] = [raw[start]] * start
-    out: list[Switch] = []
-    for i in range(len(raw) - 1):
-        if raw[i] == raw[i + 1]:
-            continue
-        if t[i + 1] > t[i]:
-            out += _locate(traj, float(t[i]), raw[i], float(t[i + 1]), raw[i + 1])
-        else:
-            out.append(Switch(float(t[i + 1]), raw[i], raw[i + 1]))
-    if traj.collapsed and raw and raw[-1] != 0:
-        out.append(Switch(float(traj.collapse_time), raw[-1], 0))
-    return [w for w in out if w.time > t[start - 1 if start else 0]]
-
-
-def _tie_resolved(la: np.ndarray, gap: float = 1e-9) -> int:
-    """Index of the first stored row whose largest ln|β_j| leads the next by more than
-    ``gap`` (relative), when row 0 is a tie (uniform α); 0 when row 0 is not a tie. Rows
-    before it are within rounding of the tie and take j†(0+) from that row."""
-    def lead(row):
-        f = np.sort(row[np.isfinite(row)])
-        if f.size < 2:
-            return math.inf
-        return (f[-1] - f[-2]) / (1.0 + abs(f[-1]))
-
-    if la.shape[0] < 2 or lead(la[0]) > 0:
-        return 0
-    for i in range(1, la.shape[0]):
-        if lead(la[i]) > gap:
-            return i
-    return 0
+    """Every change of j† (see :func:`index_chain`), in time order."""
+    return list(index_chain(traj).switches)
 
 
 def log_norm(log_abs_beta: np.ndarray) -> float:
     """ln‖β‖₂ from ln|β_j| (−inf for β = 0)."""
     la = np.asarray(log_abs_beta, dtype=float)
     m = np.max(la)
-    if m == -np.inf:
-        return -math.inf
+    if m == -np.inf or m == np.inf:
+        return float(m)
     return float(m + 0.5 * np.log(np.sum(np.exp(2 * (la - m)))))
 
 
@@ -171,19 +279,19 @@ def direction_at_norm(traj: Trajectory, level: float) -> np.ndarray | None:
     def g(t: float) -> float:
         return log_norm(traj.at(t)[0]) - level
 
-    t = brentq(g, float(traj.t[i - 1]), float(traj.t[i]), xtol=1e-300, rtol=4 * np.finfo(float).eps)
+    t = _root(g, float(traj.t[i - 1]), float(traj.t[i]), 1e-300)
     return direction(*traj.at(t))
 
 
 def initial_index(traj: Trajectory) -> int:
-    """j†(0+): j† at the first stored step where a uniform start's tie is resolved."""
-    la = traj.log_abs_beta
-    return dominant_index(la[_tie_resolved(la)]) if len(la) else 0
+    """j†(0+) (see :func:`index_chain`)."""
+    return index_chain(traj).initial
 
 
 def final_index(traj: Trajectory) -> int:
-    """j† at the end (0 after a collapse)."""
-    return 0 if traj.collapsed else dominant_index(traj.log_abs_beta[-1])
+    """j† at the end (0 after a collapse), where the chain of switches from
+    :func:`initial_index` ends."""
+    return index_chain(traj).final
 
 
 def final_direction(traj: Trajectory) -> np.ndarray:
@@ -193,55 +301,84 @@ def final_direction(traj: Trajectory) -> np.ndarray:
     return direction(traj.log_abs_beta[-1], traj.sign_beta[-1])
 
 
+def _margins_loss_row(la: np.ndarray, sg: np.ndarray, Z: np.ndarray, loss: str) -> dict[str, float]:
+    """One state: ``log_norm`` ln‖β‖₂, ``normalized_margin`` min_i <β/‖β‖₂, z_i>, ``min_margin``
+    min_i <β, z_i>, ``loss`` Lo = (1/n) Σ ℓ(<β, z_i>) and ``log_loss`` ln Lo. Margins are
+    ‖β‖₂·<β/‖β‖₂, z_i> (never forming β); when a margin leaves the float64 range the loss is
+    evaluated with mpmath (the same compiled ℓ, unbounded exponents). A value beyond the
+    float64 range is ±inf here (:func:`summary` reports it as null and names it)."""
+    u = direction(la, sg)
+    lb = log_norm(la)
+    p = Z @ u
+    if lb == -math.inf:  # β = 0
+        ell0 = float(C.stable_loss_functions(loss)[0](0.0))
+        return {"log_norm": lb, "normalized_margin": 0.0, "min_margin": 0.0, "loss": ell0, "log_loss": math.log(ell0)}
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        nb = math.exp(lb) if lb < 709.0 else math.inf
+        m = p * nb if nb < math.inf else np.where(p == 0, 0.0, p * math.inf)
+        m_min = float(np.min(m))
+        lo = float(np.mean(C.stable_loss_functions(loss)[0](m))) if np.all(np.isfinite(m)) else math.nan
+    if math.isfinite(lo) and lo > 0:
+        return {"log_norm": lb, "normalized_margin": float(np.min(p)), "min_margin": m_min, "loss": lo,
+                "log_loss": math.log(lo)}
+    ell = C.stable_loss_functions(loss, "mpmath")[0]
+    with mpmath.workdps(30):
+        lo_mp = mpmath.fsum(ell(mpmath.mpf(float(pi)) * mpmath.exp(mpmath.mpf(lb))) for pi in p) / len(p)
+        log_lo = float(mpmath.log(lo_mp)) if lo_mp > 0 else -math.inf  # float(): ±inf beyond float64
+        lo_f = float(lo_mp)  # inf above, 0 below the float64 range
+    return {"log_norm": lb, "normalized_margin": float(np.min(p)), "min_margin": m_min, "loss": lo_f,
+            "log_loss": log_lo}
+
+
 def margins_and_loss(traj: Trajectory, loss: str | None = None) -> dict[str, np.ndarray]:
     """Over the stored times: ``min_margin`` min_i <β, z_i>, ``normalized_margin``
-    min_i <β/‖β‖₂, z_i>, and ``loss`` Lo = (1/n) Σ ℓ(<β, z_i>) (overflow-free ℓ); margins
-    beyond ±1e300 are clipped (the loss is then exactly 0 or huge)."""
+    min_i <β/‖β‖₂, z_i>, ``loss`` Lo = (1/n) Σ ℓ(<β, z_i>), ``log_loss`` ln Lo and ``log_norm``
+    ln‖β‖₂, computed from (ln|β|, sign β) without forming β (see :func:`_margins_loss_row`;
+    values beyond the float64 range are ±inf, their logarithms stay finite)."""
     s = traj.setting
-    Z = s.Z
-    ell = C.stable_loss_functions(loss or s.loss)[0]
-    mins, norms, losses = [], [], []
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        for la, sg in zip(traj.log_abs_beta, traj.sign_beta):
-            u = direction(la, sg)
-            lmax = np.max(la) if np.any(np.isfinite(la)) else -np.inf
-            if lmax == -np.inf:
-                m = np.zeros(Z.shape[0])
-            else:
-                scale = math.exp(min(lmax, 690.0)) * np.linalg.norm(sg * np.exp(la - lmax))
-                m = np.clip(Z @ u * scale if lmax <= 690.0 else Z @ u * np.inf, -1e300, 1e300)
-                m = np.nan_to_num(m, nan=0.0)
-            mins.append(float(np.min(m)))
-            norms.append(float(np.min(Z @ u)) if lmax > -np.inf else 0.0)
-            losses.append(float(np.mean(ell(m))))
-    return {"t": traj.t.copy(), "min_margin": np.array(mins), "normalized_margin": np.array(norms),
-            "loss": np.array(losses)}
+    rows = [_margins_loss_row(la, sg, s.Z, loss or s.loss) for la, sg in zip(traj.log_abs_beta, traj.sign_beta)]
+    out = {"t": traj.t.copy()}
+    for k in ("min_margin", "normalized_margin", "loss", "log_loss", "log_norm"):
+        out[k] = np.array([r[k] for r in rows])
+    return out
+
+
+def _finite_or_none(key: str, v: float, overflow: list[str]) -> float | None:
+    if math.isfinite(v):
+        return float(v)
+    overflow.append(key)
+    return None
 
 
 def summary(traj: Trajectory) -> dict:
     """The observables the CLI reports (JSON keys documented in the README)."""
-    sw = switches(traj)
+    chain = index_chain(traj)
     out = {
         "time_kind": traj.time_kind,
         "stopped_because": traj.stopped_because,
         "message": traj.message,
         "t_end": traj.t_end,
         "t_max": traj.t_max,
-        "initial_index": initial_index(traj),
-        "final_index": final_index(traj),
+        "initial_index": chain.initial,
+        "final_index": chain.final,
         "collapsed": traj.collapsed,
         "collapse_time": traj.collapse_time,
         "blowup_time": traj.blowup_time,
-        "switches": [w.as_dict() for w in sw],
+        "switches": [w.as_dict() for w in chain.switches],
         "direction": final_direction(traj).tolist(),
         "log_abs_beta": [None if not np.isfinite(v) else float(v) for v in traj.log_abs_beta[-1]],
         "events": [{"time": e.time, "kind": e.kind, "index": e.index} for e in traj.events],
     }
     if traj.setting.n > 1 or traj.time_kind == "real":
-        ml = margins_and_loss(traj)
-        out["final_margin"] = float(ml["min_margin"][-1])
-        out["final_normalized_margin"] = float(ml["normalized_margin"][-1])
-        out["final_loss"] = float(ml["loss"][-1])
+        r = _margins_loss_row(traj.log_abs_beta[-1], traj.sign_beta[-1], traj.setting.Z, traj.setting.loss)
+        over: list[str] = []
+        out["final_margin"] = _finite_or_none("final_margin", r["min_margin"], over)
+        out["final_normalized_margin"] = float(r["normalized_margin"])
+        out["final_loss"] = _finite_or_none("final_loss", r["loss"], over)
+        out["final_log_loss"] = _finite_or_none("final_log_loss", r["log_loss"], over)
+        out["final_log_norm"] = (None if r["log_norm"] == -math.inf  # β = 0
+                                 else _finite_or_none("final_log_norm", r["log_norm"], over))
+        out["overflow"] = over
     return out
 
 

@@ -40,7 +40,7 @@ class Status(StrEnum):
     STATIONARY = ("stationary", "every coordinate is at an equilibrium or frozen; the state is constant from here on",
                   True)
     CRITICAL_POINT = ("critical_point",
-                      "∇Lo(w) → 0 away from w = 0: ℓ2-SAM's perturbation ρ∇Lo/‖∇Lo‖ is undefined there", True)
+                      "∇Lo(w) → 0 away from w = 0: ℓ2-SAM's perturbation ρ∇Lo/‖∇Lo‖ is undefined there", True, 9)
     NORM_LIMIT = ("norm_limit", "the weights left the float64 range (linear coordinates); rerun with --precision",
                   False)
     NON_FINITE = "non_finite", "a field value was not finite (overflow); rerun with --precision", False, 7
@@ -88,8 +88,9 @@ MAX_STEPS = Status.MAX_STEPS.code
 STEP_SIZE_UNDERFLOW = Status.STEP_SIZE_UNDERFLOW.code
 NON_FINITE = Status.NON_FINITE.code
 SIGN_CHANGE = Status.SIGN_CHANGE.code
+CRITICAL_POINT = Status.CRITICAL_POINT.code
 #: codes of statuses that end a member without a budget running out
 FINISHED_OK: tuple[int, ...] = tuple(sorted(c for c, s in STATUS.items() if s.ok))
 
 __all__ = ["Status", "STATUS", "FINISHED_OK", "RUNNING", "DONE", "COLLAPSE", "BLOWUP", "NO_COLLAPSE", "MAX_STEPS",
-           "STEP_SIZE_UNDERFLOW", "NON_FINITE", "SIGN_CHANGE"]
+           "STEP_SIZE_UNDERFLOW", "NON_FINITE", "SIGN_CHANGE", "CRITICAL_POINT"]

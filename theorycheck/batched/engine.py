@@ -77,7 +77,16 @@ class BatchResult:
 
 
 def _rms(ops, x):
-    return ops.sqrt(ops.sum(x * x, 1) / x.shape[1])
+    r = ops.sqrt(ops.sum(x * x, 1) / x.shape[1])
+    # the squares overflow for |x| ≳ 1e154 (rates of |z| ~ 1e200): those rows only, rescaled
+    # by their largest entry (the other rows keep their bits)
+    with ops.errstate():
+        bad = ~ops.isfinite(r) & ops.all(ops.isfinite(x), 1)
+        if ops.any(bad):
+            m = ops.amax(ops.abs(x), 1)
+            xs = x / ops.where(m > 0, m, 1.0)[:, None]
+            r = ops.where(bad, m * ops.sqrt(ops.sum(xs * xs, 1) / x.shape[1]), r)
+    return r
 
 
 def _initial_step(ops, F, idx, Y0, f0, rtol, atol):
@@ -235,7 +244,9 @@ def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e
         last_rejected[run] = ~acc
         s_cur[run] = np.where(acc, s_cur[run] + h_old, s_cur[run])
         # members that cannot shrink any further
-        tiny = (~acc) & (h[run] < 10 * np.spacing(np.maximum(np.abs(s_cur[run]), 1.0)))
+        # (the resolution of the member's own clock value: a clock whose natural step is 1e-200,
+        # as for |z| ~ 1e200, is not stuck at 1e-15)
+        tiny = (~acc) & (h[run] < 10 * np.spacing(np.abs(s_cur[run])))
         if tiny.any():
             status[run[tiny]] = np.where(fin_np[tiny], STEP_SIZE_UNDERFLOW, NON_FINITE)
             t_stop[run[tiny]] = ops.to_numpy(Y[:, 0])[tiny]

@@ -25,7 +25,8 @@ import numpy as np
 
 from theorycheck.batched.ops import NumpyOps
 from theorycheck.errors import TheorycheckError
-from theorycheck.status import BLOWUP, COLLAPSE, NO_COLLAPSE
+from theorycheck.solve.guards import scaled_norm
+from theorycheck.status import BLOWUP, COLLAPSE, CRITICAL_POINT, NO_COLLAPSE
 from theorycheck.symbolic import compile as C
 
 #: κ clocks and event levels: a rate |dθ/dτ| > e^{EVENT_LOG}·c means the singular time is
@@ -311,8 +312,8 @@ class _ClockedTheta(BatchSystem):
     def rates(self, idx, tau, y):
         o = self.ops
         r = self.theta_rate(idx, tau, y)
-        nr = o.sqrt(o.sum(r * r, 1))
-        kappa = 1.0 / (1.0 + nr / self.c)
+        rc = r * (1.0 / self.c)  # ‖θ'‖/c as ‖θ'/c‖: θ' scales with c, so its squares cannot overflow (|z| ~ 1e200)
+        kappa = 1.0 / (1.0 + o.sqrt(o.sum(rc * rc, 1)))
         return kappa, r * kappa[:, None]
 
 
@@ -342,6 +343,8 @@ class BalancedLog(_ClockedTheta):
         if L < 2 or (optimizer == "sam-l2" and L != 2):
             raise TheorycheckError(f"batched balanced sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
                                    f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
+        if not np.any(z != 0):
+            raise TheorycheckError("z = 0: every field vanishes (there is nothing to fit): give a nonzero example")
         alpha, rho = _balanced_alpha_rho(alpha, rho, d)
         self.B, self.m, self.d, self.L, self.optimizer = alpha.shape[0], d, d, int(L), optimizer
         self.z_np, self.alpha_np, self.rho_np = z, alpha, rho
@@ -349,8 +352,8 @@ class BalancedLog(_ClockedTheta):
         self.alpha = o.asarray(alpha)
         self.rho = o.asarray(rho)
         self.cf = C.balanced_log_field(self.L, optimizer, o.name)
-        self.log_c = math.log(float(np.linalg.norm(z)))
-        self.c = float(np.linalg.norm(z))
+        self.c = float(scaled_norm(z))  # ‖z‖₂ (np.linalg.norm underflows to 0 for |z| ≲ 1e-154)
+        self.log_c = math.log(self.c)
         # coordinates at an equilibrium of a decoupled field: du_j/dτ exactly 0 at the start
         frozen = np.zeros((self.B, d), dtype=bool)
         if _decoupled(optimizer):
@@ -395,19 +398,20 @@ class BalancedLog(_ClockedTheta):
         o = self.ops
         r = dy / dtau[:, None]  # dθ/dτ from the clocked field (finite: κ > 0 after an accepted step)
         live = ~(self.frozen[idx] | self.dead[idx])
-        big = math.exp(EVENT_LOG) * self.c
+        big = math.exp(EVENT_LOG)  # rates compared in units of c (e^30·c overflows for c ≳ 1e295)
+        rc = r * (1.0 / self.c)
         idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
         codes = np.zeros(len(idx_np), dtype=int)
         changed = None
         if _decoupled(self.optimizer):
-            changed = self._mark_dead(idx, idx_np, tau_np, live & (r < -big), r)
+            changed = self._mark_dead(idx, idx_np, tau_np, live & (rc < -big), r)
             all_dead = o.to_numpy(o.all(self.dead[idx], 1))
             codes[all_dead] = COLLAPSE
         else:  # ℓ2-SAM, L = 2
             lnN = self.log_norm(idx, y)
             codes[o.to_numpy(lnN <= self.log_stop[idx])] = COLLAPSE
         if self.L >= 3:
-            blow = o.to_numpy((live & (r > big)).any(1))
+            blow = o.to_numpy((live & (rc > big)).any(1))
             if blow.any():
                 codes[blow & (codes == 0)] = BLOWUP
                 th = o.to_numpy(self._masked(idx, y))
@@ -446,9 +450,13 @@ class MultiExample(_ClockedTheta):
     Clock dt/ds = 1/(1 + ‖θ'‖₂/c), c = max_i ‖z_i‖₂. Events: ℓ∞-SAM — a coordinate whose
     log-rate falls below −e^{30}c is within e^{−30}/c of u_j = 0, where it slides (Filippov):
     frozen at 0. ℓ2-SAM — collapse (S → 0) when every live coordinate's log-rate is below
-    −e^{30}c (numerical: no certificate for several examples). Every coordinate at 0: collapse."""
+    −e^{30}c (numerical: no certificate for several examples); a critical point of Lo away
+    from 0 (status critical_point: ε is undefined there, cells after it stay unknown, −1).
+    Every coordinate at 0: collapse."""
 
     time_kind = "t"
+    #: ℓ2: a critical point once ‖∇Lo(w)‖/‖dw/dt‖ has fallen by 1e-4 (ln) with w away from 0
+    SINGULAR_LOG = math.log(1e-4)
     observables = {"jdag": (np.int16, -1), "loss": (np.float64, np.nan), "log_beta_max": (np.float64, np.nan),
                    "gap": (np.float64, np.nan)}
 
@@ -459,6 +467,8 @@ class MultiExample(_ClockedTheta):
         if L < 2 or (optimizer == "sam-l2" and L != 2):
             raise TheorycheckError(f"batched real-time sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
                                    f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
+        if not np.any(Z != 0):
+            raise TheorycheckError("every example is 0: every field vanishes (there is nothing to fit)")
         alpha, rho = _balanced_alpha_rho(alpha, rho, d)
         self.B, self.m, self.d, self.n, self.L = alpha.shape[0], d, d, n, int(L)
         self.optimizer, self.loss = optimizer, loss
@@ -470,15 +480,21 @@ class MultiExample(_ClockedTheta):
         self.risk = C.empirical_risk(loss, o.name, "elementwise")
         self.beta = C.predictor(self.L, o.name)
         self.cf = C.balanced_multi_log(self.L, optimizer, o.name)
-        self.c = float(np.linalg.norm(Z, axis=1).max())
+        self.c = float(scaled_norm(Z, axis=1).max())
         self.dead = o.zeros((self.B, d), dtype=bool)
         self.loss0 = float(C.stable_loss_functions(loss, "numpy")[0](0.0))
         self.events = {"collapse": np.full(self.B, np.inf), "first_zero": np.full(self.B, np.inf),
                        "event_time_error": np.zeros(self.B)}
+        self.ln_u0 = o.asarray(np.log(scaled_norm(alpha, axis=1)))  # ln‖u(0)‖₂
+        self.rel0 = None  # set by initial()
 
     def initial(self):
         o = self.ops
-        return o.zeros(self.B), o.log(self.alpha)
+        tau0, th0 = o.zeros(self.B), o.log(self.alpha)
+        if self.optimizer == "sam-l2":  # the start value of the critical-point test, per member
+            idx = o.arange(self.B)
+            self.rel0 = self._ln_grad_ratio(idx, th0, self.theta_rate(idx, tau0, th0))[0]
+        return tau0, th0
 
     def _G(self, beta):
         """∂Lo/∂β = (1/n) Σ_i ℓ'(<β, z_i>) z_i for each member (P, d)."""
@@ -504,19 +520,44 @@ class MultiExample(_ClockedTheta):
     def after_step(self, idx, tau, y, dtau, dy):
         o = self.ops
         r = dy / dtau[:, None]
-        big = -math.exp(EVENT_LOG) * self.c
+        big = -math.exp(EVENT_LOG)  # rates in units of c (e^30·c overflows for c ≳ 1e295)
+        rc = r * (1.0 / self.c)
         live = ~self.dead[idx]
         idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
         codes = np.zeros(len(idx_np), dtype=int)
         changed = None
         if self.optimizer == "sam-l2":  # collapse: S → 0 drives every log-rate to −∞ together
-            top = o.amax(o.where(live, r, -math.inf), 1)
+            top = o.amax(o.where(live, rc, -math.inf), 1)
             codes[o.to_numpy(top < big)] = COLLAPSE
+            codes[(codes == 0) & o.to_numpy(self._at_critical_point(idx, y, r))] = CRITICAL_POINT
         else:
-            changed = self._mark_dead(idx, idx_np, tau_np, live & (r < big), r)
+            changed = self._mark_dead(idx, idx_np, tau_np, live & (rc < big), r)
             codes[o.to_numpy(o.all(self.dead[idx], 1))] = COLLAPSE
         self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
         return codes, changed
+
+    def _ln_grad_ratio(self, idx, th, r):
+        """(ln(‖∇Lo(w)‖/‖dw/dt‖), ln‖u‖₂) per member: the first → −∞ at a critical point of
+        Lo away from 0, and stays near its start value while the loss merely decays."""
+        o = self.ops
+        dead = self.dead[idx]
+        with o.errstate():
+            u = o.where(dead, 0.0, o.exp(th))
+            G = self._G(self.beta(*([u] * self.L)))
+            lnS = 0.5 * o.logsumexp(o.where(dead, -math.inf, self.cf.log_summand(G, th)), 1)
+            ln_field = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th + 2 * o.log(o.abs(r))), 1)
+            ln_u = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th), 1)
+        return lnS - ln_field, ln_u
+
+    def _at_critical_point(self, idx, th, r):
+        """ℓ2-SAM: ‖∇Lo(w)‖/‖dw/dt‖ has fallen by ``SINGULAR_LOG`` from its start while ‖u‖
+        stayed above 1e-2 of its start: a critical point of Lo away from 0 (the data are not
+        separable in the cone u ≥ 0 the balanced network reaches), where ε = ρ∇Lo/‖∇Lo‖ is
+        undefined and the flow chatters (the single-trajectory solver's critical_point test)."""
+        if self.rel0 is None:
+            return self.ops.zeros(len(idx), dtype=bool)
+        rel, ln_u = self._ln_grad_ratio(idx, th, r)
+        return (rel - self.rel0[idx] < self.SINGULAR_LOG) & (ln_u - self.ln_u0[idx] > math.log(1e-2))
 
     def observe(self, idx, tau, y):
         o = self.ops
@@ -529,7 +570,9 @@ class MultiExample(_ClockedTheta):
         return {"jdag": j, "loss": loss, "log_beta_max": self.L * mx, "gap": _top_gap(o, th)}
 
     def fill(self, idx, codes):
-        return {"jdag": 0, "loss": self.loss0, "log_beta_max": -np.inf, "gap": np.inf}
+        crit = np.asarray(codes) == CRITICAL_POINT  # the flow is undefined past a critical point: unknown cells
+        return {"jdag": np.where(crit, -1, 0), "loss": np.where(crit, np.nan, self.loss0),
+                "log_beta_max": np.where(crit, np.nan, -np.inf), "gap": np.where(crit, np.nan, np.inf)}
 
     def metadata(self) -> dict:
         return {"system": "multi-example-real-time", "L": self.L, "optimizer": self.optimizer, "loss": self.loss,

@@ -14,6 +14,7 @@ import time as _time
 from collections.abc import Callable
 
 import numpy as np
+from scipy.special import logsumexp
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
@@ -25,7 +26,7 @@ from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
 __all__ = ["sam_step", "run"]
 
 #: run-specific messages (the status word is shared with the flows; what overflowed differs)
-_MESSAGES = {Status.NON_FINITE: "an iterate overflowed"}
+_MESSAGES = {Status.NON_FINITE: "the next iterate overflowed (the record ends at the last finite one)"}
 
 
 def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float, loss: str) -> None:
@@ -74,6 +75,13 @@ def sam_step(W: np.ndarray, Z: np.ndarray, *, optimizer: str, rho: float, eta: f
         return W - eta * _gradient(What, Z, risk, grad)
 
 
+def _log_norm(W: np.ndarray) -> float:
+    """ln‖β‖₂ of β = Π_k w_k from the layers (no overflow; −inf for β = 0)."""
+    with np.errstate(divide="ignore"):
+        la = np.sum(np.log(np.abs(W)), axis=0)
+    return float(0.5 * logsumexp(2 * la)) if np.max(la) > -np.inf else -math.inf
+
+
 def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_seconds: float = 60.0,
         stop_log_norm: float | None = None, progress: Callable[[int, int], None] | None = None) -> Trajectory:
     """Iterate :func:`sam_step` from the setting's initial layers for ``steps`` steps
@@ -90,21 +98,26 @@ def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_
     ts, las, sgs = [0.0], [], []
 
     def record(W):
-        beta = np.prod(W, axis=0)
+        # ln|β_j| = Σ_k ln|w_kj| and sign β_j = Π_k sign w_kj: finite whenever the layers
+        # are (the product itself overflows for L ≥ 2 long before the layers do)
         with np.errstate(divide="ignore"):
-            las.append(np.log(np.abs(beta)))
-        sgs.append(np.sign(beta).astype(int))
+            las.append(np.sum(np.log(np.abs(W)), axis=0))
+        sgs.append(np.prod(np.sign(W), axis=0).astype(int))
 
     record(W)
     stop = Status.STEPS
     t0 = _time.monotonic()
     last = t0
     for k in range(1, int(steps) + 1):
-        W = sam_step(W, Z, optimizer=setting.optimizer, rho=setting.rho, eta=eta, loss=setting.loss)
-        if not np.all(np.isfinite(W)):
+        W_new = sam_step(W, Z, optimizer=setting.optimizer, rho=setting.rho, eta=eta, loss=setting.loss)
+        if not np.all(np.isfinite(W_new)):
             stop = Status.NON_FINITE
+            if ts[-1] != (k - 1) * float(eta):  # the last finite iterate ends the record
+                ts.append((k - 1) * float(eta))
+                record(W)
             break
-        done = stop_log_norm is not None and 0.5 * np.log(np.sum(np.prod(W, axis=0) ** 2)) >= stop_log_norm
+        W = W_new
+        done = stop_log_norm is not None and _log_norm(W) >= stop_log_norm
         if k % record_every == 0 or k == steps or done:
             ts.append(k * float(eta))
             record(W)

@@ -26,6 +26,7 @@ import numpy as np
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
+from theorycheck.solve.guards import BudgetExhausted, FieldBudget
 from theorycheck.solve.steppers import FloatBackend, GBSStepper, MpBackend, ScipyStepper, StepFailed, find_root
 from theorycheck.solve.systems import (
     BalancedL2System,
@@ -45,6 +46,9 @@ METHODS: tuple[str, ...] = ("auto", "scipy", "mpmath", "reduced")
 #: default relative tolerance of the float64 integrator
 FLOAT_RTOL = 1e-12
 MIN_DIGITS = 16
+#: an arc-length segment (clock s, dτ/ds = N) ends at an event; this bound on s is only
+#: reached when the field is below the number range (then the run stops, non_finite)
+ARC_BOUND = 1e300
 
 
 def _tied_u0(setting: Setting) -> np.ndarray | None:
@@ -148,15 +152,28 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
         collapse_time = 0.0
     message = ""
     T = bk.num(t_max)
+    guard = FieldBudget(max_seconds=budget.max_seconds, max_evaluations=budget.max_evaluations, start=t0_wall)
     while stop is None:
+        if seg.clock == "time" and t >= T:
+            stop = Status.T_MAX
+            break
         evfns = seg.events(t, y)
         g_prev = [ev.fn(t, y) for ev in evfns]
         armed = [g != 0 for g in g_prev]
-        bound = T if seg.clock == "time" else t + bk.num(1e9)
-        if mp:
-            stepper = GBSStepper(seg.rhs, t, y, bound, rtol, seg.atol(rtol), k)
-        else:
-            stepper = ScipyStepper(seg.rhs, t, y, float(bound), rtol, seg.atol(rtol))
+        bound = T if seg.clock == "time" else t + bk.num(ARC_BOUND)
+        rhs = guard.wrap(seg.rhs)
+        try:
+            if mp:
+                stepper = GBSStepper(rhs, t, y, bound, rtol, seg.atol(rtol), k, dense_rhs=seg.rhs)
+            else:
+                stepper = ScipyStepper(rhs, t, y, float(bound), rtol, seg.atol(rtol))
+        except BudgetExhausted as exc:
+            stop = Status(exc.reason)
+            message = f"{stop.message}: {exc}"
+            break
+        except StepFailed as exc:
+            stop, message = Status.STEP_SIZE_UNDERFLOW, str(exc)
+            break
         n_eval_seg0 = stepper.nfev
         restarted = False
         while not restarted:
@@ -172,8 +189,17 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             if progress is not None and now - last_report >= 2.0:
                 progress(float(seg.time_of(t, y)), float(t_max), n_steps)
                 last_report = now
+            if seg.clock != "time" and stepper.finished:
+                stop = Status.NON_FINITE
+                message = (f"the arc-length clock passed {ARC_BOUND:g} without an event near "
+                           f"t = {float(seg.time_of(t, y)):.6g}: the field is below the number range; rerun with --precision")
+                break
             try:
                 stepper.step()
+            except BudgetExhausted as exc:
+                stop = Status(exc.reason)
+                message = f"{stop.message}: {exc}"
+                break
             except StepFailed as exc:
                 stop, message = Status.STEP_SIZE_UNDERFLOW, str(exc)
                 break
@@ -190,7 +216,12 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                 stop, message = Status.NON_FINITE, f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
                 break
             hits = [i for i, ev in enumerate(evfns) if armed[i] and _crossed(g_prev[i], g1[i], ev.direction)]
-            dense = stepper.dense()
+            try:  # DOP853's dense output evaluates the (guarded) field three more times
+                dense = stepper.dense()
+            except BudgetExhausted as exc:
+                stop = Status(exc.reason)
+                message = f"{stop.message}: {exc}"
+                break
             tau_old = seg.time_of(stepper.t_old, stepper.y_old)
             if hits:
                 roots = []
@@ -272,7 +303,7 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
         collapse_time = float(collapse_x)
     return dict(t=np.array(ts), obs=obs, t_exact=ts_x, obs_exact=obs_x, collapse_exact=collapse_x,
                 blowup_exact=blowup_x, steps=steps, stop=stop, events=events, n_steps=n_steps,
-                n_eval=n_eval, collapse_time=collapse_time, blowup_time=blowup_time, message=message)
+                n_eval=max(n_eval, guard.evaluations), collapse_time=collapse_time, blowup_time=blowup_time, message=message)
 
 
 def _extrapolated(system, ev, t_a, t_e, y_e, dense):

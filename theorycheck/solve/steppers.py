@@ -21,6 +21,8 @@ from scipy.integrate import DOP853
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
+from theorycheck.solve.guards import time_scale_bounds
+
 
 # ---------------------------------------------------------------------------- backends
 class FloatBackend:
@@ -180,12 +182,19 @@ class ScipyStepper:
     def __init__(self, rhs: Callable, t0: float, y0: np.ndarray, t_bound: float, rtol: float, atol):
         y0 = np.asarray(y0, dtype=float)
         t0, t_bound = float(t0), float(t_bound)
+        span = t_bound - t0
+        if not (span > 0 and math.isfinite(span)):
+            raise StepFailed(f"empty or unbounded segment [{t0:g}, {t_bound:g}]")
         tau = self._time_scale(rhs, t0, y0, atol)
+        # T: a power of two near the field's time scale, bounded so that the segment is a
+        # finite, nonzero number of time units (one step can never run to inf)
+        lo, hi = time_scale_bounds(span)
         T = 2.0 ** round(math.log2(tau)) if tau is not None else 1.0
+        T = min(max(T, lo), hi)
         self.T, self.t0 = T, t0
-        self._solver = DOP853(lambda s, y: T * rhs(t0 + T * s, y), 0.0, y0, (t_bound - t0) / T,
-                              rtol=rtol, atol=atol,
-                              first_step=min(1e-3, (t_bound - t0) / T) if t_bound > t0 else None)
+        s_bound = span / T
+        self._solver = DOP853(lambda s, y: T * rhs(t0 + T * s, y), 0.0, y0, s_bound,
+                              rtol=rtol, atol=atol, first_step=min(1e-3, s_bound), max_step=s_bound)
         self.t = t0
         self.y = y0
         self.t_old = self.t
@@ -207,7 +216,14 @@ class ScipyStepper:
     def nfev(self) -> int:
         return self._solver.nfev
 
+    @property
+    def finished(self) -> bool:
+        """The segment reached its bound (a further step is an error)."""
+        return self._solver.status == "finished"
+
     def step(self) -> None:
+        if self._solver.status != "running":
+            raise StepFailed(f"stepping past the end of the segment at t = {self.t:g}")
         self.t_old, self.y_old = self.t, self.y
         if self._solver.status != "running":
             raise StepFailed(f"DOP853 reached its bound t = {self.t_bound:.6g} without an event")
@@ -301,8 +317,11 @@ class GBSStepper:
 
     KMIN = 3
 
-    def __init__(self, rhs: Callable, t0, y0, t_bound, rtol, atol, kmax: int):
+    def __init__(self, rhs: Callable, t0, y0, t_bound, rtol, atol, kmax: int, dense_rhs: Callable | None = None):
         self.rhs, self.kmax = rhs, max(kmax, self.KMIN + 1)
+        #: the field the dense output re-integrates with (it runs after the integration, so
+        #: it must not carry the run's budget guard)
+        self.dense_rhs = dense_rhs or rhs
         self.k = min(self.kmax, max(self.KMIN + 1, (self.kmax * 2) // 3))
         self.rtol, self.atol = rtol, atol
         self.t, self.y = t0, y0
@@ -318,6 +337,10 @@ class GBSStepper:
         h = (scale / nf) * mpmath.mpf("0.05") if nf > 0 else t_bound - t0
         self.h = min(h, t_bound - t0) if t_bound > t0 else mpmath.mpf(0)
 
+    @property
+    def finished(self) -> bool:
+        return self.t >= self.t_bound
+
     def single(self, t, y, f, H, k=None):
         best, err, nfev = _gbs_table(self.rhs, t, y, H, k or self.k, f)
         self.nfev += nfev
@@ -332,14 +355,23 @@ class GBSStepper:
         t, y, f = self.t, self.y, self.f
         tiny = abs(t) * mpmath.mpf(2) ** (-mpmath.mp.prec + 4) + mpmath.mpf(10) ** (-mpmath.mp.dps * 4)
         H = min(self.h, self.t_bound - t)
+        if 0 < self.t_bound - t <= tiny:  # the rest of the segment is below the resolution of t:
+            self.t_old, self.y_old, self.f_old, self.k_old = t, y, f, self.k  # one Euler step
+            self.t, self.y = self.t_bound, y + f * (self.t_bound - t)  # (error ~ H² ≪ 10^-dps)
+            self.f = self.rhs(self.t, self.y)
+            self.nfev += 1
+            return
         for _ in range(60):
             if H <= tiny:
                 raise StepFailed(f"GBS step size {mpmath.nstr(H, 5)} below the spacing of numbers at t = {mpmath.nstr(t, 8)}")
             k = self.k
-            diag, diffs, nfev = _gbs_rows(self.rhs, t, y, H, k, f)
+            try:
+                diag, diffs, nfev = _gbs_rows(self.rhs, t, y, H, k, f)
+            except (OverflowError, ZeroDivisionError, ValueError):  # a trial stage left the field's domain
+                diag, diffs, nfev = None, None, _work(k)
             self.nfev += nfev
-            y_new = diag[-1]
-            if not all(mpmath.isfinite(v) for v in np.ravel(y_new)):
+            y_new = diag[-1] if diag is not None else None
+            if y_new is None or not all(mpmath.isfinite(v) for v in np.ravel(y_new)):
                 errs = {j: mpmath.mpf(10) for j in range(2, k + 1)}
             else:
                 errs = {j: _err_norm(diffs[j - 1], y, diag[j - 1], self.rtol, self.atol) for j in range(max(2, k - 1), k + 1)}
@@ -370,7 +402,7 @@ class GBSStepper:
 
     def dense(self) -> Callable:
         t0, y0, f0, k, t1, y1 = self.t_old, self.y_old, self.f_old, self.k_old, self.t, self.y
-        stepper = self
+        rhs = self.dense_rhs
 
         def at(t):
             t = mpmath.mpf(t)
@@ -378,7 +410,7 @@ class GBSStepper:
                 return y1
             if t == t0:
                 return y0
-            return stepper.single(t0, y0, f0, t - t0, k)[0]
+            return _gbs_table(rhs, t0, y0, t - t0, k, f0)[0]
 
         return at
 
@@ -390,7 +422,12 @@ def find_root(g: Callable, a, ga, b, gb, *, mp: bool, tol=None, maxit: int = 200
     if gb == 0:
         return b
     if not mp:
-        return brentq(g, float(a), float(b), xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=maxit)
+        # a root may sit anywhere in the exponent range (time scales of 1e-300 exist): allow
+        # enough iterations to bisect from 1e300 to 1e-300, and take the best bracket point
+        # rather than raise if even that does not meet xtol (a non-smooth g)
+        r, _ = brentq(g, float(a), float(b), xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=max(maxit, 2200),
+                      full_output=True, disp=False)
+        return r
     tol = tol if tol is not None else (abs(b) + 1) * mpmath.mpf(10) ** (-mpmath.mp.dps + 6)
     side = 0
     c = b

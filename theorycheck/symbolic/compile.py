@@ -354,14 +354,18 @@ def l2_certificate_levels(z, rho, collapse_tol: float = 1e-10) -> dict:
 
     z = np.asarray(z, dtype=float).reshape(-1)
     rho = np.asarray(rho, dtype=float)
+    # every level is homogeneous of degree 1 in z: evaluate on z/s (s = max|z_j|) and scale
+    # back, so that intermediate powers (m² at |z| ~ 1e300) neither overflow nor underflow
+    s = float(np.max(np.abs(z))) if z.size and np.max(np.abs(z)) > 0 else 1.0
+    z = z / s
     pos, nz = z[z > 0], np.abs(z[z != 0])
     zmin = float(pos.min()) if pos.size else np.inf
     zmax = float(z.max())
     m = float(nz.min()) if nz.size else np.nan
     f = l2_certificates("numpy")
-    with np.errstate(invalid="ignore"):
-        return {"collapse": f.collapse(zmin, rho), "no_collapse": f.no_collapse(zmax, rho),
-                "stop": f.stop(m, zmax, rho, collapse_tol), "clock_scale": f.clock_scale(zmin, rho)}
+    with np.errstate(invalid="ignore", over="ignore"):
+        return {"collapse": s * f.collapse(zmin, rho), "no_collapse": s * f.no_collapse(zmax, rho),
+                "stop": s * f.stop(m, zmax, rho, collapse_tol), "clock_scale": s * f.clock_scale(zmin, rho)}
 
 
 # ---------------------------------------------------------------- C1–C3: ℓ∞ limit directions

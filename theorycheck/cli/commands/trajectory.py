@@ -82,8 +82,11 @@ def print_summary(res: dict) -> None:
         a = s[f"angle_l{p}_deg"]
         print(f"angle to the ℓ{p} max-margin solution: " + ("—" if a is None else f"{a:.6g}°"))
     if "final_loss" in s:
-        print(f"final margin min_i <β, z_i> = {s['final_margin']:.6g}, normalised {s['final_normalized_margin']:.6g}, "
-              f"loss = {s['final_loss']:.6g}")
+        def g(key):
+            return "beyond float64" if s[key] is None else f"{s[key]:.6g}"
+
+        print(f"final margin min_i <β, z_i> = {g('final_margin')}, normalised {s['final_normalized_margin']:.6g}, "
+              f"loss = {g('final_loss')} (ln loss = {g('final_log_loss')})")
     slides = [e for e in s["events"] if e["kind"] in ("slide", "cross", "unfreeze", "stationary")]
     if slides:
         print("events: " + "; ".join(f"{e['kind']} j={e['index']} at {e['time']:.10g}" for e in slides[:12])

@@ -16,11 +16,16 @@ class BalancedL2System(FlowSystem):
     """ℓ2-SAM, one example, balanced layers u > 0, any L ≥ 2 (C4, C5), in θ = ln u, which
     keeps e^{zτ} growth representable and nearly linear. Near a collapse θ has a log
     singularity (ever smaller steps; hopeless at 30 digits), so once lse(θ) has fallen by
-    ``SHRINK`` the clock becomes the arc length s with dτ/ds = N^{1/(L−1)}: then
-    dθ_j/ds = N^{1/(L−1)} θ_j' (= z_j (N − ρ z_j) for L = 2) is smooth and bounded, N → 0 exponentially in s, and τ
-    (a state component) converges to the collapse time. Back to τ if u grows again."""
+    ``SHRINK`` the clock becomes the arc length s with dτ/ds = (N/N_ref)^{1/(L−1)}: then
+    dθ_j/ds = (N/N_ref)^{1/(L−1)} θ_j' (∝ z_j (N − ρ z_j) for L = 2) is smooth and bounded, N → 0
+    exponentially in s, and τ (a state component) converges to the collapse time. Back to τ if
+    u grows again. The unit N_ref is N where the arc clock began, so that a scaled problem
+    (u, ρ) → (c u, c ρ) takes the same steps in s at any c.
 
     name = "balanced-l2-log"
+    #: ln of the arc clock's unit: dτ/ds = (N/N_ref)^{1/(L−1)}, N_ref = N where the arc clock began (set at
+    #: the switch; 0 = the plain arc length) so that s does not depend on the scale of the problem
+    lnN_ref = 0.0
     #: switch to the arc clock when lse(θ) falls this far (ln) below its start; back at GROW
     SHRINK = math.log(1e-3)
     GROW = math.log(1e-1)
@@ -46,9 +51,10 @@ class BalancedL2System(FlowSystem):
         f = self.bk.call(self.cf.field, self.z, th, lnN, self.rho)
         if self.clock == "time":
             return f
-        # arc clock dτ/ds = N^{1/(L−1)} (degree 1 in u): near u = 0 the field θ' is of degree −1
-        # (for L ≥ 3 u reaches 0 at a finite speed), so dθ/ds stays bounded and N → 0 exponentially in s
-        N = self.bk.exp(self.bk.array([lnN / (self.L - 1)]))
+        # arc clock dτ/ds = (N/N_ref)^{1/(L−1)} (degree 1 in u): near u = 0 the field θ' is of degree −1
+        # (for L ≥ 3 u reaches 0 at a finite speed), so dθ/ds stays bounded and N → 0 exponentially in s;
+        # the unit N_ref makes s independent of the scale of u
+        N = self.bk.exp(self.bk.array([(lnN - self.lnN_ref) / (self.L - 1)]))
         return np.concatenate([f * N[0], N])
 
     def events(self, t0, y0) -> list[EventFn]:
@@ -70,8 +76,10 @@ class BalancedL2System(FlowSystem):
 
     def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name in ("to_arc", "to_time"):
-            return self.switch_clock(ev, t, y, lambda y_, tau: np.concatenate([y_, self.bk.array([tau])]),
-                                     lambda y_: np.array(y_[:-1], copy=True))
+            act = self.switch_clock(ev, t, y, lambda y_, tau: np.concatenate([y_, self.bk.array([tau])]),
+                                    lambda y_: np.array(y_[:-1], copy=True))
+            act.system.lnN_ref = self.lnN(self._theta(y))  # the arc clock's unit (see rhs)
+            return act
         return EventAction(stop=Status(ev.name), records=[] if ev.name == "t_max" else [(ev.name, -1, "")])
 
     def event_rate(self, ev: EventFn, t, y):
@@ -85,7 +93,7 @@ class BalancedL2System(FlowSystem):
         return self.L * self.bk.to_float(self._theta(y)), np.ones(self.d, dtype=int)
 
     def arc_tail(self, t, y):
-        """τ* − τ at a collapse event on the arc clock: the clock rate c = dτ/ds = N^{1/(L−1)}
+        """τ* − τ at a collapse event on the arc clock: the clock rate c = dτ/ds = (N/N_ref)^{1/(L−1)}
         decays like e^{−κ s} with κ = −c Σ_k p_k θ_k' (p = the weights of N², θ' = dθ/dτ), so the
         rest of the time is ∫ c ds = c/κ = −1/Σ_k p_k θ_k' (first order; 0 if not shrinking)."""
         bk = self.bk

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from theorycheck.solve.steppers import MpBackend
@@ -18,6 +20,9 @@ class ReducedL2System(FlowSystem):
     clocks from :func:`compile.reduced_l2_clocked`."""
 
     name = "reduced-l2"
+    #: ln of the arc clock's unit: dτ/ds = N/N_ref, N_ref = N where the arc clock began (set at
+    #: the switch; 0 = the plain arc length) so that s does not depend on the scale of the problem
+    lnN_ref = 0.0
     SHRINK = BalancedL2System.SHRINK
     GROW = BalancedL2System.GROW
 
@@ -40,7 +45,10 @@ class ReducedL2System(FlowSystem):
         dtau, dI = C.reduced_l2_clocked(self.clock, self.bk.name)(lnN, 0)  # C4's ODE in this clock
         if self.clock == "time":
             return self.bk.array([dI])
-        return self.bk.array([dI, dtau])  # state (I, τ)
+        # arc clock in units of N at its start (s' = N_ref·s, scale-free): C4's arc form at
+        # lnN − lnN_ref gives dτ/ds' = N/N_ref, and dI/ds' = (dI/ds)/N_ref
+        dtau, dI = C.reduced_l2_clocked("arc", self.bk.name)(lnN - self.lnN_ref, 0)
+        return self.bk.array([dI * self.bk.exp(self.bk.array([-self.lnN_ref]))[0], dtau])  # state (I, τ)
 
     def _theta(self, t, I):
         return self.bk.call(self.theta, self.z, self.bk.num(t), I, self.alpha, self.rho)
@@ -69,8 +77,10 @@ class ReducedL2System(FlowSystem):
 
     def on_event(self, ev: EventFn, t, y) -> EventAction:
         if ev.name in ("to_arc", "to_time"):
-            return self.switch_clock(ev, t, y, lambda y_, tau: self.bk.array([y_[0], tau]),
-                                     lambda y_: self.bk.array([y_[0]]))
+            act = self.switch_clock(ev, t, y, lambda y_, tau: self.bk.array([y_[0], tau]),
+                                    lambda y_: self.bk.array([y_[0]]))
+            act.system.lnN_ref = self.lnN(self.time_of(t, y), y[0])  # the arc clock's unit (see rhs)
+            return act
         if ev.name == "t_max":
             return EventAction(stop=Status.T_MAX)
         return EventAction(stop=Status.COLLAPSE, records=[("collapse", -1, "N → 0")])
@@ -83,7 +93,18 @@ class ReducedL2System(FlowSystem):
         return [self.L * v for v in self._theta(t, y[0])]
 
     def atol(self, rtol):
+        """ρ z_j² I is what enters θ_j: I's absolute tolerance is in units of 1/(ρ max_j z_j²),
+        so that a scaled problem (α, ρ) → (cα, cρ), where I scales as 1/c, keeps its relative
+        accuracy (ρ = 0: θ does not depend on I; unit 1)."""
         dtype = object if isinstance(self.bk, MpBackend) else float
+        zmax = max(abs(float(v)) for v in self.z)
+        rho = float(self.rho)
+        if rho > 0 and zmax > 0:
+            ln_unit = -(math.log(rho) + 2 * math.log(zmax))
+            unit = self.bk.exp(self.bk.array([ln_unit]))[0] if isinstance(self.bk, MpBackend) else \
+                math.exp(min(max(ln_unit, -700.0), 700.0))
+        else:
+            unit = 1
         if self.clock == "arc":
-            return np.array([rtol, rtol * max(abs(self.tau_ref), 1e-300)], dtype=dtype)
-        return np.array([rtol], dtype=dtype)
+            return np.array([rtol * unit, rtol * max(abs(self.tau_ref), 1e-300)], dtype=dtype)
+        return np.array([rtol * unit], dtype=dtype)
