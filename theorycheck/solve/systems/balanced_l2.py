@@ -20,7 +20,7 @@ class BalancedL2System(FlowSystem):
     dθ_j/ds = (N/N_ref)^{1/(L−1)} θ_j' (∝ z_j (N − ρ z_j) for L = 2) is smooth and bounded, N → 0
     exponentially in s, and τ (a state component) converges to the collapse time. Back to τ if
     u grows again. The unit N_ref is N where the arc clock began, so that a scaled problem
-    (u, ρ) → (c u, c ρ) takes the same steps in s at any c.
+    (u, ρ) → (c u, c ρ) takes the same steps in s at any c."""
 
     name = "balanced-l2-log"
     #: ln of the arc clock's unit: dτ/ds = (N/N_ref)^{1/(L−1)}, N_ref = N where the arc clock began (set at
