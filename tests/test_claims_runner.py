@@ -70,3 +70,52 @@ def test_numpy_numbers_become_plain_python():
     d = to_plain({"a": np.float64(0.25), "b": [np.float64("inf"), np.int64(3)], "c": np.array([1.0])})
     assert type(d["a"]) is float and repr(d) == "{'a': 0.25, 'b': [inf, 3], 'c': [1.0]}"
     assert to_plain({"x": np.float64("nan")}, "string") == {"x": "nan"}
+
+
+def _import_new_local_module(tmp_path, name, constants):
+    """A module outside site-packages, which hypothesis ≥ 6.131 would harvest constants from."""
+    import importlib
+    import sys
+
+    (tmp_path / f"{name}.py").write_text("".join(f"C{i} = {c}\n" for i, c in enumerate(constants)))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_drawn_inputs_do_not_depend_on_modules_loaded_before(tmp_path):
+    """The same claim, seed and examples draw the same inputs after a new local module (full of
+    integers in the drawn range) is imported: hypothesis's local-constant pool is not used."""
+    seen: list[list[int]] = [[], []]
+    for k in range(2):
+        c = Claim("T.draws", "draws", st.lists(st.integers(0, 10_000), min_size=3, max_size=3),
+                  lambda x, k=k: (seen[k].extend(x), Outcome(True))[1], "exact")
+        assert run_claim(c, examples=60).status == HOLDS
+        if k == 0:
+            _import_new_local_module(tmp_path, "tc_constants_probe", range(17, 10_000, 13))
+    assert seen[0] == seen[1] and len(seen[0]) == 180
+
+
+def test_a_claim_verdict_is_the_same_alone_and_after_other_claims(tmp_path):
+    """LM.l1 alone, then after other packs' claims ran (and a new local module was imported):
+    the same verdict dict (tried, inconclusive, worst deviation, counterexample), seconds aside."""
+    from theorycheck.claims.registry import candidates
+
+    by_key = {c.key: c for _, c in candidates(None)}
+
+    def plain(v):
+        d = v.to_dict()
+        d.pop("seconds", None)
+        if isinstance(d.get("refined"), dict):
+            d["refined"].pop("seconds", None)
+        return d
+
+    alone = plain(run_claim(by_key["LM.l1"], examples=8))
+    for key in ("C1.one-example", "KR.l2"):
+        run_claim(by_key[key], examples=3)
+    # fewer than 1024 constants: hypothesis skips a module with more
+    _import_new_local_module(tmp_path, "tc_constants_probe2", list(range(101, 10_001, 11)) + [640, 1000])
+    after = plain(run_claim(by_key["LM.l1"], examples=8))
+    assert alone == after and alone["tried"] == 9

@@ -151,3 +151,17 @@ def test_alpha_outside_float_range_is_refused():
         argmin_Q(X, y, depth=2, alpha=1e-200)
     with pytest.raises(TheorycheckError, match="float64"):
         argmin_Q(X, y, depth=3, alpha=1e120)
+
+
+def test_limit_outcome_fails_only_when_the_gap_stopped_decreasing():
+    """A gap falling like 1/log(1/α) (halving per α step) is not a failure; a stalled one is."""
+    from types import SimpleNamespace
+
+    def gaps(es):
+        return [(a, SimpleNamespace(constraint_residual=0.0), e) for a, e in zip((1e-4, 1e-8, 1e-16), es)]
+
+    assert KR._limit_outcome(gaps([0.4, 0.2, 0.1]), 1.0, {}).ok is None
+    assert KR._limit_outcome(gaps([0.4, 4e-3, 4e-5]), 1.0, {}).ok is None
+    assert KR._limit_outcome(gaps([0.3677, 0.3677, 0.3677]), 1.0, {}).ok is False
+    assert KR._limit_outcome(gaps([0.4, 0.1, 0.1 + 1e-9]), 1.0, {}).ok is False
+    assert KR._limit_outcome(gaps([1e-3, 1e-5, 1e-7]), 1.0, {}).ok is True

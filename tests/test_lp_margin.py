@@ -17,6 +17,7 @@ from theorycheck.solve.lp_flow import (
     log_neg_dloss,
     lp_vertex_solution,
     orthant_l1_max_margin,
+    power_limit,
 )
 from theorycheck.symbolic.model import loss_derivative, loss_expr, s
 
@@ -88,6 +89,46 @@ def test_aitken_limit():
     a, se = aitken_limit([0.3 + 0.7 * 0.6 ** k for k in range(8)])
     assert a == pytest.approx(0.3, abs=1e-12)
     assert aitken_limit([0.2] * 5) == (0.2, 0.0)
+
+
+def test_power_limit_recovers_the_rate_model():
+    x = np.exp(np.arange(3.0, 17.0, 2.0))  # log t at checkpoints
+    for a, c, p in ((0.0, 2.0, 0.5), (0.02, 1.0, 1.3)):
+        r = power_limit(x, a + c * x ** -p)
+        assert r["a"] == pytest.approx(a, abs=1e-4) and r["a_low"] <= a  # p on a grid of step 4%
+    r = power_limit(x, [0.5] * 7)
+    assert r["a"] == 0.5 and r["se"] == 0.0 and r["a_low"] == 0.5
+    assert power_limit(x[:3], [0.3, 0.2, 0.1])["a_low"] == -np.inf  # too few points: no model
+
+
+#: the relative ℓ1 gaps of the flow for the input that made LM.l1 "fail" (seed 640; 8 checkpoints
+#: s = 2, 4, …, 16): still falling ×0.6 per checkpoint, Aitken 1.52e-3 ± 1.6e-4
+SEED640 = {"seed": 640, "n": 2, "d": 5, "depth": 2, "loss": "exponential",
+           "Z": [[0.84, 2.02, 2.5, -0.51, -0.68], [0.51, 1.53, 2.34, -0.51, 2.25]]}
+
+
+def test_trend_fails_only_on_a_stalled_positive_limit():
+    log_t = list(np.exp(np.arange(3.0, 17.0, 2.0)))
+    assert LM._trend(log_t, [0.503, 0.50001, 0.5, 0.5, 0.5, 0.5, 0.5], {}).ok is False  # NEGATIVE's KKT residual
+    falling = [0.128, 0.0593, 0.0301, 0.0160, 0.00900, 0.00541, 0.00354]
+    out = LM._trend(log_t, falling, {})
+    assert out.ok is None and out.detail["undecided_because"] == "the values are still decreasing"
+    assert out.detail["intercept"] > 3 * out.detail["intercept_se"] + 1e-3  # Aitken alone would say "fails"
+    bouncing = [0.0262, 0.00182, 0.0024, 0.00356, 0.00451, 0.00422]  # error bar ≈ the value: not a 0 limit
+    assert LM._trend(log_t[:6], bouncing, {}).ok is None
+    assert LM._trend(log_t, [0.5 ** k for k in range(7)], {}).ok is True
+
+
+def test_slow_l1_convergence_is_not_a_failure():
+    """seed 640: undecided at s = 16, followed to s = 40 the gap keeps falling and extrapolates to 0."""
+    from theorycheck.solve.lp_flow import flow_margin
+
+    Z = np.array(SEED640["Z"])
+    out = {c.key: c for c in LM.claims()}["LM.l1"].check(SEED640)
+    assert out.ok is True and out.detail["checkpoints"] == 20 and out.deviation < 1e-4
+    assert out.detail["values"][-1] < out.detail["values"][-2] < out.detail["values"][7]
+    f = flow_margin(Z, depth=2)
+    assert len(f.directions) == 8 and f.status == "reached"
 
 
 @pytest.mark.parametrize("loss", ["exponential", "logistic"])

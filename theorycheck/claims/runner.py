@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,10 +34,37 @@ class _Crashed(Exception):
 MAX_INCONCLUSIVE_SHOWN = 3
 
 
+@contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis (≥ 6.131) draws, with probability 1/20 per draw, a constant harvested from the
+    source of every *local* module in ``sys.modules`` (not under site-packages). Which modules
+    are loaded depends on what ran before in the process (packs and solvers import lazily) and
+    on where theorycheck is installed, so the drawn inputs did too: ``verify --pack lp-margin
+    --claims LM.l1`` and the full ``verify`` tried different inputs for LM.l1 with the same
+    seed. Here the local pool is empty (the global constants, fixed by the hypothesis version,
+    are kept) and hypothesis's cache of the permitted constants is cleared on entry and exit."""
+    try:
+        from hypothesis.internal.conjecture import providers as _p
+
+        original, cache, empty = _p._get_local_constants, _p.CONSTANTS_CACHE, _p.Constants()
+    except (ImportError, AttributeError):  # an older hypothesis without local constants
+        yield
+        return
+    cache.cache.clear()
+    _p._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        _p._get_local_constants = original
+        cache.cache.clear()
+
+
 def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
               progress: Callable[[str, int], None] | None = None) -> Verdict:
     """Check ``claim`` on its pinned inputs, then on ``examples`` drawn inputs; on a
-    disagreement hypothesis shrinks to a minimal counterexample."""
+    disagreement hypothesis shrinks to a minimal counterexample. The drawn inputs depend only
+    on the claim, ``examples`` and ``seed_`` (not on what ran before in the process: see
+    :func:`_no_local_constants`)."""
     t0 = time.perf_counter()
     stats = {"tried": 0, "inconclusive": 0, "worst": None}
     undecided: list[dict] = []  # the first MAX_INCONCLUSIVE_SHOWN inconclusive inputs
@@ -97,7 +125,8 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
                 raise _Disagrees()
 
         try:
-            _search()
+            with _no_local_constants():
+                _search()
         except _Crashed:
             return crashed()
         except _Disagrees:

@@ -31,7 +31,7 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.symbolic.regression import balanced_product_log_field_numeric
 
 __all__ = ["log_loss", "log_neg_dloss", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
-           "lp_vertex_solution"]
+           "power_limit", "lp_vertex_solution"]
 
 
 def log_loss(m: np.ndarray, loss: str) -> np.ndarray:
@@ -224,6 +224,49 @@ def aitken_limit(values) -> tuple[float, float]:
     a1 = one(*v[-3:])
     a2 = one(*v[-4:-1]) if v.size >= 4 else v[-1]
     return float(a1), float(abs(a1 - a2))
+
+
+#: exponents p of the rate model a + c·(log t)^(−p) tried by :func:`power_limit`
+POWERS = tuple(float(p) for p in np.geomspace(1e-3, 10.0, 241))
+
+
+def power_limit(log_t, values, *, last: int = 5) -> dict:
+    """Fit the rate model the theory gives, v ≈ a + c·(log t)^(−p) with p > 0, to the last
+    ``last`` checkpoints (least squares in (a, c) for each p of :data:`POWERS`). ``a``/``se``/``p``:
+    the best fit, with the standard error of a from the residuals (dof = points − 3);
+    ``admissible``: the exponents whose residual sum of squares is within 9σ² of the best
+    (a profile 3σ band, σ² = RSS_min/dof); ``a_low``: min over the admissible exponents of
+    a(p) − 3·se(p), the lower end of the limit under every admissible model. A sequence that
+    stopped changing gives a = its value, se = 0. Deterministic (a fixed grid, no optimiser)."""
+    x = np.asarray(log_t, float)[-last:]
+    v = np.asarray(values, float)[-last:]
+    if v.size < 4 or not np.all(x > 1.0):
+        return {"a": float(v[-1]), "se": float(abs(v[-1])), "p": None, "a_low": -math.inf, "admissible": []}
+    if float(v.max() - v.min()) <= 1e-12 * max(float(np.abs(v).max()), 1e-300):
+        return {"a": float(v[-1]), "se": 0.0, "p": None, "a_low": float(v[-1]), "admissible": list(POWERS)}
+    dof = v.size - 3
+    fits = []
+    for p in POWERS:
+        A = np.vstack([np.ones_like(x), np.exp(-p * np.log(x))]).T
+        coef, *_ = np.linalg.lstsq(A, v, rcond=None)
+        r = v - A @ coef
+        fits.append((float(r @ r), p, coef, A))
+    rss_min = min(f[0] for f in fits)
+    sigma2 = rss_min / dof
+    best, low, adm = None, math.inf, []
+    for rss, p, coef, A in fits:
+        if rss > rss_min + 9.0 * sigma2:
+            continue
+        try:
+            cov = np.linalg.inv(A.T @ A) * sigma2
+        except np.linalg.LinAlgError:
+            return {"a": float(coef[0]), "se": math.inf, "p": p, "a_low": -math.inf, "admissible": adm}
+        se = math.sqrt(max(float(cov[0, 0]), 0.0))
+        adm.append(p)
+        low = min(low, float(coef[0]) - 3.0 * se)
+        if rss == rss_min and best is None:
+            best = (float(coef[0]), se, p)
+    return {"a": best[0], "se": best[1], "p": best[2], "a_low": low, "admissible": [min(adm), max(adm)]}
 
 
 def extrapolate(xs, ys) -> tuple[float, float]:
