@@ -143,10 +143,12 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
                 ts = np.where(a > rho, 1.0 / ((depth - 2) * z * (a - rho) ** (depth - 2)), np.inf)
             out["blowup_times"] = [float(t) if np.isfinite(t) else None for t in ts]
         out.update(_trajectory_facts(s, T))
+        out.setdefault("initial_index", out["trajectory_initial_index"])  # no competing prediction here
         return ThresholdsResult(out)
     out["predicted_index"] = int(np.argmax(z)) + 1
     if alpha is not None:
         out.update(_trajectory_facts(s, T))
+        out.setdefault("initial_index", out["trajectory_initial_index"])  # no competing prediction here
     return ThresholdsResult(out)
 
 
