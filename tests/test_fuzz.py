@@ -403,9 +403,6 @@ def test_heatmap_cli(z, opt, grid, tmin, workers):
 
 # ---------------------------------------------------------------------------- the long tier
 @pytest.mark.slow
-@pytest.mark.xfail(reason="solver fixes pending on another branch: e.g. trajectory --z 1e200 --optimizer gd --rho 0 "
-                          "--alpha 1e-300 --depth 1 --t-max 1 raises brentq's 'Failed to converge' (a traceback)",
-                   strict=False)
 @fuzz_settings(60)
 @given(inp=trajectory_inputs(max_d=8, max_depth=8))
 def test_trajectory_cli_long(inp):
@@ -413,8 +410,6 @@ def test_trajectory_cli_long(inp):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="initial_index/switches/final_index chaining is being fixed in the solver "
-                          "(observe/trajectory); this property shows where it does not hold yet", strict=False)
 @fuzz_settings(40)
 @given(inp=trajectory_inputs(max_d=4, max_depth=4))
 def test_trajectory_switches_chain(inp):

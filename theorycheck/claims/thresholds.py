@@ -348,7 +348,7 @@ def collapse_threshold(z, rho: float, *, digits: int = 12, max_seconds: float = 
 
     cert = {"collapses": r.certificates.get("collapses"), "grows": r.certificates.get("grows"),
             "precision": r.certificates.get("precision"), "method": r.method, "evaluations": r.evaluations,
-            "seconds": r.seconds, "scaling": "α_c(z, ρ) = ρ · α_c(z / max z, 1) (exact symmetries of the flow)"}
+            "scaling": "α_c(z, ρ) = ρ · α_c(z / max z, 1) (exact symmetries of the flow)"}
     if r.value is None:
         return Threshold("alpha_collapse", None, False, None, f"inconclusive: {r.stopped}", cert)
     with mp.workdps(max(digits, 15) + 15):
