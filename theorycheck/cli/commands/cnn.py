@@ -54,26 +54,14 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.cnn import require_torch
 
     require_torch()
-    from theorycheck.cnn import figures
-    from theorycheck.cnn.experiment import run_experiment
+    from theorycheck.cnn.experiment import cnn
     from theorycheck.report.json import emit
 
-    cfg = config_from_args(args)
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TheorycheckError(f"--out {args.out}: cannot create the directory ({exc.strerror})") from None
-    result = run_experiment(cfg)
-    grid = figures.gradcam_grid(result, out / "gradcam_grid.png")
-    curves = figures.curves(result, out / "curves.png")
-    result.pop("_grid")
-    result["figures"] = {"gradcam_grid": str(grid), "curves": str(curves)}
-    emit(result, str(out / "results.json"))
+    res = cnn(config_from_args(args), args.out)
     if args.json:
-        emit(result)
+        emit(res.as_dict())
         return 0
-    _print_report(result, out)
+    _print_report(res.as_dict(), Path(args.out))
     return 0
 
 
