@@ -62,11 +62,9 @@ def draw(res: dict, out: Path) -> list[Path]:
     for x in ax:
         x.legend(fontsize=7)
     fig.tight_layout()
-    paths = []
-    for ext in ("png", "svg"):
-        p = out / f"kernel_rich_{NAME}.{ext}"
-        fig.savefig(p)
-        paths.append(p)
+    from theorycheck.report.plots import save
+
+    paths = save(fig, out / f"kernel_rich_{NAME}", formats=("png", "svg"))
     plt.close(fig)
     return paths
 

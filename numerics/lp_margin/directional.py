@@ -49,11 +49,9 @@ def draw(res: dict, out: Path) -> list[Path]:
     ax.set(xlabel="log t", ylabel="KKT residual", title="direction → KKT point of min ‖β‖_{2/L}")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    paths = []
-    for ext in ("png", "svg"):
-        p = out / f"lp_margin_{NAME}.{ext}"
-        fig.savefig(p)
-        paths.append(p)
+    from theorycheck.report.plots import save
+
+    paths = save(fig, out / f"lp_margin_{NAME}", formats=("png", "svg"))
     plt.close(fig)
     return paths
 
