@@ -69,3 +69,72 @@ def test_dataset_threshold_reduces_to_one_example_and_brackets_the_fates(tmp_pat
     t = res["alpha_collapse"]
     assert res["n"] == 2 and t["value"] == pytest.approx(0.50144, rel=1e-4) and "not certified" in t["note"]
     assert t["evidence"]["collapses"]["kind"] == "collapses" and t["evidence"]["trains"]["min_margin"] > 0
+
+
+def sam_u_path(Z, alpha, rho, t_max):
+    """ℓ2-SAM, L = 2, balanced, typed here in u (scipy, independent of the batched engine): both
+    layers u, g = −(Σ_i c_i z_i) ⊙ u per layer (c_i = σ(−m_i)/n), û = u + ρ g/‖g‖ with the norm over
+    both layers (√2 |g|), du/dt = (Σ_i ĉ_i z_i) ⊙ û at the perturbed point."""
+    Z = np.asarray(Z, float)
+    n = Z.shape[0]
+
+    def f(t, u):
+        g = -((1.0 / (1.0 + np.exp(Z @ (u**2))) / n) @ Z) * u
+        uh = u + rho * g / (np.sqrt(2.0) * np.linalg.norm(g))
+        return ((1.0 / (1.0 + np.exp(Z @ (uh**2))) / n) @ Z) * uh
+
+    return solve_ivp(f, (0, t_max), np.full(Z.shape[1], alpha), method="DOP853", rtol=1e-11, atol=1e-14,
+                     dense_output=True)
+
+
+def test_e1_sam_order_fails_on_the_pinned_data_in_both_orders():
+    """Z = ((1.2, 1.5), (2.7, 2.0)), ρ = 0.5: j† goes 2 → 1 → 2 at α = 0.404 and is 1 at α = 0.789
+    but 2 at α = 1.101 (t = 0.01); feature 1 has the larger column sum, feature 2 the larger
+    column minimum, so each order sees one of the two violations the wrong way round."""
+    from theorycheck.proofs import e1
+
+    v = run_claim(REGISTRY["E1.sam-order"], examples=0)
+    assert v.status == "fails" and v.counterexample == {"Z": [[1.2, 1.5], [2.7, 2.0]], "rho": 0.5}
+    d = v.counterexample_detail
+    row = next(r for r in d["time"] if r["path"] == [2, 1, 2])
+    assert row["alpha"] == pytest.approx(0.404282, rel=1e-5)
+    assert row["first_seen"][1] == pytest.approx(0.48255, rel=1e-4) and row["first_seen"][2] == pytest.approx(35.019, rel=1e-4)
+    assert d["alpha"][0] == {"t": 0.01, "alpha": [pytest.approx(0.788552, rel=1e-5), pytest.approx(1.101293, rel=1e-5)],
+                             "jdag": [1, 2]}
+    assert not d["unfinished"]
+    m = e1.sam_order(v.counterexample["Z"], 0.5, order="min")
+    assert m["time"] and m["alpha"] and not m["unimodal"]  # in the min order: down then up, but α is not monotone
+    # the path and the α reversal in an independent integration
+    Z = v.counterexample["Z"]
+    r = sam_u_path(Z, row["alpha"], 0.5, 100.0)
+    assert [int(np.argmax(r.sol(t))) + 1 for t in (0.05, 3.0, 100.0)] == [2, 1, 2]
+    lo, hi = (sam_u_path(Z, a, 0.5, 0.01).sol(0.01) for a in d["alpha"][0]["alpha"])
+    assert np.argmax(lo) == 0 and np.argmax(hi) == 1
+
+
+def test_e1_sam_order_refined_holds_and_its_pin_goes_down_then_up():
+    from theorycheck.proofs import e1
+
+    v = run_claim(REGISTRY["E1.sam-order"], examples=4, seed_=1)
+    assert v.refined.status == "holds" and v.refined.tried >= 5 and v.refined.inconclusive == 0
+    o = e1.sam_order([[0.4, 1.2, 1.8], [0.2, 0.5, 1.1]], 0.8)
+    assert [r["path"] for r in o["time"]] == [[2, 1, 2]] and not o["unimodal"] and not o["alpha"]
+
+
+def test_e1_sam_limit_orthant_not_unrestricted():
+    """z = (−1, ½): the unrestricted ℓ1 max margin is (−1, 0) (norm 1); ℓ2-SAM from α·1 reaches only
+    β ≥ 0 and goes to (0, 2)/‖·‖ (norm 2) exactly; ((4, 1), (−1, 1)): the gap falls like a power of
+    1/log t (0.030 at ln t = 14, 0.0017 at ln t = 320; the fit a + c (log t)^(−p) has p ≈ 0.93)
+    and Aitken extrapolates it to −5e-5 ± 4e-5."""
+    c = REGISTRY["E1.sam-limit"]
+    o = c.check({"Z": [[-1.0, 0.5]], "rho": 0.3, "alpha": 1.0})
+    assert o.ok is True and o.detail["l1_orthant"] == pytest.approx(2.0) and o.detail["l1_unrestricted"] == pytest.approx(1.0)
+    assert np.allclose(o.detail["direction"], [0.0, 1.0], atol=1e-12)
+    o = c.check({"Z": [[4.0, 1.0], [-1.0, 1.0]], "rho": 0.3, "alpha": 0.5})
+    assert o.ok is True and o.detail["stopped_because"] == "t_max"
+    assert o.detail["values"][0] > 2e-2 and o.detail["values"][-1] < 2e-3
+    assert abs(o.detail["intercept"]) < 1e-4 and o.detail["intercept_se"] < 1e-4
+    assert o.detail["rate_fits"]["log_t"]["p"] == pytest.approx(0.93, abs=0.05)
+    assert o.detail["direction"][1] > 0.999
+    v = run_claim(c, examples=4, seed_=1)
+    assert v.status in ("holds", "inconclusive") and v.counterexample is None and v.tried >= 4
