@@ -20,12 +20,14 @@ with the ℓ1 max margin over the orthant β ≥ 0 that a balanced positive star
 checkpoints geometric in log t (so that a rate (log t)^(−p) is geometric and Aitken's Δ² applies),
 with the lp-margin pack's verdict rule.
 
-Known limit of the solvers (found here): late in real time, with ρ of order 1, ℓ2-SAM runs on
-separable data stop with ``critical_point`` although Lo has none there: Z = ((1.573, 1.987),
-(0.687, 2.628)), ρ = 1.48, α = 1.10 stops at t ≈ 618 with margins ≈ 21 and growing; ‖∇Lo(w)‖ =
+A limit of the solvers found here, since fixed: late in real time, with ρ of order 1, ℓ2-SAM runs
+on separable data stopped with ``critical_point`` although Lo has none there: Z = ((1.573, 1.987),
+(0.687, 2.628)), ρ = 1.48, α = 1.10 stopped at t ≈ 618 with margins ≈ 21 and growing; ‖∇Lo(w)‖ =
 4e-9 is ≈ 1e-5 of the field ‖∇Lo(w + ε)‖ only because the perturbation of size ρ lowers the margins
-by ≈ ρ‖∇m‖ (an independent scipy integration continues to t = 5000). The claims here report
-such members as inconclusive (never as holding), and draw ρ ≤ 1 (order) or ≤ 0.3 (limit).
+by ≈ ρ‖∇m‖ (an independent scipy integration continues to t = 5000). The critical-point test now
+also requires the relative gradient ‖∇Lo(w)‖/Lo(w) to have fallen (tests/test_batched_guards.py).
+The claims here still report such members as inconclusive (never as holding), and keep drawing
+ρ ≤ 1 (order) or ≤ 0.3 (limit).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
+from theorycheck.batched.systems import MultiExample
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
 from theorycheck.solve.guards import scaled_norm
@@ -91,3 +92,55 @@ def test_l2_several_examples_stop_at_a_critical_point():
         assert t_stop == pytest.approx(tr.t_end, rel=1e-2)
     after = res["time"][None, :] > res["t_stop"][:, None]
     assert np.all(res["jdag"][after] == -1)  # unknown past the critical point
+
+
+def test_l2_separable_data_run_past_the_old_false_critical_point():
+    """Separable data, ℓ2-SAM, real time: ‖∇Lo(w)‖/‖∇Lo(w + ε)‖ falls below 1e-4 of its start
+    near t ≈ 600 only because Lo → 0 (the perturbed point's margins are smaller), and both
+    solvers stopped there with critical_point although the margins were about 21 and growing.
+    The relative gradient ‖∇Lo(w)‖/Lo(w) stays above its start, so neither stops now."""
+    Z = np.array([[1.573, 1.987], [0.687, 2.628]])
+    times = [10.0, 100.0, 1000.0]
+    with hang_guard(120):
+        tr = solve(Setting(Z, y=np.ones(2), optimizer="sam-l2", rho=1.48, alpha=1.10), t_max=1000.0)
+        res = heatmap(Z, optimizer="sam-l2", rho=1.48, alphas=[1.10], times=times, backend="serial")
+    assert tr.stopped_because == "t_max" and tr.t_end == 1000.0
+    assert not any(e.kind == "critical_point" for e in tr.events)
+    assert res["status"][0] == Status.DONE.code and res["t_stop"][0] >= 1000.0
+    jdag_tr = [int(np.argmax(tr.at(t)[0])) + 1 for t in times]
+    np.testing.assert_array_equal(res["jdag"][0], jdag_tr)
+    margins = [Z @ (tr.at(t)[1] * np.exp(tr.at(t)[0])) for t in times]
+    assert np.all(margins[1] > 15.0) and np.all(margins[2] > margins[1])  # separated, margins growing
+    # the mechanism: the first ratio alone would stop (fallen by more than 1e-4), the second has not fallen
+    sysm = MultiExample(Z, [1.10], [1.48], optimizer="sam-l2")
+    sysm.initial()
+    la, sg = tr.at(1000.0)
+    th = (la / 2)[None, :]  # balanced L = 2: u_j = |β_j|^{1/2}, u > 0
+    idx = np.arange(1)
+    rel, _, relg = sysm._ln_grad_ratio(idx, th, sysm.theta_rate(idx, np.zeros(1), th))
+    assert rel[0] - sysm.rel0[0] < MultiExample.SINGULAR_LOG
+    assert relg[0] - sysm.relg0[0] > 0.0
+    assert not sysm._at_critical_point(idx, th, sysm.theta_rate(idx, np.zeros(1), th))[0]
+
+
+@pytest.mark.parametrize("alpha", [0.5, 4.8])
+def test_l2_genuine_critical_point_has_a_vanishing_relative_gradient(alpha):
+    """Non-separable in the reachable cone: both solvers still stop with critical_point, at
+    the same time, where Lo is bounded away from 0 and ‖∇Lo(w)‖/Lo(w) has fallen below 1e-4
+    of its start (the second condition of the test holds there, not only the first)."""
+    Z = np.array([[-0.26, 0.484], [-0.042, -0.096], [-0.082, 1.064], [-1.156, -1.556], [-1.053, 0.561]])
+    with hang_guard(60):
+        tr = solve(Setting(Z, optimizer="sam-l2", rho=2.0, alpha=alpha, check_separability=False), t_max=100.0)
+        res = heatmap(Z, optimizer="sam-l2", rho=2.0, alphas=[alpha], times=[0.1, 50.0], backend="serial")
+    assert tr.stopped_because == "critical_point"
+    assert res["status"][0] == Status.CRITICAL_POINT.code
+    assert res["t_stop"][0] == pytest.approx(tr.t_end, rel=1e-2)
+    sysm = MultiExample(Z, [alpha], [2.0], optimizer="sam-l2")
+    sysm.initial()
+    la, sg = tr.at(tr.t_end)
+    assert np.all(sg > 0)
+    th = (la / 2)[None, :]
+    idx = np.arange(1)
+    _, _, relg = sysm._ln_grad_ratio(idx, th, sysm.theta_rate(idx, np.zeros(1), th))
+    assert relg[0] - sysm.relg0[0] < MultiExample.SINGULAR_LOG
+    assert sysm.risk.value(np.exp(la), Z) > 0.1  # the loss stays away from 0: a genuine critical point

@@ -455,7 +455,8 @@ class MultiExample(_ClockedTheta):
     Every coordinate at 0: collapse."""
 
     time_kind = "t"
-    #: ℓ2: a critical point once ‖∇Lo(w)‖/‖dw/dt‖ has fallen by 1e-4 (ln) with w away from 0
+    #: ℓ2: a critical point once ‖∇Lo(w)‖/‖dw/dt‖ and ‖∇Lo(w)‖/Lo(w) have both fallen by
+    #: 1e-4 (ln) with w away from 0 (the single-trajectory solver's test, LayersSystem)
     SINGULAR_LOG = math.log(1e-4)
     observables = {"jdag": (np.int16, -1), "loss": (np.float64, np.nan), "log_beta_max": (np.float64, np.nan),
                    "gap": (np.float64, np.nan)}
@@ -486,14 +487,14 @@ class MultiExample(_ClockedTheta):
         self.events = {"collapse": np.full(self.B, np.inf), "first_zero": np.full(self.B, np.inf),
                        "event_time_error": np.zeros(self.B)}
         self.ln_u0 = o.asarray(np.log(scaled_norm(alpha, axis=1)))  # ln‖u(0)‖₂
-        self.rel0 = None  # set by initial()
+        self.rel0 = self.relg0 = None  # set by initial()
 
     def initial(self):
         o = self.ops
         tau0, th0 = o.zeros(self.B), o.log(self.alpha)
         if self.optimizer == "sam-l2":  # the start value of the critical-point test, per member
             idx = o.arange(self.B)
-            self.rel0 = self._ln_grad_ratio(idx, th0, self.theta_rate(idx, tau0, th0))[0]
+            self.rel0, _, self.relg0 = self._ln_grad_ratio(idx, th0, self.theta_rate(idx, tau0, th0))
         return tau0, th0
 
     def _G(self, beta):
@@ -537,27 +538,36 @@ class MultiExample(_ClockedTheta):
         return codes, changed
 
     def _ln_grad_ratio(self, idx, th, r):
-        """(ln(‖∇Lo(w)‖/‖dw/dt‖), ln‖u‖₂) per member: the first → −∞ at a critical point of
-        Lo away from 0, and stays near its start value while the loss merely decays."""
+        """(ln(‖∇Lo(w)‖/‖dw/dt‖), ln‖u‖₂, ln(‖∇Lo(w)‖/Lo(w))) per member. The first → −∞ at
+        a critical point of Lo away from 0, but also on separable data as Lo → 0 (the
+        perturbed point's margins are smaller by an amount growing with ‖u‖); the third, the
+        relative gradient, → −∞ at a critical point with Lo > 0 and stays bounded below on
+        separable data with growing margins (⟨−∇Lo, w⟩ = L (1/n) Σ_i |ℓ'(m_i)| m_i, |ℓ'| ≍ ℓ);
+        +∞ (or nan: never below a level) once Lo has underflowed to 0."""
         o = self.ops
         dead = self.dead[idx]
         with o.errstate():
             u = o.where(dead, 0.0, o.exp(th))
-            G = self._G(self.beta(*([u] * self.L)))
+            beta = self.beta(*([u] * self.L))
+            G = self._G(beta)
             lnS = 0.5 * o.logsumexp(o.where(dead, -math.inf, self.cf.log_summand(G, th)), 1)
             ln_field = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th + 2 * o.log(o.abs(r))), 1)
             ln_u = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th), 1)
-        return lnS - ln_field, ln_u
+            ln_lo = o.log(self.risk.value(beta, self.Z))
+        return lnS - ln_field, ln_u, lnS - ln_lo
 
     def _at_critical_point(self, idx, th, r):
-        """ℓ2-SAM: ‖∇Lo(w)‖/‖dw/dt‖ has fallen by ``SINGULAR_LOG`` from its start while ‖u‖
-        stayed above 1e-2 of its start: a critical point of Lo away from 0 (the data are not
-        separable in the cone u ≥ 0 the balanced network reaches), where ε = ρ∇Lo/‖∇Lo‖ is
-        undefined and the flow chatters (the single-trajectory solver's critical_point test)."""
+        """ℓ2-SAM: ‖∇Lo(w)‖/‖dw/dt‖ and ‖∇Lo(w)‖/Lo(w) have both fallen by ``SINGULAR_LOG``
+        from their start while ‖u‖ stayed above 1e-2 of its start: a critical point of Lo away
+        from 0 with Lo > 0 (the data are not separable in the cone u ≥ 0 the balanced network
+        reaches), where ε = ρ∇Lo/‖∇Lo‖ is undefined and the flow chatters (the
+        single-trajectory solver's critical_point test). The second ratio keeps separable data,
+        whose ‖∇Lo(w)‖ → 0 only because Lo → 0, from stopping there."""
         if self.rel0 is None:
             return self.ops.zeros(len(idx), dtype=bool)
-        rel, ln_u = self._ln_grad_ratio(idx, th, r)
-        return (rel - self.rel0[idx] < self.SINGULAR_LOG) & (ln_u - self.ln_u0[idx] > math.log(1e-2))
+        rel, ln_u, relg = self._ln_grad_ratio(idx, th, r)
+        return ((rel - self.rel0[idx] < self.SINGULAR_LOG) & (relg - self.relg0[idx] < self.SINGULAR_LOG)
+                & (ln_u - self.ln_u0[idx] > math.log(1e-2)))
 
     def observe(self, idx, tau, y):
         o = self.ops

@@ -26,9 +26,11 @@ class LayersSystem(FlowSystem):
     combination that keeps it there) until one side lets go."""
 
     name = "layers"
-    #: ℓ2: stop at a critical point of Lo once ‖∇Lo(w)‖/‖∇Lo(w + ε)‖ has fallen by this
-    #: factor (ln) from its initial value while w stays away from 0 (ε is undefined there,
-    #: and the flow chatters: no integrator follows it further at a sane cost)
+    #: ℓ2: stop at a critical point of Lo once ‖∇Lo(w)‖/‖∇Lo(w + ε)‖ and the relative
+    #: gradient ‖∇Lo(w)‖/Lo(w) have both fallen by this factor (ln) from their initial values
+    #: while w stays away from 0 (ε is undefined there, and the flow chatters: no integrator
+    #: follows it further at a sane cost). The first ratio alone also → 0 on separable data
+    #: (Lo → 0, and w + ε has the smaller margins), where the second stays bounded below.
     SINGULAR_LOG = math.log(1e-4)
 
     def __init__(self, bk: Backend, Z, W0, L: int, rho: float, optimizer: str, loss: str,
@@ -212,11 +214,35 @@ class LayersSystem(FlowSystem):
 
     def _lnS_rel(self, W):
         """ln(‖∇Lo(W)‖ / ‖field‖): → −∞ where ℓ2-SAM's ε = ρ∇Lo/‖∇Lo‖ is undefined (W → 0,
-        or a critical point of Lo), bounded while the loss merely decays."""
+        or a critical point of Lo); also → −∞ on separable data as Lo → 0 (the perturbed
+        point's margins are smaller by an amount growing with ‖W‖): see :meth:`_lnS_loss`."""
         lnS = self._lnS(W)
         if lnS == -math.inf:
             return lnS
         return lnS - self._lnnorm(np.ravel(self._field(W)))
+
+    def _lnLo(self, W):
+        """ln Lo(W) from the compiled empirical risk; 0 in rescaled time (one example: the
+        field is ∇Lo divided by |ℓ'(m)|, so there is no loss factor left to divide out)."""
+        if self.rescaled:
+            return 0.0
+        lo = self.risk.value(np.prod(W, axis=0), self.Z, apply=self.bk.call)
+        if lo <= 0:  # float underflow: the loss has vanished, no critical point with Lo > 0
+            return -math.inf
+        return self.bk.log(self.bk.array([lo]))[0]
+
+    def _lnS_loss(self, W):
+        """ln(‖∇Lo(W)‖ / Lo(W)), the relative gradient: → −∞ at a critical point of Lo with
+        Lo > 0, bounded below on separable data with growing margins (⟨−∇Lo, W⟩ =
+        L (1/n) Σ_i |ℓ'(m_i)| m_i, and |ℓ'| ≍ ℓ there); +∞ once Lo has underflowed to 0."""
+        lnLo = self._lnLo(W)
+        if lnLo == -math.inf:
+            return math.inf
+        return self._lnS(W) - lnLo
+
+    def _singular(self, W, s_level, r_level):
+        """< 0 once both ln‖∇Lo‖/‖field‖ and ln‖∇Lo‖/Lo are below their levels."""
+        return max(self._lnS_rel(W) - s_level, self._lnS_loss(W) - r_level)
 
     def _lnnorm(self, y):
         S2 = self.bk.sumsq(y)
@@ -244,7 +270,8 @@ class LayersSystem(FlowSystem):
             evs.append(EventFn("collapse", -1, lambda t, y: self._lnnorm(y) - c_level, -1))
             if not self.singular_off:
                 s_level = self._lnS_rel(W0) + self.SINGULAR_LOG
-                evs.append(EventFn("singular", -1, lambda t, y: self._lnS_rel(self.W(y)) - s_level, -1))
+                r_level = self._lnS_loss(W0) + self.SINGULAR_LOG
+                evs.append(EventFn("singular", -1, lambda t, y: self._singular(self.W(y), s_level, r_level), -1))
         ln0 = self._lnnorm(y0)
         blow = self.rescaled and self.L >= 3
         if isinstance(self.bk, FloatBackend):
@@ -332,7 +359,7 @@ class LayersSystem(FlowSystem):
                 new = self.copy()
                 new.singular_off = True
                 return EventAction(system=new, y=np.array(y, copy=True))
-            return EventAction(stop=Status.CRITICAL_POINT, records=[("critical_point", -1, "‖∇Lo(w)‖ ≪ ‖∇Lo(w + ε)‖ with w ≠ 0")])
+            return EventAction(stop=Status.CRITICAL_POINT, records=[("critical_point", -1, "‖∇Lo(w)‖ ≪ ‖∇Lo(w + ε)‖, ‖∇Lo(w)‖ ≪ Lo(w) with w ≠ 0")])
         new = self.copy()
         new.sgnW = self.sgnW.copy()
         new.sgnG = self.sgnG.copy()
