@@ -554,7 +554,7 @@ class MultiExample(_ClockedTheta):
             ln_field = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th + 2 * o.log(o.abs(r))), 1)
             ln_u = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th), 1)
             ln_lo = o.log(self.risk.value(beta, self.Z))
-        return lnS - ln_field, ln_u, lnS - ln_lo
+            return lnS - ln_field, ln_u, lnS - ln_lo
 
     def _at_critical_point(self, idx, th, r):
         """ℓ2-SAM: ‖∇Lo(w)‖/‖dw/dt‖ and ‖∇Lo(w)‖/Lo(w) have both fallen by ``SINGULAR_LOG``
@@ -566,8 +566,9 @@ class MultiExample(_ClockedTheta):
         if self.rel0 is None:
             return self.ops.zeros(len(idx), dtype=bool)
         rel, ln_u, relg = self._ln_grad_ratio(idx, th, r)
-        return ((rel - self.rel0[idx] < self.SINGULAR_LOG) & (relg - self.relg0[idx] < self.SINGULAR_LOG)
-                & (ln_u - self.ln_u0[idx] > math.log(1e-2)))
+        with self.ops.errstate():  # ∞ − ∞ (Lo underflowed at start and now): nan, never below a level
+            return ((rel - self.rel0[idx] < self.SINGULAR_LOG) & (relg - self.relg0[idx] < self.SINGULAR_LOG)
+                    & (ln_u - self.ln_u0[idx] > math.log(1e-2)))
 
     def observe(self, idx, tau, y):
         o = self.ops
