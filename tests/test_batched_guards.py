@@ -1,11 +1,10 @@
 """Regressions: the batched engine's systems at extreme scales, on zero data and at a
 critical point of the loss (no traceback, no member that runs until its step budget)."""
 
-import signal
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
+from _hang import hang_guard
 
 from theorycheck.batched.systems import MultiExample
 from theorycheck.errors import TheorycheckError
@@ -14,20 +13,6 @@ from theorycheck.solve.guards import scaled_norm
 from theorycheck.solve.integrate import solve
 from theorycheck.status import Status
 from theorycheck.sweep.run import heatmap
-
-
-@contextmanager
-def hang_guard(seconds: int):
-    def fire(*_):
-        raise AssertionError(f"still running after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def test_scaled_norm_neither_underflows_nor_overflows():

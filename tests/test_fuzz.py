@@ -24,10 +24,10 @@ import io
 import json
 import math
 import os
-import signal
 
 import numpy as np
 import pytest
+from _hang import hang_guard
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -49,30 +49,13 @@ def fuzz_settings(n: int):
     return deco
 
 
-class Hang(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def watchdog(seconds: float):
-    """Raise :class:`Hang` if the block runs past ``seconds`` (SIGALRM; main thread)."""
-    def on_alarm(signum, frame):
-        raise Hang(f"still running after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def cli(argv: list[str], limit: float = 60.0) -> tuple[int, str, str]:
     """Run the CLI in-process; returns (exit status, stdout, stderr). Asserts the documented
     failure modes only: exit 0/1 with output, or 2 with one line on stderr."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), watchdog(limit):
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), hang_guard(limit):
         try:
             rc = main(argv)
         except SystemExit as exc:  # argparse: usage error
@@ -291,7 +274,7 @@ def test_closed_form_thresholds_are_scale_invariant(z, rho, k):
     with np.errstate(under="ignore", over="ignore"):
         zk = np.ldexp(z, k)
     for f in (th.alpha_all_shrink, th.alpha_gd_like):
-        with watchdog(30):
+        with hang_guard(30):
             try:
                 a, b = f(z, rho).value, f(zk, rho).value
             except TheorycheckError:
@@ -461,10 +444,10 @@ def test_collapse_threshold_certified_or_inconclusive(z, rho):
     z = np.abs(z)
     if np.min(z) < 1e-200 or np.max(z) > 1e200:
         return
-    with watchdog(400):
+    with hang_guard(400):
         a = th.collapse_threshold(z, rho, digits=10, max_seconds=60)
         b = th.collapse_threshold(np.ldexp(z, 64), rho, digits=10, max_seconds=60)
-    with watchdog(200):
+    with hang_guard(200):
         c = th.collapse_threshold(z, rho, digits=10, max_seconds=0.5)  # a small budget: inconclusive or the same
     if a.value is not None and c.value is not None:
         assert c.value == pytest.approx(a.value, rel=1e-6)

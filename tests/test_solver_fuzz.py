@@ -19,11 +19,10 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
+from _hang import hang_guard
 from hypothesis import HealthCheck, example, given, seed, settings
 from hypothesis import strategies as st
 
@@ -43,19 +42,6 @@ MAX_SECONDS = 4.0
 SLACK = 60
 
 
-@contextmanager
-def hang_guard(seconds: float):
-    """Fail when the body runs far past its budget (a hang), instead of blocking the suite."""
-    def fire(*_):
-        raise AssertionError(f"still running {seconds:g} s after the start: a budget was not enforced")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 # ---------------------------------------------------------------- strategies

@@ -2,12 +2,11 @@
 numerical trouble into a stated ``stopped_because``, at extreme scales and final times."""
 
 import math
-import signal
-from contextlib import contextmanager
 
 import mpmath
 import numpy as np
 import pytest
+from _hang import hang_guard
 
 from theorycheck import observe as ob
 from theorycheck.setting import Setting
@@ -16,21 +15,6 @@ from theorycheck.solve.integrate import solve
 from theorycheck.solve.steppers import GBSStepper
 from theorycheck.solve.trajectory import Budget
 from theorycheck.status import Status
-
-
-@contextmanager
-def hang_guard(seconds: int):
-    """Fail (instead of hanging the suite) when the body runs far past its own budget."""
-    def fire(*_):
-        raise AssertionError(f"still running after {seconds} s: the budget was not enforced")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def test_field_budget_counts_and_raises_inside_a_step():
