@@ -126,6 +126,17 @@ def _time_dense(seg, dense, s0, s1, mp: bool):
     return at
 
 
+def _stop_of(exc: Exception) -> tuple[Status, str]:
+    """The status (and message) a stepper's exception ends a run with: a budget that ran out
+    inside a step, a step size below the number spacing, or arithmetic that left the range."""
+    if isinstance(exc, BudgetExhausted):
+        stop = Status(exc.reason)
+        return stop, f"{stop.message}: {exc}"
+    if isinstance(exc, StepFailed):
+        return Status.STEP_SIZE_UNDERFLOW, str(exc)
+    return Status.NON_FINITE, f"{type(exc).__name__}: {exc}"
+
+
 def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Budget,
          progress: Callable[[float, float, int], None] | None) -> dict:
     """The hybrid driver: step, watch the events, restart after each; ``t`` is the clock of
@@ -167,12 +178,8 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                 stepper = GBSStepper(rhs, t, y, bound, rtol, seg.atol(rtol), k, dense_rhs=seg.rhs)
             else:
                 stepper = ScipyStepper(rhs, t, y, float(bound), rtol, seg.atol(rtol))
-        except BudgetExhausted as exc:
-            stop = Status(exc.reason)
-            message = f"{stop.message}: {exc}"
-            break
-        except StepFailed as exc:
-            stop, message = Status.STEP_SIZE_UNDERFLOW, str(exc)
+        except (BudgetExhausted, StepFailed) as exc:
+            stop, message = _stop_of(exc)
             break
         n_eval_seg0 = stepper.nfev
         restarted = False
@@ -196,15 +203,9 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
                 break
             try:
                 stepper.step()
-            except BudgetExhausted as exc:
-                stop = Status(exc.reason)
-                message = f"{stop.message}: {exc}"
-                break
-            except StepFailed as exc:
-                stop, message = Status.STEP_SIZE_UNDERFLOW, str(exc)
-                break
-            except (FloatingPointError, OverflowError, ZeroDivisionError, ValueError) as exc:
-                stop, message = Status.NON_FINITE, f"{type(exc).__name__}: {exc}"
+            except (BudgetExhausted, StepFailed, FloatingPointError, OverflowError, ZeroDivisionError,
+                    ValueError) as exc:
+                stop, message = _stop_of(exc)
                 break
             n_steps += 1
             t1, y1 = stepper.t, stepper.y
@@ -219,8 +220,7 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             try:  # DOP853's dense output evaluates the (guarded) field three more times
                 dense = stepper.dense()
             except BudgetExhausted as exc:
-                stop = Status(exc.reason)
-                message = f"{stop.message}: {exc}"
+                stop, message = _stop_of(exc)
                 break
             tau_old = seg.time_of(stepper.t_old, stepper.y_old)
             if hits:
