@@ -25,7 +25,8 @@ from theorycheck.symbolic import compile as C
 
 __all__ = ["Switch", "IndexChain", "TIE_RTOL", "direction", "dominant_index", "next_index", "index_chain",
            "index_path", "switches", "margins_and_loss", "final_direction", "final_index", "initial_index", "summary",
-           "log_norm", "direction_at_norm"]
+           "log_norm", "direction_at_norm", "final_index_status", "FINAL_PROVED",
+           "FINAL_CERTIFIED", "FINAL_NOT_FINAL"]
 
 
 @dataclass(frozen=True)
@@ -294,6 +295,121 @@ def final_index(traj: Trajectory) -> int:
     return index_chain(traj).final
 
 
+#: the words of ``final_index_status``: how strong the reported final index is
+FINAL_PROVED, FINAL_CERTIFIED, FINAL_NOT_FINAL = "proved", "certified", "not final"
+
+
+def _logsumexp(a: np.ndarray) -> float:
+    m = float(np.max(a))
+    if not math.isfinite(m):
+        return m
+    return m + math.log(float(np.sum(np.exp(a - m))))
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _lockin_depth_l(z: np.ndarray, theta: np.ndarray, k: int, rho: float, L: int, what: str) -> tuple[bool, str]:
+    """The L ≥ 3 lock-in lemma (proofs/lockin.py) at one state θ = ln u (``rho`` 0 for GD and for
+    ℓ∞-SAM's w = u − ρ): u_k ≥ ρ√L and every rival j with z_j > z_k scores below k."""
+    f = C.depth_lockin(L)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        floor = float(f.log_floor(rho))
+        if not theta[k] >= floor:
+            return False, f"{what}_{k + 1} = e^{_fmt(theta[k])} is below the lock-in floor ρ√L = {_fmt(math.exp(floor))}"
+        win = float(f.winner(z[k], theta[k], rho))
+        rivals = np.flatnonzero(z > z[k])
+        if rivals.size:
+            score = np.asarray(f.rival(z[rivals], theta[rivals], rho), dtype=float).reshape(-1)
+            worst = int(rivals[int(np.argmax(score))])
+            if not win > float(np.max(score)):
+                return False, (f"coordinate {worst + 1} (larger z) may still overtake: its blow-up score "
+                               f"e^{_fmt(float(np.max(score)))} is not below j†'s guaranteed e^{_fmt(win)}")
+    if not rivals.size:
+        return True, f"j† = argmax z and {what}_j† ≥ ρ√L: no smaller z_j can overtake it (L ≥ 3 lock-in)"
+    return True, ("j† wins the blow-up race against every larger z_j and no smaller z_j can overtake it "
+                  f"({what}_j† ≥ ρ√L; L ≥ 3 lock-in)")
+
+
+def final_index_status(traj: Trajectory, chain: IndexChain | None = None) -> tuple[str, str]:
+    """How strong the run's final index is: ``("certified", why)`` when a persisting condition of
+    the lock-in lemma (proofs/lockin.py, one example, balanced init, the flow) holds at the last
+    state in floating point, or the run ended in a collapse; ``("not final", why)`` when the
+    horizon or a budget ended the run first, or no lemma covers the setting. ("proved" comes
+    only from a validated integration: ``trajectory --prove``.)"""
+    chain = chain or index_chain(traj)
+    s = traj.setting
+    end = f"τ = {traj.t_end:.10g}" if traj.time_kind == "rescaled" else f"t = {traj.t_end:.10g}"
+    if traj.collapsed:
+        return FINAL_CERTIFIED, f"the run collapsed (β = 0 at {end}): the index stays 0"
+    if traj.method == "discrete":
+        return FINAL_NOT_FINAL, "no lock-in lemma covers the discrete algorithm: j† may still change after the last step"
+    if not s.single or traj.time_kind != "rescaled":
+        return FINAL_NOT_FINAL, ("no lock-in lemma covers several examples (or real time): j† may still change "
+                                 f"after {end}")
+    if not s.balanced:
+        return FINAL_NOT_FINAL, f"no lock-in lemma covers unbalanced layers: j† may still change after {end}"
+    la, sg = traj.log_abs_beta[-1], traj.sign_beta[-1]
+    k = chain.final - 1
+    if k < 0:
+        return FINAL_NOT_FINAL, f"β = 0 at {end} without a collapse event"
+    z, L, opt = np.asarray(s.z, float), s.depth, s.optimizer
+    rho = 0.0 if opt == "gd" else float(s.rho)
+    horizon = f"the run ended at {end} ({traj.stopped_because}) before a lock-in condition held: j† may still change"
+    slid = opt == "sam-linf" and L >= 2  # ℓ∞: a coordinate at u_j = 0 slides there for good
+    pos = (sg >= 0) & (np.isfinite(la) | (slid & (la == -np.inf)))
+    if not (np.all(np.asarray(s.layers0)[0] > 0) and np.all(pos) and sg[k] > 0 and np.isfinite(la[k])):
+        return FINAL_NOT_FINAL, f"{horizon} (the lemma needs every u_j > 0)"
+    theta = la / L  # ln u_j, β_j = u_j^L
+    if L == 1:  # w_j = α_j + z_j τ for every optimizer (the gradient does not depend on w)
+        if abs(z[k]) == np.max(np.abs(z)) and np.sign(z[k]) == sg[k]:
+            return FINAL_CERTIFIED, ("j† has the largest |z_j| and moves away from 0: |w_j†| − |w_j| never "
+                                     "decreases (L = 1)")
+        return FINAL_NOT_FINAL, f"{horizon} (j† = {k + 1} is not the coordinate of the largest |z_j| moving outwards)"
+    if opt == "sam-linf":
+        if np.any(z <= 0):
+            return FINAL_NOT_FINAL, f"{horizon} (the ℓ∞ lemma is derived for z > 0)"
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lw = theta + np.log(-np.expm1(np.log(rho) - theta)) if rho > 0 else theta  # ln(u − ρ)
+        up = np.isfinite(lw) & (theta > (math.log(rho) if rho > 0 else -np.inf))
+        if not up[k]:
+            return FINAL_NOT_FINAL, f"{horizon} (u_j† ≤ ρ)"
+        if L == 2:
+            if z[k] >= np.max(z[up]):
+                return FINAL_CERTIFIED, ("j† has the largest z_j among the u_j > ρ: (u_j − ρ)/(u_j† − ρ) never "
+                                         "increases and u_j ≤ ρ stays ≤ ρ (ℓ∞, L = 2)")
+            return FINAL_NOT_FINAL, f"{horizon} (a larger z_j with u_j > ρ grows faster than j†)"
+        zz = np.where(up, z, -np.inf)
+        ok, why = _lockin_depth_l(zz, np.where(up, lw, -np.inf), k, 0.0, L, "w")
+        return (FINAL_CERTIFIED, f"{why} (ℓ∞: GD on w = u − ρ)") if ok else (FINAL_NOT_FINAL, f"{horizon} ({why})")
+    # GD (ρ = 0) and ℓ2-SAM
+    if L == 2:
+        if opt == "sam-l2" and (np.any(z < 0) or not np.any(z > 0)):
+            return FINAL_NOT_FINAL, f"{horizon} (the L = 2 lemma is derived for z ≥ 0)"
+        if np.all(z == z[0]):
+            return FINAL_CERTIFIED, "every z_j is equal: the gaps θ_k − θ_j never change (L = 2)"
+        if z[k] != np.max(z):
+            return FINAL_NOT_FINAL, f"{horizon} (j† = {k + 1} is not argmax z)"
+        below = z[z < z[k]]
+        nxt = float(max(below.max(), 0.0))
+        level = float(C.l2_lockin_level()(float(z[k]), nxt, rho))
+        with np.errstate(divide="ignore"):
+            lnN = 0.5 * _logsumexp(np.asarray(C.balanced_log_field(2, "sam-l2").log_summand(z, theta), float))
+        if rho == 0:
+            return FINAL_CERTIFIED, ("j† = argmax z: every gap θ_j† − θ_j = ln(α_j†/α_j) + (z_j† − z_j)τ grows "
+                                     "(GD, L = 2)")
+        if lnN >= math.log(level):
+            return FINAL_CERTIFIED, (f"j† = argmax z and N = {_fmt(math.exp(lnN)) if lnN < 700 else 'e^' + _fmt(lnN)} "
+                                     f"≥ ρ(z_(d) + z_next) = {_fmt(level)}: N keeps growing and every gap "
+                                     "θ_j† − θ_j grows from then on (L = 2 lock-in)")
+        return FINAL_NOT_FINAL, f"{horizon} (N = {_fmt(math.exp(lnN))} < ρ(z_(d) + z_next) = {_fmt(level)})"
+    if not z[k] > 0:
+        return FINAL_NOT_FINAL, f"{horizon} (z_j† ≤ 0)"
+    ok, why = _lockin_depth_l(z, theta, k, rho, L, "u")
+    return (FINAL_CERTIFIED, why) if ok else (FINAL_NOT_FINAL, f"{horizon} ({why})")
+
+
 def final_direction(traj: Trajectory) -> np.ndarray:
     """β/‖β‖ at the end (the zero vector after a collapse)."""
     if traj.collapsed:
@@ -353,6 +469,7 @@ def _finite_or_none(key: str, v: float, overflow: list[str]) -> float | None:
 def summary(traj: Trajectory) -> dict:
     """The observables the CLI reports (JSON keys documented in the README)."""
     chain = index_chain(traj)
+    status, reason = final_index_status(traj, chain)
     out = {
         "time_kind": traj.time_kind,
         "stopped_because": traj.stopped_because,
@@ -361,6 +478,8 @@ def summary(traj: Trajectory) -> dict:
         "t_max": traj.t_max,
         "initial_index": chain.initial,
         "final_index": chain.final,
+        "final_index_status": status,
+        "final_index_reason": reason,
         "collapsed": traj.collapsed,
         "collapse_time": traj.collapse_time,
         "blowup_time": traj.blowup_time,

@@ -20,7 +20,7 @@ class ThresholdsResult(Record):
     alpha_gd_like, alpha_collapse (each {value, value_text, closed_form, expression, note, …});
     L ≥ 3: initial_rate, alpha_all_grow, small_alpha, equilibrium; with α: alpha,
     initial_index, regime, regime_name and the trajectory's trajectory_initial_index,
-    final_index, switches, collapsed, collapse_time, blowup_time, stopped_because, time_kind
+    final_index, final_index_status, final_index_reason, switches, collapsed, collapse_time, blowup_time, stopped_because, time_kind
     (and warning when the regime and the trajectory disagree); ℓ∞-SAM: alpha, grows,
     stationary, predicted_index, predicted_direction, blowup_times (L ≥ 3); GD:
     predicted_index. ``--data``: data, n, d, alpha_collapse (not certified, with evidence)."""
@@ -41,7 +41,7 @@ def _trajectory_facts(setting: Setting, t_max: float) -> dict:
 
     tr = solve(setting, t_max=t_max)
     s = summary(tr)
-    out = {k: s[k] for k in ("final_index", "switches", "collapsed", "collapse_time",
+    out = {k: s[k] for k in ("final_index", "final_index_status", "final_index_reason", "switches", "collapsed", "collapse_time",
                              "blowup_time", "stopped_because", "time_kind")}
     out["trajectory_initial_index"] = s["initial_index"]
     return out

@@ -397,3 +397,58 @@ def balanced_multi_log_rate(L) -> sp.Expr:
     du = -_balanced_layer_gradient(L, Ghat_j).subs(u_j, r_j * u_j)
     rate = sp.expand(du / u_j).subs(u_j, sp.exp(theta_j))
     return sp.powsimp(sp.expand_power_base(rate, force=True), force=True)
+
+
+# ---------------------------------------------------------------- lock-in of j† (proofs/lockin.py)
+# Conditions on a state after which j† can no longer change (the lock-in lemma, derived and
+# checked in proofs/lockin.py). GD is the ρ = 0 case of ℓ2-SAM throughout.
+
+
+def l2_pair_log_gap_rate() -> sp.Expr:
+    """d(θ_k − θ_j)/dτ = (z_k − z_j)(1 − ρ (z_j + z_k)/N) (L = 2, any α_j > 0): the gap of a
+    larger z_k over z_j grows iff N ≥ ρ (z_j + z_k), the switch level of C4."""
+    return sp.factor(l2_log_rate().subs(z_j, z_k) - l2_log_rate())
+
+
+def l2_lockin_level() -> sp.Expr:
+    """L = 2 lock-in: once j† = argmax z and N ≥ ρ (z_(d) + z_next) (z_next the largest value
+    strictly below z_(d); 0 when there is none), N keeps growing and j† never changes."""
+    return l2_switch_level().subs({z_j: z_1st, z_k: z_2nd})
+
+
+def depth_lockin_floor(L=L_sym) -> sp.Expr:
+    """L ≥ 3 lock-in: u_k ≥ ρ √L makes r_k = ρ z_k u_k^{L−2}/N ≤ 1/L, which keeps u_k growing and
+    no smaller-z coordinate can overtake it."""
+    return rho * sp.sqrt(L)
+
+
+def depth_lockin_rate_factor(L=L_sym) -> sp.Expr:
+    """c = (1 − ρ/(√L u_j))^{L−1} ≤ (1 − r_j)^{L−1}: the slowest a coordinate with u_j ≥ ρ√L can
+    move, relative to GD (r_j ≤ ρ/(√L u_j) because N² ≥ L z_j² u_j^{2L−2})."""
+    return (1 - rho / (sp.sqrt(L) * u_j)) ** (L - 1)
+
+
+def depth_lockin_rival_floor(L=L_sym) -> sp.Expr:
+    """|û_j| ≤ max(u_j, ρ/√L): no coordinate moves faster than GD started from max(u_j, ρ/√L)."""
+    return rho / sp.sqrt(L)
+
+
+def depth_lockin_winner_log_score(L=L_sym) -> sp.Expr:
+    """ln(z_j u_j^{L−2} c) with c = :func:`depth_lockin_rate_factor`, in θ_j = ln u_j: the winner
+    blows up no later than GD at the score z_j u_j^{L−2} c."""
+    return (sp.log(z_j) + (L - 2) * theta_j
+            + (L - 1) * sp.log(1 - rho * sp.exp(-theta_j) / sp.sqrt(L)))
+
+
+def depth_lockin_rival_log_score(L=L_sym) -> sp.Expr:
+    """ln(z_j max(u_j, ρ/√L)^{L−2}) in θ_j = ln u_j: a rival blows up no earlier than GD at this
+    score. j† = k is locked when every rival with z_j > z_k scores below k's
+    :func:`depth_lockin_winner_log_score` and u_k ≥ :func:`depth_lockin_floor`."""
+    return sp.log(z_j) + (L - 2) * sp.Max(theta_j, sp.log(depth_lockin_rival_floor(L)))
+
+
+def depth_lockin_blowup_bounds(L=L_sym) -> tuple[sp.Expr, sp.Expr]:
+    """The locked winner's remaining time to blow-up lies in [t*, t*/c]: t* = 1/((L−2) z_j u_j^{L−2})
+    (:func:`gd_blowup_time` from u_j) and c = :func:`depth_lockin_rate_factor`."""
+    t = gd_blowup_time(L).subs(alpha_j, u_j)
+    return t, t / depth_lockin_rate_factor(L)

@@ -435,3 +435,38 @@ def empirical_risk(loss: str = "logistic", backend: str = "numpy", contraction: 
         raise ValueError(f"contraction must be 'dot' or 'elementwise', not {contraction!r}")
     ell, dell = stable_loss_functions(loss, backend)
     return EmpiricalRisk(loss, backend, contraction, ell, dell)
+
+
+# ---------------------------------------------------------------- lock-in of j† (proofs/lockin.py)
+@dataclass(frozen=True)
+class DepthLockin:
+    """L ≥ 3 lock-in forms (closed_forms, "lock-in of j†"), θ = ln u: ``log_floor(rho)`` =
+    ln(ρ√L), ``winner(z, θ, rho)`` and ``rival(z, θ, rho)`` the log scores, ``blowup(z, u, rho)``
+    the bounds (lo, hi) on the winner's remaining time to blow-up."""
+
+    L: int
+    log_floor: Callable
+    winner: Callable
+    rival: Callable
+    blowup: Callable
+
+
+@lru_cache(maxsize=32)
+def depth_lockin(L: int, backend: str = "numpy") -> DepthLockin:
+    """Compile the L ≥ 3 lock-in forms for depth L (numpy: ρ = 0 gives ln 0 = −inf, under errstate)."""
+    L = _depth(L)
+    if L < 3:
+        raise ValueError("the depth lock-in forms are for L ≥ 3 (L = 2: l2_lockin_level)")
+    return DepthLockin(
+        L=L,
+        log_floor=lambdify((sy.rho,), sp.log(cf.depth_lockin_floor(L)), backend),
+        winner=lambdify((cf.z_j, cf.theta_j, sy.rho), cf.depth_lockin_winner_log_score(L), backend),
+        rival=lambdify((cf.z_j, cf.theta_j, sy.rho), cf.depth_lockin_rival_log_score(L), backend),
+        blowup=lambdify((cf.z_j, cf.u_j, sy.rho), cf.depth_lockin_blowup_bounds(L), backend),
+    )
+
+
+@lru_cache(maxsize=4)
+def l2_lockin_level(backend: str = "numpy") -> Callable:
+    """``level(z_max, z_next, rho)``: the L = 2 lock-in level of N (closed_forms.l2_lockin_level)."""
+    return lambdify((cf.z_1st, cf.z_2nd, sy.rho), cf.l2_lockin_level(), backend)

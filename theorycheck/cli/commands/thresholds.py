@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  trajectory ({res['time_kind']} time): j† {sw}; final index {res['final_index']}"
               + (f"; collapse at τ = {res['collapse_time']:.10g}" if res["collapsed"] else "")
               + f" [{res['stopped_because']}]")
+        print(f"  final index {res['final_index_status']}: {res['final_index_reason']}")
     if "warning" in res:
         print(f"  warning: {res['warning']}")
     return 0

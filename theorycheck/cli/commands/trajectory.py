@@ -69,7 +69,8 @@ def print_summary(res: dict) -> None:
           f"{s['time_kind']} time, {s['method']}" + (f" ({s['precision']} digits)" if s["precision"] else ""))
     print(f"stopped because: {s['stopped_because']} at {'t' if s['time_kind'] == 'real' else 'τ'} = "
           f"{s['t_end']:.10g}  ({s['message']})")
-    print(f"final j† = {s['final_index']}" + ("  (collapsed: β = 0)" if s["collapsed"] else ""))
+    print(f"final j† = {s['final_index']}" + ("  (collapsed: β = 0)" if s["collapsed"] else "")
+          + f"  [{s['final_index_status']}: {s['final_index_reason']}]")
     print(f"collapse time: {_fmt_t(s['collapse_time'])}    blow-up time: {_fmt_t(s['blowup_time'])}")
     if s["switches"]:
         print("switches of j†:")
