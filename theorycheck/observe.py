@@ -326,10 +326,11 @@ def _lockin_depth_l(z: np.ndarray, theta: np.ndarray, k: int, rho: float, L: int
             if not win > float(np.max(score)):
                 return False, (f"coordinate {worst + 1} (larger z) may still overtake: its blow-up score "
                                f"e^{_fmt(float(np.max(score)))} is not below j†'s guaranteed e^{_fmt(win)}")
+    floor_text = f"{what}_j† ≥ ρ√L: " if rho > 0 else ""
     if not rivals.size:
-        return True, f"j† = argmax z and {what}_j† ≥ ρ√L: no smaller z_j can overtake it (L ≥ 3 lock-in)"
-    return True, ("j† wins the blow-up race against every larger z_j and no smaller z_j can overtake it "
-                  f"({what}_j† ≥ ρ√L; L ≥ 3 lock-in)")
+        return True, f"j† = argmax z and {floor_text}no smaller z_j can overtake it (L ≥ 3 lock-in)"
+    return True, (f"j† wins the blow-up race against every larger z_j and {floor_text}no smaller z_j can overtake "
+                  "it (L ≥ 3 lock-in)")
 
 
 def final_index_status(traj: Trajectory, chain: IndexChain | None = None) -> tuple[str, str]:
@@ -348,66 +349,81 @@ def final_index_status(traj: Trajectory, chain: IndexChain | None = None) -> tup
     if not s.single or traj.time_kind != "rescaled":
         return FINAL_NOT_FINAL, ("no lock-in lemma covers several examples (or real time): j† may still change "
                                  f"after {end}")
-    if not s.balanced:
-        return FINAL_NOT_FINAL, f"no lock-in lemma covers unbalanced layers: j† may still change after {end}"
-    la, sg = traj.log_abs_beta[-1], traj.sign_beta[-1]
-    k = chain.final - 1
-    if k < 0:
+    if chain.final == 0:
         return FINAL_NOT_FINAL, f"β = 0 at {end} without a collapse event"
+    ok, why = lockin_condition(s, traj.log_abs_beta[-1], traj.sign_beta[-1], chain.final)
+    if ok:
+        return FINAL_CERTIFIED, why
+    return FINAL_NOT_FINAL, (f"the run ended at {end} ({traj.stopped_because}) before a lock-in condition held: "
+                             f"j† may still change ({why})")
+
+
+def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, index: int) -> tuple[bool, str]:
+    """Whether the lock-in lemma (proofs/lockin.py) holds at one state of the flow of ``setting``
+    (one example, balanced layers) with current j† = ``index`` (1-based): (True, which condition)
+    — then j† = index for ever (until a blow-up) — or (False, what fails). Evaluated in float64."""
+    s = setting
+    if not s.single:
+        return False, "no lock-in lemma covers several examples"
+    if not s.balanced:
+        return False, "no lock-in lemma covers unbalanced layers"
+    la, sg = np.asarray(log_abs_beta, float), np.asarray(sign_beta, float)
+    k = int(index) - 1
+    if k < 0:
+        return False, "β = 0"
     z, L, opt = np.asarray(s.z, float), s.depth, s.optimizer
     rho = 0.0 if opt == "gd" else float(s.rho)
-    horizon = f"the run ended at {end} ({traj.stopped_because}) before a lock-in condition held: j† may still change"
+    if L == 1:  # w_j = α_j + z_j τ for every optimizer (the gradient does not depend on w)
+        if abs(z[k]) == np.max(np.abs(z)) and np.sign(z[k]) == sg[k]:
+            return True, ("j† has the largest |z_j| and moves away from 0: |w_j†| − |w_j| never "
+                      "decreases (L = 1)")
+        return False, f"j† = {k + 1} is not the coordinate of the largest |z_j| moving outwards"
     slid = opt == "sam-linf" and L >= 2  # ℓ∞: a coordinate at u_j = 0 slides there for good
     pos = (sg >= 0) & (np.isfinite(la) | (slid & (la == -np.inf)))
     if not (np.all(np.asarray(s.layers0)[0] > 0) and np.all(pos) and sg[k] > 0 and np.isfinite(la[k])):
-        return FINAL_NOT_FINAL, f"{horizon} (the lemma needs every u_j > 0)"
+        return False, "the lemma needs every u_j > 0"
     theta = la / L  # ln u_j, β_j = u_j^L
-    if L == 1:  # w_j = α_j + z_j τ for every optimizer (the gradient does not depend on w)
-        if abs(z[k]) == np.max(np.abs(z)) and np.sign(z[k]) == sg[k]:
-            return FINAL_CERTIFIED, ("j† has the largest |z_j| and moves away from 0: |w_j†| − |w_j| never "
-                                     "decreases (L = 1)")
-        return FINAL_NOT_FINAL, f"{horizon} (j† = {k + 1} is not the coordinate of the largest |z_j| moving outwards)"
     if opt == "sam-linf":
         if np.any(z <= 0):
-            return FINAL_NOT_FINAL, f"{horizon} (the ℓ∞ lemma is derived for z > 0)"
+            return False, "the ℓ∞ lemma is derived for z > 0"
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             lw = theta + np.log(-np.expm1(np.log(rho) - theta)) if rho > 0 else theta  # ln(u − ρ)
         up = np.isfinite(lw) & (theta > (math.log(rho) if rho > 0 else -np.inf))
         if not up[k]:
-            return FINAL_NOT_FINAL, f"{horizon} (u_j† ≤ ρ)"
+            return False, "u_j† ≤ ρ"
         if L == 2:
             if z[k] >= np.max(z[up]):
-                return FINAL_CERTIFIED, ("j† has the largest z_j among the u_j > ρ: (u_j − ρ)/(u_j† − ρ) never "
-                                         "increases and u_j ≤ ρ stays ≤ ρ (ℓ∞, L = 2)")
-            return FINAL_NOT_FINAL, f"{horizon} (a larger z_j with u_j > ρ grows faster than j†)"
+                return True, ("j† has the largest z_j among the u_j > ρ: (u_j − ρ)/(u_j† − ρ) never "
+                      "increases and u_j ≤ ρ stays ≤ ρ (ℓ∞, L = 2)")
+            return False, "a larger z_j with u_j > ρ grows faster than j†"
         zz = np.where(up, z, -np.inf)
         ok, why = _lockin_depth_l(zz, np.where(up, lw, -np.inf), k, 0.0, L, "w")
-        return (FINAL_CERTIFIED, f"{why} (ℓ∞: GD on w = u − ρ)") if ok else (FINAL_NOT_FINAL, f"{horizon} ({why})")
+        return (True, f"{why} (ℓ∞: GD on w = u − ρ)") if ok else (False, why)
     # GD (ρ = 0) and ℓ2-SAM
     if L == 2:
         if opt == "sam-l2" and (np.any(z < 0) or not np.any(z > 0)):
-            return FINAL_NOT_FINAL, f"{horizon} (the L = 2 lemma is derived for z ≥ 0)"
+            return False, "the L = 2 lemma is derived for z ≥ 0"
         if np.all(z == z[0]):
-            return FINAL_CERTIFIED, "every z_j is equal: the gaps θ_k − θ_j never change (L = 2)"
+            return True, "every z_j is equal: the gaps θ_k − θ_j never change (L = 2)"
         if z[k] != np.max(z):
-            return FINAL_NOT_FINAL, f"{horizon} (j† = {k + 1} is not argmax z)"
+            return False, f"j† = {k + 1} is not argmax z"
         below = z[z < z[k]]
         nxt = float(max(below.max(), 0.0))
         level = float(C.l2_lockin_level()(float(z[k]), nxt, rho))
         with np.errstate(divide="ignore"):
             lnN = 0.5 * _logsumexp(np.asarray(C.balanced_log_field(2, "sam-l2").log_summand(z, theta), float))
         if rho == 0:
-            return FINAL_CERTIFIED, ("j† = argmax z: every gap θ_j† − θ_j = ln(α_j†/α_j) + (z_j† − z_j)τ grows "
-                                     "(GD, L = 2)")
+            return True, ("j† = argmax z: every gap θ_j† − θ_j = ln(α_j†/α_j) + (z_j† − z_j)τ grows "
+                      "(GD, L = 2)")
         if lnN >= math.log(level):
-            return FINAL_CERTIFIED, (f"j† = argmax z and N = {_fmt(math.exp(lnN)) if lnN < 700 else 'e^' + _fmt(lnN)} "
+            return True, (f"j† = argmax z and N = {_fmt(math.exp(lnN)) if lnN < 700 else 'e^' + _fmt(lnN)} "
                                      f"≥ ρ(z_(d) + z_next) = {_fmt(level)}: N keeps growing and every gap "
-                                     "θ_j† − θ_j grows from then on (L = 2 lock-in)")
-        return FINAL_NOT_FINAL, f"{horizon} (N = {_fmt(math.exp(lnN))} < ρ(z_(d) + z_next) = {_fmt(level)})"
+                      "θ_j† − θ_j grows from then on (L = 2 lock-in)")
+        return False, f"N = {_fmt(math.exp(lnN))} < ρ(z_(d) + z_next) = {_fmt(level)}"
     if not z[k] > 0:
-        return FINAL_NOT_FINAL, f"{horizon} (z_j† ≤ 0)"
+        return False, "z_j† ≤ 0"
     ok, why = _lockin_depth_l(z, theta, k, rho, L, "u")
-    return (FINAL_CERTIFIED, why) if ok else (FINAL_NOT_FINAL, f"{horizon} ({why})")
+    return (True, why) if ok else (False, why)
 
 
 def final_direction(traj: Trajectory) -> np.ndarray:

@@ -49,7 +49,7 @@ def register(sub) -> None:
                        description="Run proofs/: every '(derived)' statement of THEORY.md as a sequence of sympy "
                        "steps, each verified (difference simplifies to 0), verified numerically, or refuted with a "
                        "counterexample. Exit status 0 when nothing is refuted, 1 otherwise.")
-    p.add_argument("--only", metavar="KEYS", help="comma-separated theorem keys (R, B, C1..C6)")
+    p.add_argument("--only", metavar="KEYS", help="comma-separated theorem keys (R, B, C1..C6, LOCK)")
     p.add_argument("--verbose", "-v", action="store_true", help="print the detail of verified steps too")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     p.add_argument("--pack", metavar="NAME", default=None,
