@@ -53,6 +53,11 @@ class Status(StrEnum):
     SLIDING_UNSUPPORTED = ("sliding_unsupported",
                            "sliding on two coupled switching surfaces at once (ℓ∞, codimension 2) is not implemented",
                            False)
+    # ---- validated (ball-arithmetic) integration
+    PROVED_EVENT = ("proved_event", "the run's stop condition holds for every point of the enclosure (proved)",
+                    True)
+    WIDTH_LIMIT = ("width_limit", "the enclosure grew wider than the run allows: nothing more can be proved from it",
+                   False)
     # ---- discrete algorithms (single runs)
     STEPS = "steps", "ran the requested number of steps", True
     NORM_REACHED = "norm_reached", "‖β‖ reached the requested level", True

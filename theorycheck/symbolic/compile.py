@@ -470,3 +470,161 @@ def depth_lockin(L: int, backend: str = "numpy") -> DepthLockin:
 def l2_lockin_level(backend: str = "numpy") -> Callable:
     """``level(z_max, z_next, rho)``: the L = 2 lock-in level of N (closed_forms.l2_lockin_level)."""
     return lambdify((cf.z_1st, cf.z_2nd, sy.rho), cf.l2_lockin_level(), backend)
+
+
+# ---------------------------------------------------------------- ball arithmetic (python-flint's Arb)
+# An expression is compiled into Python source that calls only the methods common to ``arb`` and
+# ``arb_series`` (+, −, ×, ÷, exp, log, sqrt, rsqrt, integer powers), so one compiled function
+# evaluates a field at a ball (an enclosure of its value) and on truncated power series (its
+# Taylor coefficients). Constants are built at call time, at the caller's precision: a rational
+# p/q is the ball arb(p)/q, a sympy Float its exact binary value. Nothing is rounded at
+# compile time, so the compiled form encloses the sympy expression's exact value.
+class _ArbPrinter:
+    """sympy expression → Python source over the names ``_A`` (flint.arb) and the helpers below."""
+
+    def __init__(self):
+        self.consts: dict[str, str] = {}
+
+    def const(self, code: str) -> str:
+        name = self.consts.get(code)
+        if name is None:
+            name = self.consts[code] = f"_k{len(self.consts)}"
+        return name
+
+    def __call__(self, e) -> str:  # noqa: C901 - one branch per node type
+        if isinstance(e, sp.Symbol):
+            return e.name
+        if isinstance(e, sp.Integer):
+            return self.const(f"_A({int(e)})")
+        if isinstance(e, sp.Rational):
+            return self.const(f"(_A({int(e.p)}) / {int(e.q)})")
+        if isinstance(e, sp.Float):
+            import mpmath
+
+            man, exp = mpmath.mpf(e._mpf_).man_exp
+            return self.const(f"_ldexp({int(man)}, {int(exp)})")
+        if e is sp.pi:
+            return self.const("_A.pi()")
+        if e is sp.E:
+            return self.const("_A(1).exp()")
+        if isinstance(e, sp.Add):
+            return "(" + " + ".join(self(a) for a in e.args) + ")"
+        if isinstance(e, sp.Mul):
+            num, den = [], []
+            for a in e.args:
+                if isinstance(a, sp.Pow) and a.exp.is_Integer and a.exp < 0:
+                    den.append(self(a.base) if a.exp == -1 else self(sp.Pow(a.base, -a.exp)))
+                else:
+                    num.append(self(a))
+            out = " * ".join(num) if num else self.const("_A(1)")
+            if den:
+                out = f"({out}) / ({' * '.join(den)})"
+            return "(" + out + ")"
+        if isinstance(e, sp.Pow):
+            b, x = e.base, e.exp
+            if x.is_Integer:
+                n = int(x)
+                if n == 0:
+                    return self.const("_A(1)")
+                if n > 0:
+                    return f"_ipow({self(b)}, {n})"
+                return f"({self.const('_A(1)')} / _ipow({self(b)}, {-n}))"
+            if x == sp.Rational(1, 2):
+                return f"({self(b)}).sqrt()"
+            if x == sp.Rational(-1, 2):
+                return f"({self(b)}).rsqrt()"
+            if x.is_Rational and x.q == 2:
+                n = int(x.p)
+                root = f"({self(b)}).sqrt()" if n > 0 else f"({self(b)}).rsqrt()"
+                return f"_ipow({root}, {abs(n)})"
+            return f"({self(x)} * ({self(b)}).log()).exp()"
+        if isinstance(e, sp.exp):
+            return f"({self(e.args[0])}).exp()"
+        if isinstance(e, sp.log) and len(e.args) == 1:
+            return f"({self(e.args[0])}).log()"
+        raise TypeError(f"no ball-arithmetic form for {type(e).__name__}: {e}")
+
+
+def _ipow(x, n: int):
+    """x**n for an integer n ≥ 1 by repeated squaring (arb and arb_series alike)."""
+    out = None
+    while n:
+        if n & 1:
+            out = x if out is None else out * x
+        n >>= 1
+        if n:
+            x = x * x
+    return out
+
+
+def _ldexp(man: int, exp: int):
+    from flint import arb
+
+    return arb(man) * arb(2) ** exp if exp < 0 else arb(man * 2**exp)
+
+
+@lru_cache(maxsize=256)
+def _arb_compiled(args: tuple, exprs: tuple) -> Callable:
+    from flint import arb
+
+    pr = _ArbPrinter()
+    subs, reduced = sp.cse(list(exprs), symbols=sp.numbered_symbols("_c"), optimizations="basic")
+    lines = [f"    {s.name} = {pr(v)}" for s, v in subs]
+    outs = [pr(r) for r in reduced]
+    names = [a.name for a in args]
+    consts = [f"    {k} = {code}" for code, k in pr.consts.items()]
+    src = (f"def _f({', '.join(names)}):\n" + "\n".join(consts + lines)
+           + f"\n    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})\n")
+    ns = {"_A": arb, "_ipow": _ipow, "_ldexp": _ldexp}
+    exec(compile(src, "<theorycheck.symbolic.compile.arb>", "exec"), ns)  # noqa: S102 - source printed from sympy
+    f = ns["_f"]
+    f.source = src
+    return f
+
+
+def arb_function(args, exprs) -> Callable:
+    """Compile ``exprs`` (a sequence of sympy expressions in the symbols ``args``) for ball arithmetic:
+    ``f(*values) -> tuple`` of one value per expression, where every value is a ``flint.arb`` (a ball
+    enclosing the exact value for every point of the argument balls) or every value an
+    ``flint.arb_series`` (the expressions' Taylor coefficients, truncated at ``flint.ctx.cap``).
+    Constants are made at call time, at the caller's ``flint.ctx.prec``. The source is ``f.source``."""
+    return _arb_compiled(tuple(args), tuple(sp.sympify(e) for e in exprs))
+
+
+@dataclass(frozen=True)
+class ArbSystem:
+    """An ODE dx/dt = f(t, x; p) compiled for ball arithmetic (see :func:`arb_system`):
+    ``field(t, *x, *p)`` → d values, ``jacobian(t, *x, *p)`` → the d × (d + m) entries
+    ∂f_i/∂(x, p)_j row by row; ``identity`` names the sympy system (a hash of its text)."""
+
+    name: str
+    time: sp.Symbol
+    states: tuple
+    params: tuple
+    exprs: tuple
+    field: Callable
+    jacobian: Callable
+    identity: str
+    text: tuple
+
+
+@lru_cache(maxsize=64)
+def _arb_system_cached(name: str, time, states: tuple, params: tuple, exprs: tuple) -> ArbSystem:
+    import hashlib
+
+    args = (time, *states, *params)
+    jac = [sp.diff(f, v) for f in exprs for v in (*states, *params)]
+    text = tuple(sp.srepr(e) for e in exprs)
+    ident = hashlib.sha256(repr((name, str(time), [str(s) for s in states], [str(p) for p in params],
+                                 text)).encode()).hexdigest()
+    return ArbSystem(name, time, states, params, exprs, arb_function(args, exprs), arb_function(args, jac),
+                     ident, tuple(sp.sstr(e) for e in exprs))
+
+
+def arb_system(name: str, time, states, params, exprs) -> ArbSystem:
+    """Compile the vector field ``exprs`` (sympy, one per state symbol) of dx/d``time`` with parameter
+    symbols ``params`` for ball arithmetic, with its Jacobian in (states, params) (sympy.diff)."""
+    exprs = tuple(sp.sympify(e) for e in exprs)
+    if len(exprs) != len(states):
+        raise ValueError(f"{len(exprs)} field entries for {len(states)} states")
+    return _arb_system_cached(str(name), time, tuple(states), tuple(params), exprs)

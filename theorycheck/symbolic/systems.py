@@ -1,0 +1,134 @@
+"""The symbolic layer, part 3: explicit d-dimensional systems for validated (ball-arithmetic) integration.
+
+Each system is (time symbol, state symbols, parameter symbols, field expressions), built from the
+coordinate forms of :mod:`closed_forms` by substitution (never re-typed), for a given dimension d.
+:func:`compile.arb_system` compiles them.
+
+New here (derived, checked by ``theorycheck prove``, theorem V in proofs/validated.py):
+
+- the **ratio reduction** of balanced ℓ2-SAM at depth L ≥ 3: with r_j = 1 − û_j/u_j
+  (= ρ z_j u_j^{L−2}/N) and the clock dσ = (N/ρ) dτ, the flow closes on r alone:
+  dr_j/dσ = r_j [(L−2) r_j (1−r_j)^{L−1} − (L−1) Σ_k p_k r_k (1−r_k)^{L−1}], with
+  p_k = w_k/Σ_m w_m, w_k = z_k^{−2/(L−2)} r_k^{(2L−2)/(L−2)} (the share of coordinate k in N²).
+  From u = α·1 it starts on the ray r_j(0) = c z_j, c = ρ/(α √L ‖z‖₂).
+- its **blow-up** at the degenerate equilibrium r = 1 (even L: L − 1 odd): with
+  r = 1 + R ω, |ω| = 1, λ = ln R and the clock dς = R^{L−2} dσ, the field is regular at R = 0:
+  dλ/dς = ⟨ω, G⟩, dω/dς = G − ⟨ω, G⟩ ω, G_j = r_j [−(L−2) r_j ω_j^{L−1} + (L−1) Σ_k p_k r_k ω_k^{L−1}].
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
+
+
+def _d(d: int) -> int:
+    if isinstance(d, bool) or int(d) != d or d < 1:
+        raise ValueError(f"the dimension must be an integer ≥ 1, got {d!r}")
+    return int(d)
+
+
+def data(d: int) -> tuple:
+    """The data symbols z_1 … z_d (one example)."""
+    return tuple(sp.Symbol(f"z{j + 1}", positive=True) for j in range(_d(d)))
+
+
+@lru_cache(maxsize=64)
+def balanced_system(L: int, optimizer: str, d: int) -> tuple:
+    """(τ, (u_1 … u_d), (z_1 … z_d, ρ), fields): the balanced rescaled flow du_j/dτ = z_j û_j^{L−1}
+    (:func:`closed_forms.balanced_field`) with N = sqrt(Σ_j :func:`closed_forms.balanced_norm_summand`).
+    GD and ℓ2-SAM (ℓ∞-SAM's sign is discontinuous: no Taylor method through it)."""
+    sy.check_optimizer(optimizer)
+    if optimizer == "sam-linf":
+        raise ValueError("validated Taylor integration needs a smooth field: ℓ∞-SAM's sign is not (use its closed forms)")
+    L = int(L)
+    z = data(d)
+    u = tuple(sp.Symbol(f"u{j + 1}", positive=True) for j in range(d))
+    N = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(L).subs({cf.z_j: z[j], cf.u_j: u[j]}) for j in range(d)]))
+    f = cf.balanced_field(L, optimizer)
+    fields = tuple(f.subs({cf.z_j: z[j], cf.u_j: u[j], cf.N: N}, simultaneous=True) for j in range(d))
+    params = (*z, sy.rho) if optimizer != "gd" else (*z, sy.rho)
+    return sy.tau, u, params, fields
+
+
+@lru_cache(maxsize=64)
+def reduced_l2_system(d: int) -> tuple:
+    """(τ, (I,), (z_1 … z_d, α, ρ), (dI/dτ,)): C4's reduced ODE dI/dτ = 1/N(τ, I)
+    (:func:`closed_forms.l2_reduced_rate`), N² = Σ_j :func:`closed_forms.l2_reduced_summand`."""
+    z = data(d)
+    N = sp.sqrt(sp.Add(*[cf.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]))
+    return sy.tau, (cf.I,), (*z, cf.alpha, sy.rho), (cf.l2_reduced_rate().subs(cf.N, N),)
+
+
+def reduced_l2_norm(d: int) -> tuple:
+    """((τ, I, z_1 … z_d, α, ρ), N, (θ_1 … θ_d)): N(τ, I) and θ_j(τ, I) = ln u_j of C4's reduction."""
+    z = data(d)
+    N = sp.sqrt(sp.Add(*[cf.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]))
+    theta = tuple(cf.l2_theta().subs(cf.z_j, z[j]) for j in range(d))
+    return (sy.tau, cf.I, *z, cf.alpha, sy.rho), N, theta
+
+
+# ---------------------------------------------------------------- the ratio reduction (depth L ≥ 3)
+sigma = sp.Symbol("sigma", nonnegative=True)
+varsigma = sp.Symbol("varsigma", nonnegative=True)
+lam = sp.Symbol("lam", real=True)
+
+
+def ratio_of_perturbation(L) -> sp.Expr:
+    """r_j = 1 − û_j/u_j from :func:`closed_forms.balanced_perturbed_point` (ℓ2-SAM): ρ z_j u_j^{L−2}/N."""
+    return sp.simplify(1 - cf.balanced_perturbed_point(L, "sam-l2") / cf.u_j)
+
+
+def ratio_weights(L: int, r: tuple, z: tuple) -> tuple:
+    """w_k ∝ z_k² u_k^{2L−2} (coordinate k's term of N²) written in r: z_k^{−2/(L−2)} r_k^{(2L−2)/(L−2)}."""
+    L = int(L)
+    return tuple(zk ** sp.Rational(-2, L - 2) * rk ** sp.Rational(2 * L - 2, L - 2) for rk, zk in zip(r, z))
+
+
+def ratio_field(L: int, r: tuple, z: tuple) -> tuple:
+    """dr_j/dσ of the ratio reduction (module docstring), for the given r and z symbols."""
+    L = int(L)
+    w = ratio_weights(L, r, z)
+    W = sp.Add(*w)
+    mean = sp.Add(*[wk / W * rk * (1 - rk) ** (L - 1) for wk, rk in zip(w, r)])
+    return tuple(rj * ((L - 2) * rj * (1 - rj) ** (L - 1) - (L - 1) * mean) for rj in r)
+
+
+@lru_cache(maxsize=32)
+def ratio_system(L: int, d: int) -> tuple:
+    """(σ, (r_1 … r_d), (z_1 … z_d), fields): the ratio reduction of balanced ℓ2-SAM at depth L ≥ 3."""
+    if int(L) < 3:
+        raise ValueError("the ratio reduction needs L ≥ 3 (L = 2: r_j = ρ z_j/N, use C4's reduction)")
+    z = data(d)
+    r = tuple(sp.Symbol(f"r{j + 1}", positive=True) for j in range(d))
+    return sigma, r, z, ratio_field(L, r, z)
+
+
+def blowup_G(L: int, R, omega: tuple, z: tuple) -> tuple:
+    """G_j(R, ω) with r = 1 + R ω: the ratio field at r divided by R^{L−1} (even L), written without R
+    in a denominator (regular at R = 0)."""
+    L = int(L)
+    if L % 2:
+        raise ValueError("the blow-up is for even L (L − 1 odd)")
+    r = tuple(1 + R * w for w in omega)
+    wts = ratio_weights(L, r, z)
+    W = sp.Add(*wts)
+    mean = sp.Add(*[wk / W * rk * ok ** (L - 1) for wk, rk, ok in zip(wts, r, omega)])
+    return tuple(rj * (-(L - 2) * rj * oj ** (L - 1) + (L - 1) * mean) for rj, oj in zip(r, omega))
+
+
+@lru_cache(maxsize=32)
+def ratio_blowup_system(L: int, d: int) -> tuple:
+    """(ς, (λ, ω_1 … ω_d), (z_1 … z_d), fields): the blow-up of the ratio reduction at r = 1 (even L ≥ 4),
+    R = e^λ: dλ/dς = ⟨ω, G⟩, dω/dς = G − ⟨ω, G⟩ ω."""
+    if int(L) < 4 or int(L) % 2:
+        raise ValueError("the blow-up at r = 1 is for even L ≥ 4")
+    z = data(d)
+    om = tuple(sp.Symbol(f"omega{j + 1}", real=True) for j in range(d))
+    G = blowup_G(L, sp.exp(lam), om, z)
+    dot = sp.Add(*[o * g for o, g in zip(om, G)])
+    return varsigma, (lam, *om), z, (dot, *[g - dot * o for g, o in zip(G, om)])
