@@ -178,10 +178,22 @@ def c3_winner(b: dict, box: Box) -> Decision:
     if len(cand) > 1 and all(x.is_exact() for x in sc) and all(x == sc[0] for x in sc):
         return Decision(REFUTED, {"why": f"the top blow-up score ties (j = {cand}): these coordinates blow up "
                                          "together and the direction is not a basis vector"})
-    h = _tie_hint(box, cand, "z") if all(k for k in cand) else None
-    if h is not None:  # same z and same α − ρ give equal scores exactly
-        h.update(_tie_hint(box, cand, "alpha") or {})
-    return Decision(UNDECIDED, {"why": "the top blow-up score is not certain"}, h or hint)
+    return Decision(UNDECIDED, {"why": "the top blow-up score is not certain"}, _score_tie_hint(box, cand, L) or hint)
+
+
+def _score_tie_hint(box: Box, cand: list[int], L: int) -> dict | None:
+    """A point of the box where the two top blow-up scores z_j (α_j − ρ)^(L−2) are equal (floats; the
+    point is a counterexample only if the scores are then exactly equal in ball arithmetic)."""
+    if len(cand) < 2:
+        return None
+    c = box.center()
+    i, k = cand[:2]
+    gap = c[f"alpha{i}"] - c["rho"]
+    if gap <= 0:
+        return None
+    ak = c["rho"] + gap * (c[f"z{i}"] / c[f"z{k}"]) ** (1.0 / (L - 2))
+    hint = {f"alpha{k}": ak}
+    return hint if box.contains(hint) else None
 
 
 # ---------------------------------------------------------------- provers

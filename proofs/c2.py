@@ -116,9 +116,12 @@ def _c2_register():
     from theorycheck.claims.claim import Claim, Outcome
     from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
+    from theorycheck.proofs import box_claims as bc
     from theorycheck.setting import Setting
     from theorycheck.symbolic.compile import lambdify
 
+    # a box of the claims' domain (d = 3; no tie of z, α_j − ρ of certain sign): proved, with enclosures
+    DOMAIN = bc.domain_box([(0.5, 1.0), (1.5, 2.0), (2.5, 3.0)], [(1.5, 2.0), (0.2, 0.5), (1.2, 1.4)], (0.9, 1.0))
     u_of = lambdify((cf.alpha_j, cf.z_j, rho, tau), cf.linf_l2_solution())
     tau0_of = lambdify((cf.alpha_j, cf.z_j, rho), cf.linf_l2_zero_time())
 
@@ -172,6 +175,9 @@ def _c2_register():
         inputs=inputs(), check=check_solution,
         pinned=[{"z": [1.0], "alpha": [1.0], "rho": 1.0},  # d = 1, α = ρ
                 {"z": [1.0, 2.0, 2.0], "alpha": [2.0, 0.5, 1.5], "rho": 1.0}],
+        prover=bc.prover(bc.c2_solution, [bc.input_box({"z": [1.0], "alpha": [1.0], "rho": 1.0}),
+                                          bc.input_box({"z": [1.0, 2.0, 2.0], "alpha": [2.0, 0.5, 1.5], "rho": 1.0}),
+                                          DOMAIN], ("C2",)),
         tolerance="relative 1e-8 on ln u_j and on τ_j; after τ_j, |β_j| < e^(−50)",
     ))
 
@@ -224,6 +230,7 @@ def _c2_register():
         key="C2.limit",
         statement="ℓ∞-SAM, L = 2: the limit direction is e_(j°), j° = argmax{z_j : α_j > ρ}, or 0 when no α_j > ρ",
         inputs=inputs(ties=True), check=check_limit, pinned=[tie, boundary], refined=refined,
+        prover=bc.prover(bc.c2_limit, [DOMAIN, bc.input_box(tie), bc.input_box(boundary)], ("C2",)),
         tolerance="‖direction(T) − e_(j°)‖ ≤ 1e-6 at T = 20/gap (gap: smallest difference of distinct z)",
     ))
 

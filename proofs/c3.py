@@ -114,9 +114,13 @@ def _c3_register():
     from theorycheck.claims.claim import Claim, Outcome
     from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
+    from theorycheck.proofs import box_claims as bc
     from theorycheck.setting import Setting
     from theorycheck.symbolic.compile import lambdify
 
+    # boxes of the claims' domain (L = 3 and 4, d = 2; the minor coordinate wins; no tie of the score)
+    DOMAIN3 = bc.domain_box([(0.5, 1.0), (2.0, 3.0)], [(3.0, 4.0), (1.1, 1.2)], (0.9, 1.0), L=3)
+    DOMAIN4 = bc.domain_box([(0.5, 1.0), (2.0, 3.0)], [(3.0, 4.0), (1.1, 1.2)], (0.9, 1.0), L=4)
     Li = sp.Symbol("Li", positive=True)
     t_star = lambdify((cf.alpha_j, cf.z_j, rho, Li), cf.linf_blowup_time(Li))
 
@@ -154,6 +158,7 @@ def _c3_register():
         key="C3.blowup-time",
         statement="ℓ∞-SAM, L ≥ 3: the flow blows up at min_j τ_j*, τ_j* = 1/((L−2) z_j (α_j − ρ)^(L−2)) over α_j > ρ",
         inputs=inputs(), check=check_time, tolerance="relative 1e-6 on the blow-up time",
+        prover=bc.prover(bc.c3_blowup_time, [DOMAIN3, DOMAIN4], ("C3",)),
     ))
 
     def winner_direction(x):
@@ -191,6 +196,7 @@ def _c3_register():
                   "j = argmax z_j (α_j − ρ)^(L−2) among α_j > ρ (it can be a minor coordinate)",
         inputs=inputs(), check=check_winner, pinned=[minor, tie],
         tolerance="‖direction at blow-up − e_j‖ ≤ 1e-6",
+        prover=bc.prover(bc.c3_winner, [DOMAIN3, DOMAIN4, bc.input_box(minor), bc.input_box(tie)], ("C3",)),
         refined=Claim(
             key="C3.winner-refined",
             statement="(refined by theorycheck) at a tie of the top score the coordinates blow up together and the "

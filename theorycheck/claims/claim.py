@@ -6,6 +6,8 @@ whether they agree within the tolerance, and optionally a *refined* statement (a
 Claim) that the tool found to hold where the original fails. The runner gives a
 :class:`Verdict`:
 
+- ``proved``: (``verify --prove``) true for every input in the stated boxes, by ball arithmetic
+  and the theorems it rests on (the boxes are in ``proof``);
 - ``holds``: every input tried agreed;
 - ``fails``: some input disagreed — the counterexample is the one hypothesis shrank to;
 - ``inconclusive``: no disagreement, but some check ran out of budget (never "holds");
@@ -26,6 +28,8 @@ if TYPE_CHECKING:  # hypothesis is imported by the runner, when claims run
     from hypothesis import strategies as st
 
 HOLDS, FAILS, INCONCLUSIVE, ERROR = "holds", "fails", "inconclusive", "error"
+#: proved for every input in the stated boxes (``verify --prove``)
+PROVED = "proved"
 
 
 @dataclass
@@ -57,6 +61,9 @@ class Claim:
     refined: Claim | None = None
     describe: Callable[[Any], dict] = field(default=lambda x: x)  # inputs -> JSON-able dict
     max_examples: int | None = None  # cap for expensive checks (None: the profile's number)
+    #: ``prover(max_seconds=…) -> list[BoxProof]`` (claims/boxes.py): the claim decided on stated boxes of
+    #: inputs by ball arithmetic (``verify --prove``); None: the claim is only sampled
+    prover: Callable[..., list] | None = None
 
 
 @dataclass
@@ -75,11 +82,14 @@ class Verdict:
     refined: Verdict | None = None
     #: the first few inputs whose check ran out of budget, each {"input", "detail"} (what ran out)
     inconclusive_examples: list = field(default_factory=list)
+    #: ``verify --prove``: one BoxProof dict per stated box (status, box, undecided pieces, counterexample)
+    proof: list | None = None
 
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "inconclusive",
                                             "worst_deviation", "tolerance", "seconds", "counterexample",
-                                            "counterexample_detail", "message", "inconclusive_examples")}
+                                            "counterexample_detail", "message", "inconclusive_examples",
+                                            "proof")}
         d["seconds"] = round(self.seconds, 3)
         d["refined"] = self.refined.to_dict() if self.refined else None
         return d

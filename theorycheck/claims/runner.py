@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, Claim, Outcome, Verdict
+from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, PROVED, Claim, Outcome, Verdict
 from theorycheck.errors import TheorycheckError
 from theorycheck.report.json import to_plain
 
@@ -59,12 +59,46 @@ def _no_local_constants() -> Iterator[None]:
         cache.cache.clear()
 
 
+def _proved_or_refuted(claim: Claim, examples: int, seed_: int, progress, prove_seconds: float) -> Verdict | list:
+    """``verify --prove``: the claim's prover on its stated boxes. A proved verdict when every box is
+    proved, a failing one (with the point) when a box holds a counterexample, else the proof
+    attempts (a list of dicts) for the sampled verdict to carry."""
+    t0 = time.perf_counter()
+    proofs = claim.prover(max_seconds=prove_seconds)
+    dicts = [p.as_dict() for p in proofs]
+    bad = next((p for p in proofs if p.status == "refuted"), None)
+    if bad is not None:
+        v = Verdict(claim.key, claim.statement, FAILS, 0, 0, None, claim.tolerance, time.perf_counter() - t0,
+                    to_plain(bad.counterexample["input"]), to_plain(bad.counterexample["detail"]),
+                    f"ball arithmetic: the statement is false at this point of the box {to_plain(bad.box.as_dict())}",
+                    proof=dicts)
+        if claim.refined is not None:
+            v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress, prove=True,
+                                  prove_seconds=prove_seconds)
+        return v
+    if all(p.status == "proved" for p in proofs):
+        rests = sorted({k for p in proofs for k in p.rests_on})
+        return Verdict(claim.key, claim.statement, PROVED, 0, 0, None, claim.tolerance, time.perf_counter() - t0,
+                       message=f"proved for every input in {len(proofs)} stated box(es) by ball arithmetic, resting "
+                               f"on theorem(s) {', '.join(rests)}", proof=dicts)
+    return dicts
+
+
 def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
-              progress: Callable[[str, int], None] | None = None) -> Verdict:
+              progress: Callable[[str, int], None] | None = None, prove: bool = False,
+              prove_seconds: float = 10.0) -> Verdict:
     """Check ``claim`` on its pinned inputs, then on ``examples`` drawn inputs; on a
     disagreement hypothesis shrinks to a minimal counterexample. The drawn inputs depend only
     on the claim, ``examples`` and ``seed_`` (not on what ran before in the process: see
-    :func:`_no_local_constants`)."""
+    :func:`_no_local_constants`). With ``prove`` and a claim that has a prover, its boxes are
+    decided first (``prove_seconds`` per box): proved, or a counterexample, or (undecided) the
+    sampled verdict with the proof attempts in ``proof``."""
+    attempts = None
+    if prove and claim.prover is not None:
+        got = _proved_or_refuted(claim, examples, seed_, progress, prove_seconds)
+        if isinstance(got, Verdict):
+            return got
+        attempts = got
     t0 = time.perf_counter()
     stats = {"tried": 0, "inconclusive": 0, "worst": None}
     undecided: list[dict] = []  # the first MAX_INCONCLUSIVE_SHOWN inconclusive inputs
@@ -90,11 +124,16 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
         return out
 
     def verdict(status, message="", ce=None, ce_detail=None) -> Verdict:
+        if attempts is not None:
+            done = sum(a["status"] == "proved" for a in attempts)
+            message = (message + "; " if message else "") + (f"ball arithmetic proved {done} of {len(attempts)} "
+                                                             "stated boxes; the rest was sampled")
         v = Verdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
                     claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message,
-                    inconclusive_examples=list(undecided))
+                    inconclusive_examples=list(undecided), proof=attempts)
         if claim.refined is not None and status == FAILS:
-            v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress)
+            v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress, prove=prove,
+                                  prove_seconds=prove_seconds)
         return v
 
     def crashed() -> Verdict:
@@ -184,7 +223,8 @@ class VerifyResult:
 def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = None, seed: int = 0,
            profile: str = "fast", pack: str | None = None,
            on_claim: Callable[[int, int, Claim], None] | None = None,
-           progress: Callable[[str, int], None] | None = None) -> VerifyResult:
+           progress: Callable[[str, int], None] | None = None, prove: bool = False,
+           prove_seconds: float = 10.0) -> VerifyResult:
     """Run claims and give their verdicts.
 
     ``claims``: keys or prefixes (``"C4"`` selects ``C4.*``; a comma-separated string is
@@ -192,7 +232,8 @@ def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = 
     (:func:`theorycheck.register_claim`). ``examples``: drawn inputs per claim (default the
     ``profile``'s: fast 12, thorough 100); ``seed``: hypothesis seed (the same inputs every
     run). ``on_claim(i, n, claim)`` is called before each claim, ``progress(key, tried)``
-    after each input."""
+    after each input. ``prove``: claims with a prover are first decided on their stated boxes by
+    ball arithmetic (``prove_seconds`` per box): verdict ``proved``, or a counterexample."""
     from theorycheck.claims.registry import candidates, pack_of, select
 
     if profile not in PROFILES:
@@ -212,5 +253,6 @@ def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = 
     for i, c in enumerate(chosen, 1):
         if on_claim is not None:
             on_claim(i, len(chosen), c)
-        verdicts.append(run_claim(c, examples=n_examples, seed_=seed, progress=progress))
+        verdicts.append(run_claim(c, examples=n_examples, seed_=seed, progress=progress, prove=prove,
+                                  prove_seconds=prove_seconds))
     return VerifyResult(profile, n_examples, seed, time.perf_counter() - t0, verdicts, pack_of(pairs))

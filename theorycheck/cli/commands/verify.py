@@ -6,7 +6,7 @@ import argparse
 import sys
 import textwrap
 
-MARK = {"holds": "✓", "fails": "✗", "inconclusive": "?", "error": "!"}
+MARK = {"proved": "∎", "holds": "✓", "fails": "✗", "inconclusive": "?", "error": "!"}
 
 
 def _fmt_dev(v) -> str:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
     res = verify(args.claims, examples=args.examples, seed=args.seed, profile=args.profile, pack=args.pack,
                  on_claim=on_claim,
-                 progress=progress)
+                 progress=progress, prove=args.prove)
     if tty:
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
     verdicts, examples, elapsed = res.verdicts, res.examples, res.seconds
@@ -68,11 +68,17 @@ def run(args: argparse.Namespace) -> int:
                     print(textwrap.fill(f"observed: {r.counterexample_detail}", 110, initial_indent=" " * 28,
                                         subsequent_indent=" " * 30, max_lines=4))
                 print(" " * 28 + r.message)
+            for pr in r.proof or []:
+                what = {"proved": "proved on", "refuted": "counterexample in", "undecided": "undecided on"}
+                print(textwrap.fill(f"{what.get(pr['status'], pr['status'])} box {pr['box']}"
+                                    + (f" ({pr['undecided_count']} undecided pieces)" if pr["undecided_count"] else "")
+                                    + (f" — {pr['facts']}" if pr["facts"] else ""), 110, initial_indent=" " * 28,
+                                    subsequent_indent=" " * 30, max_lines=3))
             for ex in r.inconclusive_examples:
                 print(textwrap.fill(f"inconclusive: {ex['input']} — {ex['detail']}", 110, initial_indent=" " * 28,
                                     subsequent_indent=" " * 30, max_lines=3))
     print(f"\n{len(verdicts)} claims, {examples} drawn inputs each (profile {args.profile}, seed {args.seed}) plus "
-          f"pinned edge cases, {elapsed:.0f} s. ✓ holds on every input tried · ✗ fails (counterexample shrunk by "
+          f"pinned edge cases, {elapsed:.0f} s. ∎ proved for every input in the stated boxes (--prove) · ✓ holds on every input tried · ✗ fails (counterexample shrunk by "
           "hypothesis; ↳ the refined statement the tool checked instead) · ? inconclusive (a budget ran out) · "
           "! the check crashed")
     if res.failed:
@@ -93,6 +99,9 @@ def register(sub) -> None:
                    help="fast: 12 inputs per claim (a few minutes); thorough: 100")
     p.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON to FILE ('-': stdout only)")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
+    p.add_argument("--prove", action="store_true",
+                   help="first decide the claims that have a prover on their stated boxes by ball arithmetic: "
+                   "proved for every input in a box, or a counterexample; the rest is sampled as before")
     p.add_argument("--pack", metavar="NAME", default=None,
                    help="the claims of one pack (`theorycheck packs` lists them; default: every installed pack)")
     p.set_defaults(func=run)
