@@ -33,6 +33,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "describe": ("theorycheck.api", "describe"),
     "reproduce": ("theorycheck.api", "reproduce"),
     "thresholds": ("theorycheck.claims.regimes", "thresholds"),
+    "regime_map": ("theorycheck.predict.regime_map", "regime_map"),
     "heatmap": ("theorycheck.sweep.recipes", "heatmap"),
     "RunOptions": ("theorycheck.sweep.run", "RunOptions"),
     "SweepResult": ("theorycheck.sweep.result", "SweepResult"),
@@ -50,7 +51,7 @@ _LAZY: dict[str, tuple[str, str]] = {
 
 __all__ = ["Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
            "TheorycheckError", "__version__", "derive", "describe", "heatmap", "max_margin", "packs", "prove",
-           "register_claim", "reproduce", "run_claim", "solve", "thresholds", "unregister_claim", "verify",
+           "regime_map", "register_claim", "reproduce", "run_claim", "solve", "thresholds", "unregister_claim", "verify",
            "vocabulary"]
 
 

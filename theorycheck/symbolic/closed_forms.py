@@ -452,3 +452,10 @@ def depth_lockin_blowup_bounds(L=L_sym) -> tuple[sp.Expr, sp.Expr]:
     (:func:`gd_blowup_time` from u_j) and c = :func:`depth_lockin_rate_factor`."""
     t = gd_blowup_time(L).subs(alpha_j, u_j)
     return t, t / depth_lockin_rate_factor(L)
+
+
+def l2_collapse_time_bound() -> sp.Expr:
+    """ln(ρ z_min/(ρ z_min − N))/z_min: below the collapse certificate (N < ρ z_min) the time to β = 0
+    from a state with norm N is at most this, and at least the same form with z_max (lock-in lemma:
+    comparison with y' = c(y − ρc), c = z_min and z_max)."""
+    return sp.log(rho * z_min / (rho * z_min - N)) / z_min

@@ -29,6 +29,18 @@ def run(args: argparse.Namespace) -> int:
     if args.z is None:
         raise TheorycheckError("give --z Z1,… (one example) or --data FILE.csv (several examples)")
     z = parse_floats(args.z, "z")
+    if args.alpha is not None and ":" in str(args.alpha):
+        if not args.prove:
+            raise TheorycheckError("a range of α (--alpha A:B) is mapped with --prove (a proved regime map)")
+        from theorycheck.predict.regime_map import regime_map
+
+        res = regime_map(z, args.rho, args.alpha, optimizer=args.optimizer, depth=args.depth,
+                         max_seconds=args.max_seconds).as_dict()
+        if args.json:
+            emit(res)
+        else:
+            print_regime_map(res)
+        return 0
     res = thresholds(z, args.rho, optimizer=args.optimizer, depth=args.depth,
                      alpha=floats_or_scalar(args.alpha, "alpha"), t_max=args.t_max, digits=args.digits).as_dict()
     if args.json:
@@ -75,6 +87,35 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seq(p: dict) -> str:
+    return " → ".join(str(j) for j in p["sequence"]) if p["sequence"] else "—"
+
+
+def _times(p: dict) -> str:
+    out = []
+    for k, t in enumerate(p["switch_times"]):
+        lo = f"{float(t[0]):.6g}"
+        hi = "…" if t[1] is None else f"{float(t[1]):.6g}"
+        out.append(f"{p['sequence'][k]}→{p['sequence'][k + 1]} [{lo}, {hi}]")
+    return "; ".join(out) if out else "—"
+
+
+def print_regime_map(res: dict) -> None:
+    """The text rendering of :func:`theorycheck.regime_map`'s result: one row per sub-interval."""
+    a, b = res["alpha_range"]
+    print(f"proved regime map, {res['optimizer']}, L = {res['depth']}, z = {res['z']}, ρ = {res['rho']:g}, "
+          f"α ∈ [{a}, {b}]")
+    print(f"  {'α from':>12s}  {'α to':>12s}  {'status':9s}  {'fate':8s}  {'j† sequence':14s}  switch times τ (enclosures)")
+    for p in res["regime_map"]:
+        fate = p["fate"] or "—"
+        seq = _seq(p) if p["status"] == "proved" else f"width {p['width']:.3g}"
+        print(f"  {p['lower']:>12s}  {p['upper']:>12s}  {p['status']:9s}  {fate:8s}  {seq:14s}  "
+              + (_times(p) if p["status"] == "proved" else p["reason"]))
+    print(f"  proved width {res['proved_width']:.6g}, undecided width {res['undecided_width']:.6g}; "
+          f"{res['seconds']:.1f} s" + (f" (budget ran out: {res['stopped']})" if res["stopped"] else ""))
+    print(f"  method: {res['method']}; rests on {', '.join(res['rests_on'])}")
+
+
 def register(sub) -> None:
     p = sub.add_parser("thresholds", help="regime boundaries in α (closed form where one exists, solved where not)",
                        description="The regime thresholds in α for one example z. ℓ2-SAM (L = 2): alpha_all_shrink "
@@ -85,11 +126,16 @@ def register(sub) -> None:
     p.add_argument("--data", default=None, metavar="FILE.csv",
                    help="several examples (rows x1,…,xd,y): α_c(Z) for ℓ2-SAM, L = 2, from full integrations")
     p.add_argument("--rho", type=float, required=True, help="SAM radius ρ ≥ 0")
-    p.add_argument("--alpha", default=None, metavar="A|A1,…", help="an initialisation to place in the regimes")
+    p.add_argument("--alpha", default=None, metavar="A|A1,…|A:B",
+                   help="an initialisation to place in the regimes, or a range A:B to map (with --prove)")
     p.add_argument("--optimizer", choices=["sam-l2", "sam-linf", "gd"], default="sam-l2")
     p.add_argument("--depth", "-L", type=int, default=2)
     p.add_argument("--t-max", type=float, default=None, help="horizon of the trajectory (rescaled τ; default 40/min z)")
     p.add_argument("--digits", type=int, default=12, metavar="D",
                    help="certified significant digits of α_c (ℓ2-SAM; default 12, up to 200; 30 digits take seconds)")
+    p.add_argument("--prove", action="store_true",
+                   help="with --alpha A:B: a proved regime map (every α of each sub-interval: fate and j† sequence, by "
+                   "validated integration in ball arithmetic)")
+    p.add_argument("--max-seconds", type=float, default=120.0, help="time budget of --prove (default 120 s)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
