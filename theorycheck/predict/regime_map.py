@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -211,6 +212,11 @@ class _Forms:
         while hi < len(levels) and not (x < levels[hi]):
             hi += 1
         return list(range(lo, hi + 1))
+
+
+@lru_cache(maxsize=16)
+def _forms(z: tuple, rho: float) -> _Forms:
+    return _Forms(np.asarray(z, float), rho)
 
 
 def _txt(x) -> str:
@@ -453,7 +459,7 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
         raise TheorycheckError("the proved regime map of ℓ2-SAM needs z > 0")
     if not rho > 0:
         raise TheorycheckError("ρ = 0 is GD: use optimizer 'gd'")
-    F = _Forms(z, rho)
+    F = _forms(tuple(float(v) for v in z), float(rho))
     import heapq
 
     # first cuts (a heuristic, not part of any proof): a sliver of relative width 2e-9 around each α where

@@ -1,0 +1,96 @@
+"""Proved regime maps (predict/regime_map.py): every α of a proved piece has its fate and j† sequence;
+pieces that contain α_c or a critical α are never proved; the answers agree with float trajectories."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from theorycheck import observe as ob
+from theorycheck.api import solve
+from theorycheck.predict import regime_map as rm
+from theorycheck.setting import Setting
+
+Z = np.array([1.0, 2.0, 3.0])
+ALPHA_C = 0.43640  # the certified float α_c of z = (1, 2, 3), ρ = 1, to 4 digits (thresholds)
+
+
+def _observed_sequence(z, alpha, rho=1.0):
+    tr = solve(Setting.from_z(z, depth=2, optimizer="sam-l2", rho=rho, alpha=alpha), t_max=60.0)
+    return ob.index_chain(tr).path()
+
+
+def _decide(lo, hi, z=Z, seconds=30.0):
+    return rm._decide(rm._forms(tuple(float(v) for v in z), 1.0), Fraction(lo), Fraction(hi), seconds, 10, 96)
+
+
+@pytest.mark.parametrize("lo,hi,fate", [("0.3", "0.31", "collapse"), ("0.5", "0.51", "growth"),
+                                        ("0.96", "2", "growth"), ("0.1", "0.18", "collapse")])
+def test_pieces_agree_with_float_trajectories(lo, hi, fate):
+    p = _decide(lo, hi)
+    assert p.status == "proved" and p.fate == fate
+    assert (p.sequence[-1] == 0) == (fate == "collapse")
+    assert len(p.switch_times) == len(p.sequence) - 1
+    for a in np.linspace(float(lo), float(hi), 3):
+        assert _observed_sequence(Z, float(a)) == p.sequence, a
+    for t in p.switch_times:  # enclosures: lo ≤ hi where both are known
+        assert t[1] is None or float(t[0]) <= float(t[1])
+
+
+def test_a_box_containing_alpha_c_is_not_proved():
+    p = _decide("0.4363", "0.4366", seconds=8.0)
+    assert p.status == "undecided" and p.fate is None and p.sequence == []
+
+
+def test_a_box_containing_a_critical_initial_norm_is_not_proved():
+    # α_gd_like = 5/(√2 √14) ≈ 0.94491: N0 = ρ(z_(d) + z_next), the tie of the two top initial rates
+    p = _decide("0.944", "0.946")
+    assert p.status == "undecided" and "switch level" in p.reason
+
+
+def test_ties_in_z_take_the_smallest_index():
+    z = [1.0, 2.0, 2.0]  # one switch level, 3: the tied major coordinates are index 2
+    p = _decide("0.6", "0.62", z=z)
+    assert p.status == "proved" and p.fate == "growth" and 3 not in p.sequence
+    assert p.sequence == _observed_sequence(z, 0.61)
+
+
+def test_the_map_lists_undecided_pieces_and_never_merges_them():
+    r = rm.regime_map(Z, 1.0, "0.90:1.0", max_seconds=30).as_dict()
+    pieces = r["regime_map"]
+    assert pieces[0]["lower"] == "0.9" and pieces[-1]["upper"] == "1"
+    assert all(float(a["upper"]) == float(b["lower"]) for a, b in zip(pieces, pieces[1:]))
+    und = [p for p in pieces if p["status"] == "undecided"]
+    assert und and all(p["width"] > 0 for p in und)
+    crit = 5 / (np.sqrt(2) * np.sqrt(14))
+    holder = next(p for p in pieces if float(p["lower"]) <= crit <= float(p["upper"]))
+    assert holder["status"] == "undecided"
+    assert r["proved_width"] + r["undecided_width"] == pytest.approx(0.1)
+    top = pieces[-1]
+    assert top["status"] == "proved" and top["sequence"] == [3] and top["fate"] == "growth"
+
+
+def test_gd_map_is_the_static_index():
+    r = rm.regime_map([1.0, 3.0, 2.0], 1.0, "0.1:2", optimizer="gd").as_dict()
+    assert [(p["status"], p["sequence"]) for p in r["regime_map"]] == [("proved", [2])]
+
+
+def test_bad_ranges_are_one_line_errors():
+    from theorycheck.errors import TheorycheckError
+
+    for bad in ("0.5:0.4", "x:1", "0:1"):
+        with pytest.raises(TheorycheckError):
+            rm.regime_map(Z, 1.0, bad)
+    with pytest.raises(TheorycheckError):
+        rm.regime_map([1.0, -2.0], 1.0, "0.1:1")
+
+
+@pytest.mark.slow
+def test_the_map_around_alpha_c_has_both_fates():
+    r = rm.regime_map(Z, 1.0, "0.40:0.44", max_seconds=150).as_dict()
+    proved = [p for p in r["regime_map"] if p["status"] == "proved"]
+    fates = {p["fate"] for p in proved}
+    assert fates == {"collapse", "growth"}
+    for p in proved:  # α_c lies in no proved piece, collapse below it, growth above it
+        assert not float(p["lower"]) < ALPHA_C < float(p["upper"])
+        assert (p["fate"] == "collapse") == (float(p["upper"]) <= ALPHA_C + 1e-4)
