@@ -94,3 +94,32 @@ def test_the_map_around_alpha_c_has_both_fates():
     for p in proved:  # α_c lies in no proved piece, collapse below it, growth above it
         assert not float(p["lower"]) < ALPHA_C < float(p["upper"])
         assert (p["fate"] == "collapse") == (float(p["upper"]) <= ALPHA_C + 1e-4)
+
+
+@pytest.mark.parametrize("alpha", [pytest.param(0.3, marks=pytest.mark.slow), 0.5])
+def test_proved_trajectory_encloses_the_float_times(alpha):
+    from theorycheck.predict.proved_trajectory import prove_trajectory
+
+    s = Setting.from_z(Z, depth=2, optimizer="sam-l2", rho=1.0, alpha=alpha)
+    r = prove_trajectory(s, max_seconds=40).as_dict()
+    tr = solve(s, t_max=60.0).as_dict()
+    assert r["proved"] and r["final_index_status"] == "proved" and r["final_index"] == tr["final_index"]
+    assert [w["to"] for w in r["switches"]] == [w["to"] for w in tr["switches"]]
+    for w, f in zip(r["switches"], tr["switches"]):
+        lo, hi = float(w["time"][0]), float(w["time"][1])
+        assert lo <= f["time"] <= hi and hi - lo < 0.05
+    if tr["collapsed"]:
+        lo, hi = (float(x) for x in r["collapse_time"])
+        assert lo <= tr["collapse_time"] <= hi and hi - lo < 1e-5
+
+
+def test_proved_trajectory_gd_and_unsupported_settings():
+    from theorycheck.errors import TheorycheckError
+    from theorycheck.predict.proved_trajectory import prove_trajectory
+
+    g = prove_trajectory(Setting.from_z([1, 3, 2], depth=3, optimizer="gd", rho=0.0, alpha=0.5)).as_dict()
+    assert g["final_index"] == 2 and g["final_index_status"] == "proved" and g["switches"] == []
+    with pytest.raises(TheorycheckError):
+        prove_trajectory(Setting.from_z(Z, depth=3, optimizer="sam-l2", rho=1.0, alpha=0.5))
+    with pytest.raises(TheorycheckError):
+        prove_trajectory(Setting.from_z(Z, depth=2, optimizer="sam-l2", rho=1.0, alpha=[0.5, 0.6, 0.7]))

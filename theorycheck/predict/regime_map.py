@@ -219,14 +219,38 @@ def _forms(z: tuple, rho: float) -> _Forms:
     return _Forms(np.asarray(z, float), rho)
 
 
-def _txt(x) -> str:
-    from theorycheck.solve.validated.balls import exact_decimal
+def _exact_fraction(x) -> Fraction:
+    """The exact value of an exact arb (a binary number) as a Fraction."""
+    m, e = x.mid().man_exp()
+    m, e = int(m), int(e)
+    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
-    return exact_decimal(x) if x.is_exact() else x.str(12, radius=False)
+
+def _rounded(q: Fraction, up: bool, digits: int = 15) -> str:
+    """q rounded outwards (down, or up) to ``digits`` significant decimal digits, as a decimal string."""
+    import math
+
+    if q == 0:
+        return "0"
+    e = math.floor(math.log10(abs(float(q)))) - digits + 1
+    scale = Fraction(10) ** (-e)
+    n = q * scale
+    k = -((-n.numerator) // n.denominator) if up else n.numerator // n.denominator
+    return _dec(Fraction(k) / scale)
+
+
+def _down(x) -> str:
+    """A decimal string ≤ every point of the ball x (its lower end rounded down)."""
+    return _rounded(_exact_fraction(x.lower()), False)
+
+
+def _up(x) -> str:
+    """A decimal string ≥ every point of the ball x (its upper end rounded up)."""
+    return _rounded(_exact_fraction(x.upper()), True)
 
 
 def _lo_hi(x) -> list[str]:
-    return [x.lower().str(15, radius=False), x.upper().str(15, radius=False)]
+    return [_down(x), _up(x)]
 
 
 def _norm_on_set(F: _Forms, t1, step, zb, a_end, rb):
@@ -242,8 +266,11 @@ def _norm_on_set(F: _Forms, t1, step, zb, a_end, rb):
     return mv if mv.rad() < box.rad() else box
 
 
-def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: int, prec: int) -> Piece:
-    """Prove fate and sequence for every α in [lo, hi], or say why not (status undecided)."""
+def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: int, prec: int, *,
+            tighten: float = 1 / 16) -> Piece:
+    """Prove fate and sequence for every α in [lo, hi], or say why not (status undecided). After a collapse
+    certificate the run goes on until N < ``tighten``·ρ z_min, to tighten the collapse time (a point
+    α: a trajectory); a map (``tighten`` ≥ 1/16) takes N0 < ρ z_min as decided at τ = 0."""
     from flint import arb
 
     from theorycheck.solve.validated import Budget, arb_context, integrate, interval
@@ -266,12 +293,12 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
         def after_growth(c: int, t_lo) -> None:  # the lemma: upwards through every larger value
             for k in range(c + 1, top + 1):
                 seq.append(k)
-                times.append([_txt(t_lo), None])
+                times.append([_down(t_lo), None])
 
         def after_collapse(c: int, t_lo, t_hi) -> None:  # the lemma: downwards to argmin z, then 0
             for k in range(c - 1, -1, -1):
                 seq.append(k)
-                times.append([_txt(t_lo), t_hi])
+                times.append([_down(t_lo), t_hi])
 
         def indices() -> list[int]:
             return [F.index_of_cell[c] for c in seq]
@@ -280,16 +307,16 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
 
         def collapse_piece(t1, n1, how: str) -> Piece:
             """The lemma from a state at t1 with norm n1 < ρ z_min, N ≤ N̄: the rest of j† and τ_c."""
-            lo_t = (t1 + F.zero_time(zmax_b, n1, rb)[0]).lower()
-            hi_t = _txt((t1 + F.zero_time(zmin_b, n1, rb)[0]).upper())
+            lo_t = t1 + F.zero_time(zmax_b, n1, rb)[0]
+            hi_t = _up(t1 + F.zero_time(zmin_b, n1, rb)[0])
             after_collapse(st["cur"], t1, hi_t)
-            ct = [lo_t.str(15, radius=False), hi_t]
+            ct = [_down(lo_t), hi_t]
             return Piece(lo, hi, PROVED, COLLAPSE, indices() + [0], times + [ct], ct, how)
 
         # N0 ≥ ρ z_max: growth certified at τ = 0 (N = N̄ there), N̄ nondecreasing from the start (lemma)
         st = {"cur": cur, "pending": None, "fail": None, "cert_t": arb(0) if N0 >= high else None, "I_prev": arb(0),
               "N_prev": N0, "Nbar_prev": N0, "col": None}
-        if N0 < low:  # collapse from the start (C5; N = N̄ at τ = 0)
+        if N0 < low and tighten >= 1 / 16:  # collapse from the start (C5; N = N̄ at τ = 0)
             return collapse_piece(arb(0), N0, "N0 < ρ z_min: collapse from the start (C5); the rest of j† and the "
                                               "collapse time from the lock-in lemma")
         if N0 >= high and cur == top:
@@ -350,7 +377,7 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
                     start = st["pending"][1] if st["pending"] is not None else t0
                     for k in (range(origin + 1, e + 1) if e > origin else range(origin - 1, e - 1, -1)):
                         seq.append(k)
-                        times.append([_txt(start), _txt(t1)])
+                        times.append([_down(start), _up(t1)])
                 st["cur"], st["pending"] = e, None
             else:
                 if len(end) > 2 or origin not in end:
@@ -368,7 +395,7 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
             elif n_end < low and n_end <= nbar_end:
                 # collapse certified (lemma); go on while it is cheap, to tighten the collapse time
                 st["col"] = (t1, n_end, c, len(seq), len(times))
-                if n_end < low / 16:
+                if n_end < low * tighten:
                     return "collapse"
             return None
 

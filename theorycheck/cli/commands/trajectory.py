@@ -94,6 +94,21 @@ def print_summary(res: dict) -> None:
               + (" …" if len(slides) > 12 else ""))
 
 
+def print_proved(res: dict) -> None:
+    """The text rendering of a proved trajectory (:func:`theorycheck.predict.proved_trajectory.prove_trajectory`)."""
+    st = res["setting"]
+    print(f"{st['optimizer']} flow, L = {st['depth']}, ρ = {st['rho']:g}, z = {st['z']}, α = {st['alpha']:g}: "
+          f"{'proved' if res['proved'] else 'not proved'} ({res['method']}; rests on {', '.join(res['rests_on'])})")
+    print(f"fate: {res['fate'] or '—'}; j† sequence: {' → '.join(map(str, res['sequence'])) or '—'}")
+    for w in res["switches"]:
+        hi = "…" if w["time"][1] is None else w["time"][1]
+        print(f"  {w['from']} → {w['to']} at τ ∈ [{w['time'][0]}, {hi}]")
+    if res["collapse_time"]:
+        print(f"collapse time τ_c ∈ [{res['collapse_time'][0]}, {res['collapse_time'][1]}]")
+    print(f"final j† = {res['final_index'] if res['final_index'] is not None else '—'}  "
+          f"[{res['final_index_status']}: {res['final_index_reason']}]  ({res['seconds']:.1f} s)")
+
+
 def run(args: argparse.Namespace) -> int:
     from theorycheck.api import solve
     from theorycheck.cli.checks import FIGURE_SUFFIXES, check_output_file
@@ -103,6 +118,17 @@ def run(args: argparse.Namespace) -> int:
     if args.param == "pm" or args.loss == "squared":
         return _run_pm(args)
     setting = setting_from_args(args)
+    if args.prove:
+        from theorycheck.predict.proved_trajectory import prove_trajectory
+
+        if args.discrete or args.plot:
+            raise TheorycheckError("--prove encloses the flow: drop --discrete and --plot")
+        res = prove_trajectory(setting, max_seconds=args.max_seconds).as_dict()
+        if args.json:
+            emit(res)
+        else:
+            print_proved(res)
+        return 0
     _warn_unreachable(setting)
     traj = solve(setting, t_max=args.t_max, method=args.method, precision=args.precision, time=args.time,
                  max_steps=args.max_steps, max_seconds=args.max_seconds, discrete=args.discrete, eta=args.eta,
@@ -144,6 +170,9 @@ def register(sub) -> None:
     p.add_argument("--max-steps", type=count, default=200_000, help="step budget of the integrator (default 200000)")
     p.add_argument("--plot", metavar="FILE", default=None, help="write β_j(t) (log scale) with j† marked (.png/.svg/.pdf)")
     p.add_argument("--json", action="store_true", help="print JSON (keys documented in the README)")
+    p.add_argument("--prove", action="store_true",
+                   help="enclose the switch and collapse times in ball arithmetic and prove the final index from a "
+                   "lock-in certificate (ℓ2-SAM at L = 2 and GD, one example, uniform α)")
     p.add_argument("--param", choices=["product", "pm"], default="product",
                    help="parametrisation: product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D, w±(0) = α "
                    "(with --loss squared)")
