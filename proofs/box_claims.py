@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import sympy as sp
 
 from theorycheck.claims.boxes import (
@@ -212,3 +213,83 @@ def domain_box(z: Sequence[tuple[float, float]], alpha: Sequence[tuple[float, fl
     b.update({f"alpha{j + 1}": v for j, v in enumerate(alpha)})
     b["rho"] = rho
     return Box.of(b, {"L": L, "d": len(z)})
+
+
+# ---------------------------------------------------------------- C4/C5 on α boxes (the proved regime map)
+def alpha_box_prover(z: Sequence[float], rho: float, boxes: Sequence[tuple[str, str, Callable, str]],
+                     rests_on: tuple[str, ...] = ("C4", "C5", "LOCK")) -> Callable[..., list[BoxProof]]:
+    """A prover for a C4/C5 claim on α boxes of one example: each box (lo, hi, statement, what) is mapped by
+    :func:`theorycheck.predict.regime_map.regime_map` (every α of a proved piece: its fate and j† sequence)
+    and ``statement(piece)`` is checked on every proved piece: all proved and true → proved; true nowhere
+    on a proved piece → refuted (its midpoint is the counterexample); else undecided."""
+    from fractions import Fraction
+
+    def run(max_seconds: float = 10.0) -> list[BoxProof]:
+        import time
+
+        from theorycheck.predict.regime_map import regime_map
+
+        out = []
+        for lo, hi, statement, what in boxes:
+            t0 = time.perf_counter()
+            r = regime_map(z, rho, (Fraction(lo), Fraction(hi)), max_seconds=max_seconds, box_seconds=max_seconds)
+            box = Box.of({"alpha": (float(lo), float(hi))}, {"d": len(z)})
+            pieces = r.pieces
+            bad = next((p for p in pieces if p.status == "proved" and not statement(p)), None)
+            facts = {"statement": what, "z": list(map(float, z)), "rho": float(rho),
+                     "pieces": [p.as_dict() for p in pieces]}
+            if bad is not None:
+                mid = float((bad.lower + bad.upper) / 2)
+                ce = {"input": {"z": list(map(float, z)), "rho": float(rho), "alpha": mid},
+                      "detail": {"why": f"proved for every α in [{bad.as_dict()['lower']}, {bad.as_dict()['upper']}]: "
+                                        f"fate {bad.fate}, j† sequence {bad.sequence}; the statement ({what}) is false "
+                                        "there"}}
+                status = REFUTED
+            else:
+                ce = None
+                status = PROVED if all(p.status == "proved" for p in pieces) else UNDECIDED
+            und = [Box.of({"alpha": (float(p.lower), float(p.upper))}, {"d": len(z)}) for p in pieces
+                   if p.status != "proved"]
+            out.append(BoxProof(status, box, [b for b in [box] if status == PROVED], und, ce, len(pieces),
+                                time.perf_counter() - t0, 96, rests_on, facts, r.values.get("stopped")))
+        return out
+
+    run.boxes = [b[:2] for b in boxes]
+    return run
+
+
+def _core(seq: list[int]) -> list[int]:
+    """j†'s sequence without the final 0 of a collapse."""
+    return seq[:-1] if seq and seq[-1] == 0 else seq
+
+
+def only_up(z: Sequence[float]) -> Callable:
+    """C4.sequential: every switch goes to a larger z (the final switch to 0 of a collapse aside)."""
+    def statement(p) -> bool:
+        s = _core(p.sequence)
+        return all(z[b - 1] > z[a - 1] for a, b in zip(s, s[1:]))
+    return statement
+
+
+def down_then_up(z: Sequence[float]) -> Callable:
+    """C4.sequential-refined: the switch directions are down*, then up* (at most one change, down first)."""
+    def statement(p) -> bool:
+        s = _core(p.sequence)
+        ups = [z[b - 1] > z[a - 1] for a, b in zip(s, s[1:])]
+        turns = sum(1 for u, v in zip(ups, ups[1:]) if u != v)
+        return turns == 0 or (turns == 1 and not ups[0])
+    return statement
+
+
+def regime(kind: str, z: Sequence[float]) -> Callable:
+    """C5.regimes on a box inside one regime: collapse; sequential (growth, j† starts below the major
+    coordinate and ends on it); gd-like (growth, j† = argmax z throughout)."""
+    major = int(np.argmax(z)) + 1 if len(z) else 0
+
+    def statement(p) -> bool:
+        if kind == "collapse":
+            return p.fate == "collapse"
+        if kind == "sequential":
+            return p.fate == "growth" and p.sequence[0] != major and p.sequence[-1] == major
+        return p.fate == "growth" and p.sequence == [major]
+    return statement

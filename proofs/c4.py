@@ -110,6 +110,7 @@ def _c4_register():
     from theorycheck.claims.claim import Claim, Outcome
     from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
+    from theorycheck.proofs import box_claims as bc
     from theorycheck.setting import Setting
 
     def setting(x):
@@ -215,12 +216,16 @@ def _c4_register():
         statement="ℓ2-SAM, L = 2 ('minor first, major last'): along τ, j† only moves to larger z",
         inputs=_l2_inputs(1.0, 1.0), check=check_sequential, pinned=[nonmono, nonmono2],
         tolerance="exact: no switch from a larger to a smaller z",
+        prover=bc.alpha_box_prover(nonmono2["z"], 1.0, [("0.39999", "0.40001", bc.only_up(nonmono2["z"]),
+                                                         "j† only moves to larger z")]),
         refined=Claim(
             key="C4.sequential-refined",
             statement="(refined by theorycheck) j† is the z_j nearest N̄/(2ρ) and dN̄/dτ = (1 − N̄/N)/I: while N is "
                       "below its harmonic mean N̄ (N shrinking first) j† moves to SMALLER z; the path is 'down, "
                       "then up': at most one change of direction, down before up",
             inputs=_l2_inputs(1.0, 1.0), check=check_unimodal, pinned=[nonmono, nonmono2],
+            prover=bc.alpha_box_prover(nonmono2["z"], 1.0, [
+                ("0.39999", "0.40001", bc.down_then_up(nonmono2["z"]), "down, then up")]),
             tolerance="exact: the sequence of switch directions is down*, up* (deviation: turns beyond that)"),
     ))
 

@@ -178,6 +178,7 @@ def _c5_register():
     from theorycheck.claims.claim import Claim, Outcome
     from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
+    from theorycheck.proofs import box_claims as bc
     from theorycheck.proofs.c4 import _alpha_for_N0, _l2_inputs
     from theorycheck.setting import Setting
 
@@ -317,6 +318,11 @@ def _c5_register():
         statement="ℓ2-SAM, L = 2: three regimes in α: collapse for α < α_c; sequential amplification (j† starts "
                   "below the major coordinate and ends on it) for α_c < α < α_gd_like; GD-like above",
         inputs=zr(), check=check_regimes, pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0}], max_examples=3,
+        # one α box per regime for the pinned z (α_c = 0.43640…, alpha_gd_like = 0.94491…)
+        prover=bc.alpha_box_prover([1.0, 2.0, 3.0], 1.0, [
+            ("0.3", "0.31", bc.regime("collapse", [1, 2, 3]), "collapse (α < α_c)"),
+            ("0.5", "0.51", bc.regime("sequential", [1, 2, 3]), "sequential amplification (α_c < α < α_gd_like)"),
+            ("0.96", "1", bc.regime("gd-like", [1, 2, 3]), "GD-like (α ≥ α_gd_like)")]),
         tolerance="α_c to 10 certified digits; the FULL flow must collapse at α_c·(1 − 1e-6), "
                   "(1 − 1e-2) and not at α_c·(1 + 1e-6), (1 + 1e-2)",
     ))
@@ -391,6 +397,11 @@ def _c5_register():
         inputs=zonly(), check=lambda x: check_bounds(x, "sharp"), pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0},
                                                                         {"z": [1.0, 1.0, 3.0], "rho": 0.5}],
         max_examples=4, tolerance="strict inequalities against α_c's certified bracket (8 digits)",
+        # every α of [0.188, 0.19] collapses and every α of [0.5, 0.51] grows: the boundary lies in (0.19, 0.5),
+        # strictly inside (ρ z_min, ρ z_max)/(√2‖z‖) = (0.18898…, 0.56694…) for z = (1, 2, 3), ρ = 1
+        prover=bc.alpha_box_prover([1.0, 2.0, 3.0], 1.0, [
+            ("0.188", "0.19", bc.regime("collapse", [1, 2, 3]), "collapse just above ρ z_min/(√2‖z‖) = 0.18898…"),
+            ("0.5", "0.51", lambda p: p.fate == "growth", "growth below ρ z_max/(√2‖z‖) = 0.56694…")]),
     ))
 
     # ------------------------------------------------------------ C4: j† moves between neighbouring values

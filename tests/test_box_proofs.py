@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 from theorycheck.claims.boxes import PROVED, REFUTED, UNDECIDED, Box, Decision, prove_on_box
 from theorycheck.proofs import box_claims as bc
 
@@ -80,3 +82,19 @@ def test_verify_prove_gives_proved_and_fails_verdicts():
     assert any(p["status"] == "refuted" for p in f.proof)
     d = f.to_dict()
     assert d["proof"][0]["box"]["z1"] == ["0.5", "1.0"]
+
+
+@pytest.mark.slow
+def test_verify_prove_on_alpha_boxes():
+    """C4.sequential is refuted for EVERY α of a box (j† goes 2 → 1 → 2 → 3 → 4), its refinement and
+    C5's regimes and α_c bounds are proved on their α boxes."""
+    import theorycheck.proofs  # noqa: F401
+    from theorycheck.claims.registry import REGISTRY
+    from theorycheck.claims.runner import run_claim
+
+    v = run_claim(REGISTRY["C4.sequential"], examples=0, prove=True, prove_seconds=20)
+    assert v.status == "fails" and v.counterexample["alpha"] == pytest.approx(0.4)
+    assert "[2, 1, 2, 3, 4]" in v.counterexample_detail["why"]
+    assert v.refined.status == "proved"
+    for key in ("C5.regimes", "C5.alpha-c-bounds"):
+        assert run_claim(REGISTRY[key], examples=0, prove=True, prove_seconds=20).status == "proved", key
