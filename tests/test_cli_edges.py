@@ -97,7 +97,7 @@ def test_workers_capped_at_members_and_cores():
 
 
 def test_saved_sweep_with_a_pickle_is_refused_with_our_error(tmp_path):
-    from theorycheck.sweep.run import SweepResult
+    from theorycheck.sweep.result import SweepResult
 
     np.savez(tmp_path / "s.npz", jdag=np.array([object()], dtype=object))
     (tmp_path / "s.json").write_text("{}")

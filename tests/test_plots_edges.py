@@ -40,7 +40,7 @@ def test_data_label():
 def test_trajectory_figure_with_early_switches(tmp_path):
     from theorycheck import Setting
     from theorycheck.observe import switches
-    from theorycheck.solve.integrate import solve
+    from theorycheck.solvers.integrate import solve
 
     tr = solve(Setting.from_z([1.0, 2.0, 3.0], rho=1.0, alpha=0.44), t_max=5000.0)
     sw = switches(tr)
