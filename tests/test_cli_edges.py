@@ -74,7 +74,7 @@ def test_scheduler_addresses_refused(address):
 
 
 def test_time_grid_lies_in_zero_tmax():
-    from theorycheck.sweep.run import time_grid
+    from theorycheck.sweep.grid import time_grid
 
     assert time_grid(10.0, 1).tolist() == [10.0]
     assert time_grid(10.0, 1, t_min=10.0).tolist() == [10.0]
