@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
@@ -290,7 +290,7 @@ def build():
     yield Fact("L ≥ 3: the log scores of closed_forms are the race's scores", _scores_match)
 
 
-register(Theorem(
+THEOREM = Theorem(
     key="LOCK",
     title="the lock-in lemma: when j† can no longer change",
     statement="L = 2 (ℓ2-SAM, GD = ρ 0), one example, z ≥ 0, any α_j > 0: once j† = argmax z and "
@@ -301,4 +301,4 @@ register(Theorem(
               "⇒ j† = k until the blow-up, within t*[1, 1/c], t* = 1/((L−2) z_k u_k^{L−2}).",
     build=build,
     notes="THEORY.md's form (N̄ past the last switch level) is not a lock-in by itself: N̄ can fall while N < N̄.",
-))
+)
