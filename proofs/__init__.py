@@ -4,7 +4,7 @@ The built-in pack ``minor-first`` (:mod:`theorycheck.packs`) reads its theorems 
 from :func:`theorems` and :func:`claims`; importing the theorem modules registers them.
 """
 
-from theorycheck.proofs import c1, c2, c3, c4, c5, c6, e1, rescaled  # noqa: F401  (registers R, B, C1..C6, E1)
+from theorycheck.proofs import c1, c2, c3, c4, c5, c6, e1, persisting, rescaled  # noqa: F401  (registers R, B, C1..C6, E1, P)
 from theorycheck.proofs._core import MARKS, REGISTRY, ProveResult, Theorem, TheoremResult, prove
 
 __all__ = ["MARKS", "ORDER", "REGISTRY", "ProveResult", "Theorem", "TheoremResult", "check_keys", "claims", "prove",
@@ -12,7 +12,7 @@ __all__ = ["MARKS", "ORDER", "REGISTRY", "ProveResult", "Theorem", "TheoremResul
 
 
 #: THEORY.md's order
-ORDER = ("R", "B", "C1", "C2", "C3", "C4", "C5", "C6")
+ORDER = ("R", "B", "C1", "C2", "C3", "C4", "C5", "C6", "P")
 
 
 def check_keys(keys: list[str]) -> None:

@@ -17,7 +17,7 @@ def results():
 
 
 def test_every_theorem_of_theory_md_is_registered():
-    assert list(proofs.ORDER) == ["R", "B", "C1", "C2", "C3", "C4", "C5", "C6"]
+    assert list(proofs.ORDER) == ["R", "B", "C1", "C2", "C3", "C4", "C5", "C6", "P"]
     assert set(proofs.REGISTRY) == set(proofs.ORDER)
 
 
