@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic import systems as S
@@ -120,11 +120,11 @@ def _build():
     ]
 
 
-register(Theorem(
+THEOREM = Theorem(
     key="P",
     title="Persisting lemmas of ℓ2-SAM (what a proved fate rests on)",
     statement="N < ρ z_min ⇒ collapse; N_S > ρ max_S z ⇒ growth; the fate is monotone in α (cooperative field)",
     build=_build,
     notes="Used by `theorycheck thresholds --prove`: a proved fate is an enclosure of the state at some τ that "
           "satisfies P1 or P2 at every point of the box; P3 turns the two fates into a bracket of α_c.",
-))
+)

@@ -2,7 +2,7 @@
 whose lower end is *proved* to collapse and whose upper end is *proved* to grow, by validated (ball-arithmetic)
 integration and a persisting lemma.
 
-L = 2 (THEORY.md C4/C5): C4's reduced ODE dI/dτ = 1/N(τ, I) is enclosed by :func:`solve.validated.integrate`
+L = 2 (THEORY.md C4/C5): C4's reduced ODE dI/dτ = 1/N(τ, I) is enclosed by :func:`solvers.validated.integrate`
 in a moving frame I = w + κτ (κ = 1/N at the start of each segment: the ball in τ then barely widens the
 exponents), until one of the lemmas of proofs/persisting.py holds for every point of the enclosure:
 
@@ -12,7 +12,7 @@ exponents), until one of the lemmas of proofs/persisting.py holds for every poin
 
 The fate is monotone in α (proofs/persisting.py, theorem P3: the balanced flow is cooperative, so
 α ↦ u(τ; α) is order preserving — Kamke's comparison theorem), so collapse at ``lower`` and growth at
-``upper`` put α_c in [lower, upper]. The two α are the floating-point certified α_c (:func:`claims.thresholds.collapse_threshold`,
+``upper`` put α_c in [lower, upper]. The two α are the floating-point certified α_c (:func:`predict.thresholds.collapse_threshold`,
 ``digits + 3`` digits) times 1 ∓ 10^−(digits+2), rounded outward to decimals: the floating value is only a
 guess, the proof is the two enclosures.
 """
@@ -28,7 +28,7 @@ import mpmath as mp
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.solve.validated import Budget, arb_context, ball_text, integrate
+from theorycheck.solvers.validated import Budget, arb_context, ball_text, integrate
 from theorycheck.status import Status
 
 #: what the bracket rests on besides the two enclosures
@@ -274,9 +274,7 @@ def prove_alpha_c(z, rho: float, *, digits: int = 12, max_seconds: float = 120.0
     if not 1 <= digits <= 60:
         raise TheorycheckError("digits must be between 1 and 60 for a proved α_c")
     if depth != 2:
-        from theorycheck.predict.proved_depth import prove_alpha_c_depth
-
-        return prove_alpha_c_depth(z, rho, depth, digits=digits, max_seconds=max_seconds)
+        raise TheorycheckError("prove_alpha_c is for depth 2; even depths ≥ 4: predict.proved_depth.prove_alpha_c_depth")
     deadline = t_start + max_seconds
     method = ("validated Taylor integration (order {K}, {bits}-bit balls) of C4's reduced ODE in a moving frame, "
               "from the floating-point certified α_c ∓ 10^-(digits+2); persisting lemmas decide each end")
@@ -323,9 +321,9 @@ def _closed_all_equal(z, rho, D):
 
 
 def _float_guess(z, rho, digits, deadline):
-    """The floating-point certified α_c at ``digits`` digits (:func:`claims.thresholds.collapse_threshold`):
+    """The floating-point certified α_c at ``digits`` digits (:func:`predict.thresholds.collapse_threshold`):
     only a starting point — nothing proved rests on it."""
-    from theorycheck.claims.thresholds import collapse_threshold  # the α_c search (moves to predict with the stages)
+    from theorycheck.predict.thresholds import collapse_threshold
 
     r = collapse_threshold(z, rho, digits=int(digits), max_seconds=max(1.0, deadline - time.perf_counter()),
                            progress=False)

@@ -21,7 +21,7 @@ import numpy as np
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.predict.proved_alpha_c import FateProof, ProvedAlphaC, _decimal, common_digits
-from theorycheck.solve.validated import Budget, arb_context, ball_text, integrate
+from theorycheck.solvers.validated import Budget, arb_context, ball_text, integrate
 from theorycheck.status import Status
 
 RESTS_ON_DEPTH = [

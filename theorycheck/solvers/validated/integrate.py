@@ -28,8 +28,8 @@ import numpy as np
 from flint import arb, arb_mat
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.solve.validated.balls import arb_context, ball_text, hull, read_ball, to_ball, widen
-from theorycheck.solve.validated.taylor import coefficient, series_solution, variational_coefficients
+from theorycheck.solvers.validated.balls import arb_context, ball_text, hull, read_ball, to_ball, widen
+from theorycheck.solvers.validated.taylor import coefficient, series_solution, variational_coefficients
 from theorycheck.status import Status
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from flint import arb, arb_series
 
-from theorycheck.solve.validated.balls import arb_context
+from theorycheck.solvers.validated.balls import arb_context
 
 
 def coefficient(s: arb_series, k: int) -> arb:
