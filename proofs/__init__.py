@@ -5,7 +5,7 @@ and :func:`claims` list the theorems and claims of the modules below, explicitly
 module registers nothing.
 """
 
-from theorycheck.proofs import c1, c2, c3, c4, c5, c6, e1, lockin, rescaled
+from theorycheck.proofs import c1, c2, c3, c4, c5, c6, e1, lockin, persisting, rescaled
 from theorycheck.proofs._core import MARKS, ProveResult, Theorem, TheoremResult, prove
 
 __all__ = ["MARKS", "ORDER", "REGISTRY", "THEOREMS", "ProveResult", "Theorem", "TheoremResult", "check_keys",
@@ -13,7 +13,7 @@ __all__ = ["MARKS", "ORDER", "REGISTRY", "THEOREMS", "ProveResult", "Theorem", "
 
 #: the pack's theorems, in THEORY.md's order
 THEOREMS: tuple[Theorem, ...] = (rescaled.THEOREM_R, rescaled.THEOREM_B, c1.THEOREM, c2.THEOREM, c3.THEOREM,
-                                 c4.THEOREM, c5.THEOREM, c6.THEOREM, lockin.THEOREM)
+                                 c4.THEOREM, c5.THEOREM, c6.THEOREM, persisting.THEOREM, lockin.THEOREM)
 #: theorem key -> theorem
 REGISTRY: dict[str, Theorem] = {t.key: t for t in THEOREMS}
 #: THEORY.md's order

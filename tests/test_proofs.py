@@ -17,7 +17,7 @@ def results():
 
 
 def test_every_theorem_of_theory_md_is_registered():
-    assert list(proofs.ORDER) == ["R", "B", "C1", "C2", "C3", "C4", "C5", "C6", "LOCK"]
+    assert list(proofs.ORDER) == ["R", "B", "C1", "C2", "C3", "C4", "C5", "C6", "P", "LOCK"]
     assert set(proofs.REGISTRY) == set(proofs.ORDER)
 
 
@@ -34,7 +34,7 @@ def test_no_step_crashes_and_identities_are_symbolic(results):
 def test_statuses(results):
     assert {k: r.status for k, r in results.items()} == {
         "R": VERIFIED, "B": VERIFIED, "C1": VERIFIED, "C2": REFUTED, "C3": INCOMPLETE,
-        "C4": VERIFIED, "C5": REFUTED, "C6": INCOMPLETE, "LOCK": VERIFIED,
+        "C4": VERIFIED, "C5": REFUTED, "C6": INCOMPLETE, "P": VERIFIED, "LOCK": VERIFIED,
     }
     for r in results.values():
         for _, res in r.steps:

@@ -71,5 +71,5 @@ def prove_trajectory(setting, *, max_seconds: float = 60.0) -> ProvedTrajectory:
         "final_index_status": "proved" if proved else "not final",
         "final_index_reason": p.reason if proved else f"no lock-in certificate: {p.reason}",
         "time_kind": "rescaled",
-        "method": "validated Taylor integration of C4's reduced ODE in ball arithmetic (solve/validated), the lock-in "
+        "method": "validated Taylor integration of C4's reduced ODE in ball arithmetic (solvers/validated), the lock-in "
                   "lemma", "rests_on": ["C4", "C5", "LOCK"], "seconds": time.perf_counter() - t0, "setting": head})

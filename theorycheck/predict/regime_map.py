@@ -3,7 +3,7 @@
 exact sequence of j† — or listed as undecided with its width.
 
 Method (THEORY.md C4/C5 and the lock-in lemma, proofs/lockin.py): C4's reduced ODE dI/dτ = 1/N(τ, I)
-is integrated in ball arithmetic with α an interval (solve/validated: the enclosure carries the whole
+is integrated in ball arithmetic with α an interval (solvers/validated: the enclosure carries the whole
 interval). j† is a function of N̄ = τ/I alone — the cell of N̄ between the switch levels
 ρ(v_i + v_{i+1}) of consecutive distinct z values — so on each step:
 
@@ -196,7 +196,7 @@ class _Forms:
         return [self.rho * v[0], self.rho * v[-1]] + [self.rho * (a + b) for a, b in zip(v, v[1:])]
 
     def balls(self):
-        from theorycheck.solve.validated import to_ball
+        from theorycheck.solvers.validated import to_ball
 
         zb = [to_ball(v) for v in self.z]
         rb = to_ball(self.rho)
@@ -273,7 +273,7 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
     α: a trajectory); a map (``tighten`` ≥ 1/16) takes N0 < ρ z_min as decided at τ = 0."""
     from flint import arb
 
-    from theorycheck.solve.validated import Budget, arb_context, integrate, interval
+    from theorycheck.solvers.validated import Budget, arb_context, integrate, interval
 
     with arb_context(prec=prec):
         zb, rb, levels = F.balls()
@@ -517,5 +517,5 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
     pieces = _merge(done)
     return RegimeMap({**head, "seconds": time.perf_counter() - t0,
                       "method": "validated Taylor integration of C4's reduced ODE in ball arithmetic with interval α "
-                                "(solve/validated), N̄'s cells between the switch levels, the lock-in lemma",
+                                "(solvers/validated), N̄'s cells between the switch levels, the lock-in lemma",
                       "rests_on": ["C4", "C5", "LOCK"], "stopped": stopped}, pieces)

@@ -75,7 +75,8 @@ def _depth_l(out: dict, z: np.ndarray, rho: float, L: int, alpha, setting, T) ->
 
 
 def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: int = 2,
-               t_max: float | None = None, digits: int = 12, progress: bool | None = None) -> ThresholdsResult:
+               t_max: float | None = None, digits: int = 12, progress: bool | None = None,
+               prove: bool = False) -> ThresholdsResult:
     """The regime thresholds in α for one example ``z`` (what ``theorycheck thresholds``
     reports). ℓ2-SAM, L = 2 (z > 0): ``alpha_all_shrink`` and ``alpha_gd_like`` (closed forms)
     and ``alpha_collapse`` (α_c to ``digits`` certified digits, ``value_text``); L ≥ 3: the
@@ -83,7 +84,12 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     at small α. With a scalar ``alpha``: its initial index, regime (1 collapse, 2 sequential
     amplification, 3 GD-like) and the trajectory's switches up to ``t_max`` (rescaled τ,
     default 40/min|z_j|). ℓ∞-SAM (``alpha`` needed): per-coordinate growth, the predicted
-    limit index and direction, blow-up times for L ≥ 3. GD: the predicted limit index."""
+    limit index and direction, blow-up times for L ≥ 3. GD: the predicted limit index.
+    ``prove`` (ℓ2-SAM): ``alpha_collapse["proof"]`` is a proved bracket of α_c
+    (:func:`theorycheck.predict.proved_alpha_c.prove_alpha_c`: ``status``, ``lower``, ``upper``, ``digits``,
+    ``method``, ``rests_on``)."""
+    if prove and optimizer != "sam-l2":
+        raise TheorycheckError("prove: a proved α_c exists for ℓ2-SAM only (the other optimizers have closed forms)")
     if isinstance(z, str):
         z = parse_floats(z, "z")
     if isinstance(alpha, str):
@@ -102,11 +108,24 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         if depth == 1:
             raise TheorycheckError("ℓ2-SAM at depth L = 1 has no regimes (C1: every α goes to z/‖z‖): use --depth ≥ 2")
         if depth >= 3:
-            return ThresholdsResult(_depth_l(out, z, rho, depth, alpha, s if alpha is not None else None, T))
-        ac = th.collapse_threshold(z, rho, digits=digits, progress=progress)
+            res = _depth_l(out, z, rho, depth, alpha, s if alpha is not None else None, T)
+            if prove:
+                from theorycheck.predict.proved_depth import prove_alpha_c_depth
+
+                if depth % 2:
+                    raise TheorycheckError(f"prove: odd depth L = {depth} has no collapse threshold to prove")
+                res["alpha_collapse"]["proof"] = prove_alpha_c_depth(z, rho, depth, digits=digits).as_dict()
+            return ThresholdsResult(res)
+        # with prove, the floating α_c is computed once, 3 digits beyond the proof's, and is the proof's start
+        ac = th.collapse_threshold(z, rho, digits=digits + 3 if prove else digits, progress=progress)
         out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
                    alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
                    alpha_collapse=ac.to_dict())
+        if prove:
+            from theorycheck.predict.proved_alpha_c import prove_alpha_c
+
+            out["alpha_collapse"]["proof"] = prove_alpha_c(
+                z, rho, digits=digits, guess=ac.value_text if ac.value is not None and rho > 0 else None).as_dict()
         for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for
             if out[key]["value"] is not None and digits > 15:
                 out[key]["value_text"] = th.closed_form_text(key, z, rho, digits)

@@ -55,21 +55,45 @@ def balanced_system(L: int, optimizer: str, d: int) -> tuple:
     return sy.tau, u, params, fields
 
 
+#: the moving frame of C4's reduction: I = w + κ τ (κ = 1/(ρ z_min) follows the saddle, where dI/dτ = κ)
+w_frame = sp.Symbol("w", real=True)
+kappa = sp.Symbol("kappa", nonnegative=True)
+
+
 @lru_cache(maxsize=64)
-def reduced_l2_system(d: int) -> tuple:
+def reduced_l2_system(d: int, frame: bool = False) -> tuple:
     """(τ, (I,), (z_1 … z_d, α, ρ), (dI/dτ,)): C4's reduced ODE dI/dτ = 1/N(τ, I)
-    (:func:`closed_forms.l2_reduced_rate`), N² = Σ_j :func:`closed_forms.l2_reduced_summand`."""
+    (:func:`closed_forms.l2_reduced_rate`), N² = Σ_j :func:`closed_forms.l2_reduced_summand`.
+    ``frame``: the same ODE for w = I − κ τ (parameters … , κ last): dw/dτ = 1/N(τ, w + κτ) − κ. With
+    κ = 1/(ρ z_min) the dominant exponent near the saddle no longer depends on τ, so a ball in τ does
+    not widen it (the ball-arithmetic dependency problem)."""
     z = data(d)
     N = sp.sqrt(sp.Add(*[cf.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]))
-    return sy.tau, (cf.I,), (*z, cf.alpha, sy.rho), (cf.l2_reduced_rate().subs(cf.N, N),)
+    rate = cf.l2_reduced_rate().subs(cf.N, N)
+    if not frame:
+        return sy.tau, (cf.I,), (*z, cf.alpha, sy.rho), (rate,)
+    moved = sp.expand(rate.subs(cf.I, w_frame + kappa * sy.tau))
+    moved = rate.subs(cf.I, w_frame + kappa * sy.tau)
+    return sy.tau, (w_frame,), (*z, cf.alpha, sy.rho, kappa), (_frame_simplify(moved) - kappa,)
 
 
-def reduced_l2_norm(d: int) -> tuple:
-    """((τ, I, z_1 … z_d, α, ρ), N, (θ_1 … θ_d)): N(τ, I) and θ_j(τ, I) = ln u_j of C4's reduction."""
+def _frame_simplify(e: sp.Expr) -> sp.Expr:
+    """Collect each exponent of the moved field, so that τ appears once per exponential (its factor
+    z_j(1 − ρ z_j κ) is 0 for the saddle's coordinates when κ = 1/(ρ z_min))."""
+    return e.replace(lambda x: isinstance(x, sp.exp), lambda x: sp.exp(sp.collect(sp.expand(x.args[0]), sy.tau)))
+
+
+def reduced_l2_norm(d: int, frame: bool = False) -> tuple:
+    """((τ, I, z_1 … z_d, α, ρ), N, (θ_1 … θ_d)): N(τ, I) and θ_j(τ, I) = ln u_j of C4's reduction
+    (``frame``: in (τ, w, z, α, ρ, κ) with I = w + κτ)."""
     z = data(d)
     N = sp.sqrt(sp.Add(*[cf.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]))
     theta = tuple(cf.l2_theta().subs(cf.z_j, z[j]) for j in range(d))
-    return (sy.tau, cf.I, *z, cf.alpha, sy.rho), N, theta
+    if not frame:
+        return (sy.tau, cf.I, *z, cf.alpha, sy.rho), N, theta
+    sub = {cf.I: w_frame + kappa * sy.tau}
+    return ((sy.tau, w_frame, *z, cf.alpha, sy.rho, kappa), _frame_simplify(N.subs(sub)),
+            tuple(sp.collect(sp.expand(th.subs(sub)), sy.tau) for th in theta))
 
 
 # ---------------------------------------------------------------- the ratio reduction (depth L ≥ 3)
@@ -132,3 +156,22 @@ def ratio_blowup_system(L: int, d: int) -> tuple:
     G = blowup_G(L, sp.exp(lam), om, z)
     dot = sp.Add(*[o * g for o, g in zip(om, G)])
     return varsigma, (lam, *om), z, (dot, *[g - dot * o for g, o in zip(G, om)])
+
+
+def reduced_l2_summands(d: int, frame: bool = False) -> tuple:
+    """((τ, I or w, z_1 … z_d, α, ρ[, κ]), (term j of N²)_j): :func:`closed_forms.l2_reduced_summand` per
+    coordinate, so that N² and the part N_S² carried by any set S of coordinates are sums of them."""
+    z = data(d)
+    terms = [cf.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]
+    if not frame:
+        return (sy.tau, cf.I, *z, cf.alpha, sy.rho), tuple(terms)
+    sub = {cf.I: w_frame + kappa * sy.tau}
+    return (sy.tau, w_frame, *z, cf.alpha, sy.rho, kappa), tuple(_frame_simplify(t.subs(sub)) for t in terms)
+
+
+def l2_persisting_levels() -> tuple:
+    """((z_min, z_max, ρ), (collapse level, growth level, subset-growth level)) of ℓ2-SAM, L = 2 (C5 and
+    proofs/persisting.py): N < ρ z_min ⇒ collapse; N ≥ ρ z_max ⇒ growth; N_S > ρ max_S z ⇒ growth, for any
+    set S of coordinates (N_S² = Σ_{j∈S} term j of N²); with S the coordinates of z_min the level is ρ z_min."""
+    return (cf.z_min, cf.z_1st, sy.rho), (cf.l2_collapse_certificate(), cf.l2_no_collapse_certificate(),
+                                          cf.l2_collapse_certificate())

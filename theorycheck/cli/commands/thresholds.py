@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
             print_regime_map(res)
         return 0
     res = thresholds(z, args.rho, optimizer=args.optimizer, depth=args.depth,
-                     alpha=floats_or_scalar(args.alpha, "alpha"), t_max=args.t_max, digits=args.digits).as_dict()
+                     alpha=floats_or_scalar(args.alpha, "alpha"), t_max=args.t_max, digits=args.digits,
+                     prove=args.prove).as_dict()
     if args.json:
         emit(res)
         return 0
@@ -57,6 +58,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {key:17s} = {val:>20s}   {form}" if len(val) <= 20 else f"  {key:17s} = {val}\n  {'':17s}   {form}")
             if t["note"]:
                 print(f"  {'':17s}   {t['note']}")
+            if t.get("proof"):
+                pf = t["proof"]
+                if pf["status"] == "proved":
+                    print(f"  {'':17s}   PROVED: α_c ∈ [{pf['lower']}, {pf['upper']}] ({pf['digits']} significant "
+                          f"digits{', asked ' + str(pf['digits_requested']) if pf['digits'] < pf['digits_requested'] else ''}; "
+                          f"{pf['seconds']:.1f} s)")
+                    print(f"  {'':17s}   lower collapses ({pf['collapses']['lemma']} at τ ≈ "
+                          f"{float(pf['collapses']['tau'][0]):.6g}), upper grows ({pf['grows']['lemma']} at τ ≈ "
+                          f"{float(pf['grows']['tau'][0]):.6g})")
+                    print(f"  {'':17s}   rests on: " + "; ".join(pf["rests_on"]))
+                else:
+                    print(f"  {'':17s}   NOT PROVED: {pf['note']}")
     if "small_alpha" in res:
         print(f"  small α: {res['small_alpha']}")
         if res.get("equilibrium"):
@@ -134,8 +147,9 @@ def register(sub) -> None:
     p.add_argument("--digits", type=int, default=12, metavar="D",
                    help="certified significant digits of α_c (ℓ2-SAM; default 12, up to 200; 30 digits take seconds)")
     p.add_argument("--prove", action="store_true",
-                   help="with --alpha A:B: a proved regime map (every α of each sub-interval: fate and j† sequence, by "
-                   "validated integration in ball arithmetic)")
-    p.add_argument("--max-seconds", type=float, default=120.0, help="time budget of --prove (default 120 s)")
+                   help="ℓ2-SAM: prove a bracket of α_c (validated ball-arithmetic integration + persisting lemmas): "
+                        "alpha_collapse.proof; with --alpha A:B: a proved regime map (every α of each sub-interval: "
+                        "fate and j† sequence)")
+    p.add_argument("--max-seconds", type=float, default=120.0, help="time budget of a proved regime map (default 120 s)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)

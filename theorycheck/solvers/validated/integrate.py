@@ -28,8 +28,8 @@ import numpy as np
 from flint import arb, arb_mat
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.solve.validated.balls import arb_context, ball_text, hull, read_ball, to_ball, widen
-from theorycheck.solve.validated.taylor import series_solution, variational_coefficients
+from theorycheck.solvers.validated.balls import arb_context, ball_text, hull, read_ball, to_ball, widen
+from theorycheck.solvers.validated.taylor import coefficient, series_solution, variational_coefficients
 from theorycheck.status import Status
 
 
@@ -111,6 +111,7 @@ class Flowpipe:
     order: int = 0
     seconds: float = 0.0
     evaluations: int = 0
+    n_steps: int = 0
 
     @property
     def end(self) -> list:
@@ -128,7 +129,7 @@ class Flowpipe:
         """Summary (no per-step data; see certificates for that): status, event, message, steps,
         t_end and end (balls as [midpoint, radius] decimal strings), order, prec, seconds, evaluations."""
         return {"system": self.system.name, "identity": self.system.identity, "status": self.status,
-                "event": self.event, "message": self.message, "steps": len(self.steps),
+                "event": self.event, "message": self.message, "steps": self.n_steps,
                 "t_end": ball_text(self.t_end), "end": [ball_text(x) for x in self.end],
                 "order": self.order, "prec": self.prec, "seconds": round(self.seconds, 4),
                 "evaluations": self.evaluations}
@@ -153,7 +154,7 @@ def _inverse(Q: arb_mat) -> arb_mat:
 def integrate(system, x0: Sequence, *, params: Sequence = (), t0=0, t_end=None, order: int = 20, prec: int = 128,
               tol: float | None = None, h_max: float | None = None, budget: Budget | None = None,
               stop: Callable[[Step], str | None] | None = None, on_step: Callable[[Step], None] | None = None,
-              record: bool = True) -> Flowpipe:
+              record: bool = True, form: str = "lohner") -> Flowpipe:
     """Enclose the solution of ``system`` (an :class:`~theorycheck.symbolic.compile.ArbSystem`) from
     ``x0`` (one value or ball per state: arb, int, float (exact), decimal string or [mid, rad] strings)
     at ``t0`` with parameters ``params`` (same forms; balls allowed), by Taylor steps of ``order`` K at
@@ -163,7 +164,9 @@ def integrate(system, x0: Sequence, *, params: Sequence = (), t0=0, t_end=None, 
     = that name: the callback must only answer what holds for every point of the step's enclosures),
     or when a :class:`Budget` runs out (MAX_STEPS, MAX_EVALUATIONS, MAX_SECONDS, STEP_SIZE_UNDERFLOW:
     the Picard test failed ``max_halvings`` times in a row, WIDTH_LIMIT, NON_FINITE). ``tol`` is the
-    target local error per unit of the state (default 2^(10−prec)); ``h_max`` caps the step.
+    target local error per unit of the state (default 2^(10−prec)); ``h_max`` caps the step. ``form``:
+    "lohner" (mean-value form with QR re-orthogonalisation: tight for wide sets and d > 1) or "interval"
+    (Taylor coefficients over the box itself: one series per step fewer, for point-like 1-D sets).
     Returns a :class:`Flowpipe` (every step when ``record``; only the last otherwise)."""
     budget = budget or Budget()
     K = int(order)
@@ -171,10 +174,13 @@ def integrate(system, x0: Sequence, *, params: Sequence = (), t0=0, t_end=None, 
         raise TheorycheckError(f"order must be ≥ 1, got {order!r}")
     started = _time.perf_counter()
     with arb_context(prec=prec):
-        return _run(system, x0, params, t0, t_end, K, int(prec), tol, h_max, budget, stop, on_step, record, started)
+        if form not in ("lohner", "interval"):
+            raise TheorycheckError(f"form must be 'lohner' or 'interval', not {form!r}")
+        return _run(system, x0, params, t0, t_end, K, int(prec), tol, h_max, budget, stop, on_step, record, started,
+                    form)
 
 
-def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_step, record, started):
+def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_step, record, started, form):
     d = len(system.states)
     m = len(system.params)
     x0 = [read_ball(ball_text(to_ball(v))) for v in x0]
@@ -197,13 +203,39 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
     pipe = Flowpipe(system, params, names, x0, S, t, prec=prec, order=K)
     evals = [0]
 
+    def pc(y):
+        """The parameter values with those carried as states read from y."""
+        p = list(params)
+        for k, idx in enumerate(free):
+            p[idx] = y[d + k]
+        return p
+
+    zeros = [arb(0)] * len(free)
+
     def field_at(tt, y):
-        return _field_y(system, d, free, params, tt, y, evals)
+        evals[0] += 1
+        return list(system.field.bind(*pc(y))(tt, *y[:d])) + zeros
+
+    def series_of(tt, y, order):
+        """Taylor series of the d states through (tt, y) (parameters from y), with an evaluation count."""
+        g = system.field.bind(*pc(y), series=True)
+
+        def f(T, *X):
+            evals[0] += 1
+            return g(T, *X)
+        return series_solution(f, tt, y[:d], order)
+
+    def coef(ser, y, k, i):
+        if i < d:
+            return coefficient(ser[i], k)
+        return y[i] if k == 0 else arb(0)
+
+    jac_cols = [*range(d), *[d + p for p in free]]
 
     h_prev = None
     fails = 0
     while True:
-        if len(pipe.steps) >= budget.max_steps:
+        if pipe.n_steps >= budget.max_steps:
             return _finish(pipe, Status.MAX_STEPS, f"{budget.max_steps} steps", started, evals)
         if evals[0] >= budget.max_evaluations:
             return _finish(pipe, Status.MAX_EVALUATIONS, f"{budget.max_evaluations} evaluations", started, evals)
@@ -213,8 +245,12 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
             return _finish(pipe, Status.T_MAX, "reached t_end", started, evals)
         Xb = S.box()
         # -- Taylor coefficients at the centre (the point c) and a step size from the last two
-        ser_c = series_solution(lambda tt, *a: _field_y(system, d, free, params, tt, a, evals), t, S.c, [], K)
-        coef_c = [[_coef(ser_c[i], k) for i in range(n)] for k in range(K + 1)]
+        if form == "lohner":
+            ser_c = series_of(t, S.c, K)
+            coef_c = [[coef(ser_c, S.c, k, i) for i in range(n)] for k in range(K + 1)]
+        else:  # interval form: the Taylor coefficients over the box itself
+            ser_X = series_of(t, Xb, K)
+            coef_c = [[coef(ser_X, Xb, k, i) for i in range(n)] for k in range(K + 1)]
         scale = 1.0 + max(_mag(v) for v in S.c)
         h = None
         for k in (K - 1, K):
@@ -246,9 +282,8 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
                 T_step = hull(t, t + hb)
                 H = _zero_interval(hb)
                 # the (K+1)-th coefficient over the a-priori box and the step's time interval
-                ser_B = series_solution(lambda tt, *a: _field_y(system, d, free, params, tt, a, evals), T_step, B,
-                                        [], K + 1)
-                cK = [_coef(ser_B[i], K + 1) for i in range(n)]
+                ser_B = series_of(T_step, B, K + 1)
+                cK = [coef(ser_B, B, K + 1, i) for i in range(n)]
                 Z = [cK[i] * hb ** (K + 1) for i in range(n)]
                 zmax = max(float(abs(zz).upper()) for zz in Z)
                 if all(zz.is_finite() for zz in Z) and zmax <= 16 * target:
@@ -263,35 +298,46 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
             h = float(hb.mid()) * shrink
         fails = 0
         Zs = [cK[i] * H ** (K + 1) for i in range(n)]  # over the step (t in [t0, t1])
-        # -- Taylor polynomial at c, evaluated at h
-        phi_c = [_horner([coef_c[k][i] for k in range(K + 1)], hb) + Z[i] for i in range(n)]
-        # -- Jacobian of the Taylor map over the box hull (variational series at X̄)
-        ser_X = series_solution(lambda tt, *a: _field_y(system, d, free, params, tt, a, evals), t, Xb, [], K)
-        V = _variational_y(system, d, free, params, t, ser_X, K, evals)
-        J = arb_mat(n, n, [_horner([V[k][i][j] for k in range(K + 1)], hb) for i in range(n) for j in range(n)])
-        over = [_horner([_coef(ser_X[i], k) for k in range(K + 1)], H) + Zs[i] for i in range(n)]
-        M = J * S.A
-        c_new = [arb(v.mid()) for v in phi_c]
-        v = [phi_c[i] - c_new[i] for i in range(n)]
-        A_new = _qr_basis(M, S.R, n)
-        Ainv = _inverse(A_new)
-        MR = Ainv * M
-        R_new = []
-        for i in range(n):
-            acc = arb(0)
-            for j in range(n):
-                acc += MR[i, j] * S.R[j]
-            for j in range(n):
-                acc += Ainv[i, j] * v[j]
-            R_new.append(read_ball(ball_text(acc)))
-        c_new = [read_ball(ball_text(x)) for x in c_new]
-        A_store = arb_mat(n, n, [read_ball(ball_text(A_new[i, j])) for i in range(n) for j in range(n)])
+        if form == "interval":
+            phi = [_horner([coef_c[k][i] for k in range(K + 1)], hb) + Z[i] for i in range(n)]
+            over = [_horner([coef_c[k][i] for k in range(K + 1)], H) + Zs[i] for i in range(n)]
+            c_new = [read_ball(ball_text(arb(x.mid()))) for x in phi]
+            R_new = [read_ball(ball_text(phi[i] - c_new[i])) for i in range(n)]
+            A_store = S.A
+        else:
+            # -- Taylor polynomial at c, evaluated at h
+            phi_c = [_horner([coef_c[k][i] for k in range(K + 1)], hb) + Z[i] for i in range(n)]
+            # -- Jacobian of the Taylor map over the box hull (variational series at X̄)
+            ser_X = series_of(t, Xb, K)
+            evals[0] += K
+            V = variational_coefficients(system.jacobian.bind(*pc(Xb), series=True), t, ser_X, K, jac_cols)
+            one, zero = arb(1), arb(0)
+            J = arb_mat(n, n, [_horner([V[k][i][j] for k in range(K + 1)], hb) if i < d else (one if i == j else zero)
+                               for i in range(n) for j in range(n)])
+            over = [_horner([coef(ser_X, Xb, k, i) for k in range(K + 1)], H) + Zs[i] for i in range(n)]
+            M = J * S.A
+            c_new = [arb(v.mid()) for v in phi_c]
+            v = [phi_c[i] - c_new[i] for i in range(n)]
+            A_new = _qr_basis(M, S.R, n)
+            Ainv = _inverse(A_new)
+            MR = Ainv * M
+            R_new = []
+            for i in range(n):
+                acc = arb(0)
+                for j in range(n):
+                    acc += MR[i, j] * S.R[j]
+                for j in range(n):
+                    acc += Ainv[i, j] * v[j]
+                R_new.append(read_ball(ball_text(acc)))
+            c_new = [read_ball(ball_text(x)) for x in c_new]
+            A_store = arb_mat(n, n, [read_ball(ball_text(A_new[i, j])) for i in range(n) for j in range(n)])
         S_new = LohnerSet(c_new, A_store, R_new)
         end = S_new.box()
         t_new = t + hb
         step = Step(t, hb, t_new, K, B, [over[i] for i in range(n)], end, S_new, Z)
         if any(not x.is_finite() for x in end):
             return _finish(pipe, Status.NON_FINITE, "an enclosure is not finite", started, evals, step, record)
+        pipe.n_steps += 1
         if record:
             pipe.steps.append(step)
         else:
@@ -323,43 +369,11 @@ def _binary(h: float) -> float:
     return math.ldexp(math.floor(m * 2**20), e - 20)
 
 
-def _coef(s, k: int):
-    c = s.coeffs()
-    return c[k] if k < len(c) else arb(0)
-
-
 def _horner(coefs: list, h):
     acc = coefs[-1]
     for cf in reversed(coefs[:-1]):
         acc = acc * h + cf
     return acc
-
-
-def _field_y(system, d, free, params, tt, y, evals):
-    """The augmented field: the system's field for the states, 0 for the parameters carried as states."""
-    evals[0] += 1
-    p = list(params)
-    for k, idx in enumerate(free):
-        p[idx] = y[d + k]
-    f = list(system.field(tt, *y[:d], *p))
-    return f + [y[d + k] * 0 for k in range(len(free))]
-
-
-def _variational_y(system, d, free, params, t, ser, K, evals):
-    """V[k][i][j] for the augmented state y = (x, free parameters): the parameter rows are [0 | I]."""
-    evals[0] += K
-    n = d + len(free)
-    p = list(params)
-    for k, idx in enumerate(free):
-        p[idx] = ser[d + k]
-    V = variational_coefficients(system.jacobian, t, ser[:d], p, K, n, free)
-    out = []
-    for k in range(K + 1):
-        rows = [list(V[k][i]) for i in range(d)]
-        for a in range(len(free)):
-            rows.append([arb(1) if (k == 0 and j == d + a) else arb(0) for j in range(n)])
-        out.append(rows)
-    return out
 
 
 def _apriori(field_at, t, hb, Xb, prec) -> list | None:

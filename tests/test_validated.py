@@ -1,0 +1,143 @@
+"""Validated (ball-arithmetic) integration: enclosures of exact solutions, the series-cap trap, interval
+parameters, budgets, and proved fates / brackets of α_c."""
+
+from __future__ import annotations
+
+import mpmath as mp
+import pytest
+import sympy as sp
+from flint import arb, arb_series, ctx
+
+from theorycheck.solvers.validated import Budget, arb_context, integrate
+from theorycheck.solvers.validated.taylor import coefficient, series_solution
+from theorycheck.status import Status
+from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import systems as S
+
+
+def _system(name, spec):
+    t, x, p, f = spec
+    return C.arb_system(name, t, x, p, f)
+
+
+def test_gd_l2_encloses_the_exact_solution_tightly():
+    # GD, L = 2: u_j(τ) = α e^{z_j τ} (C6's closed form)
+    sysm = _system("gd-2", S.balanced_system(2, "gd", 2))
+    fp = integrate(sysm, ["0.5", "0.5"], params=[1, 2, 1], t_end=1, order=20, prec=128)
+    assert fp.status is Status.T_MAX and fp.n_steps > 1
+    with arb_context(prec=128):
+        for j, z in enumerate((1, 2)):
+            exact = arb("0.5") * (arb(z)).exp()
+            assert fp.end[j].contains(exact)
+            assert float(fp.end[j].rad()) < 1e-30 * float(exact.mid())
+
+
+def test_gd_l3_encloses_the_blowup_solution():
+    # GD, L = 3: du/dτ = z u², u(τ) = 1/(1/α − z τ)
+    sysm = _system("gd-3", S.balanced_system(3, "gd", 1))
+    fp = integrate(sysm, ["0.5"], params=[1, 1], t_end="1.5", order=16, prec=96)
+    assert fp.status is Status.T_MAX
+    with arb_context(prec=96):
+        exact = 1 / (2 - arb("1.5"))
+        assert fp.end[0].contains(exact) and float(fp.end[0].rad()) < 1e-20
+
+
+def test_default_series_cap_drops_coefficients_and_the_integrator_sets_it():
+    # x' = x through x(0) = 1: the k-th Taylor coefficient is 1/k!
+    def field(T, X):
+        return (X,)
+
+    assert ctx.cap == 10
+    X = arb_series([arb(1)])
+    for _ in range(20):  # an order-20 Picard iteration that forgets the cap
+        X = field(None, X)[0].integral() + 1
+    assert coefficient(X, 15) == 0  # python-flint truncated the series at length 10: the coefficient is lost
+    good = series_solution(lambda T, x: (x,), arb(0), [arb(1)], 20)[0]
+    assert good.prec == 21 and coefficient(good, 15).overlaps(arb(1) / arb(int(sp.factorial(15))))
+    assert ctx.cap == 10  # restored
+
+
+def test_a_truncated_series_is_refused():
+    with arb_context(cap=4):
+        short = arb_series([arb(0)])  # O(x^4): adding it truncates whatever it meets
+
+    with pytest.raises(ArithmeticError, match="truncated"):
+        series_solution(lambda T, x: (x + short,), arb(0), [arb(1)], 8)
+
+
+def test_compiled_field_encloses_the_sympy_value():
+    t, u, p, f = S.balanced_system(4, "sam-l2", 3)
+    fn = C.arb_function((t, *u), f, p)
+    vals = {u[0]: sp.Rational(3, 10), u[1]: sp.Rational(1, 2), u[2]: sp.Rational(7, 10),
+            p[0]: 1, p[1]: 2, p[2]: 3, p[3]: sp.Rational(1, 4)}
+    with arb_context(prec=128):
+        got = fn(arb(0), arb(3) / 10, arb(1) / 2, arb(7) / 10, arb(1), arb(2), arb(3), arb(1) / 4)
+    with mp.workdps(50):
+        for g, e in zip(got, f):
+            exact = mp.mpf(sp.N(e.subs(vals), 50))
+            assert abs(mp.mpf(g.mid().str(45, radius=False)) - exact) <= 2 * mp.mpf(g.rad().str(5, radius=False))
+
+
+def test_interval_alpha_encloses_every_alpha_in_the_box():
+    sysm = _system("l2", S.reduced_l2_system(3))
+    box = integrate(sysm, [0], params=[1, 2, 3, ["0.5", "0.001"], 1], t_end="0.5", order=12, prec=64)
+    assert box.status is Status.T_MAX and box.states == ("I", "alpha")
+    for a in ("0.499", "0.4995", "0.5", "0.501"):
+        pt = integrate(sysm, [0], params=[1, 2, 3, a, 1], t_end="0.5", order=12, prec=64)
+        with arb_context(prec=64):
+            assert box.end[0].contains(pt.end[0]), a
+
+
+def test_budgets_end_the_run_with_a_named_status():
+    sysm = _system("gd-2", S.balanced_system(2, "gd", 1))
+    fp = integrate(sysm, ["0.5"], params=[1, 1], t_end=100, order=10, prec=64, budget=Budget(max_steps=3))
+    assert fp.status is Status.MAX_STEPS and fp.n_steps == 3
+    fp = integrate(sysm, ["0.5"], params=[1, 1], t_end=100, order=10, prec=64, budget=Budget(max_seconds=1e-9))
+    assert fp.status is Status.MAX_SECONDS
+    fp = integrate(sysm, ["0.5"], params=[1, 1], order=10, prec=64, stop=lambda s: "past 1" if s.t1 > 1 else None)
+    assert fp.status is Status.PROVED_EVENT and fp.event == "past 1" and fp.t_end > 1
+
+
+def test_proved_fates_on_both_sides_of_alpha_c():
+    from theorycheck.predict.proved_alpha_c import L2Prover
+
+    pr = L2Prover([1, 2, 3], 1.0, 10)
+    lo = pr.run("0.38")  # α_c ≈ 0.4197 for z = (1, 2, 3), ρ = 1
+    hi = pr.run("0.46")
+    assert lo.fate == "collapse" and lo.lemma.startswith("collapse")
+    assert hi.fate == "growth" and hi.lemma.startswith("growth")
+
+
+def test_all_equal_z_is_proved_at_the_start():
+    from theorycheck.predict.proved_alpha_c import prove_alpha_c
+
+    r = prove_alpha_c([2, 2], 1.0, digits=8)
+    assert r.status == "proved" and r.digits >= 8
+    with mp.workdps(30):  # α_c = ρ z_min/(√2‖z‖₂) = 1/2 exactly
+        assert mp.mpf(r.lower) < mp.mpf("0.5") < mp.mpf(r.upper)
+    assert r.collapses.tau == ["0", "0"] and r.grows.tau == ["0", "0"]
+
+
+@pytest.mark.slow
+def test_proved_30_digit_bracket_contains_the_certified_alpha_c():
+    from theorycheck.predict.proved_alpha_c import prove_alpha_c
+    from theorycheck.predict.thresholds import collapse_threshold
+
+    z = [1.0, 2.0, 3.0, 4.0, 5.0]
+    r = prove_alpha_c(z, 1.0, digits=30, max_seconds=600)
+    assert r.status == "proved" and r.digits >= 30
+    c = collapse_threshold(z, 1.0, digits=30)
+    lo_c, hi_c = c.certificate["bracket"]
+    with mp.workdps(60):
+        assert mp.mpf(r.lower) <= mp.mpf(hi_c) and mp.mpf(lo_c) <= mp.mpf(r.upper)
+        assert mp.mpf(r.lower) < mp.mpf(c.value_text) < mp.mpf(r.upper) or r.value_text == c.value_text[: len(r.value_text)]
+
+
+@pytest.mark.slow
+def test_depth4_bracket_is_proved_through_the_degenerate_equilibrium():
+    from theorycheck.predict.proved_depth import prove_alpha_c_depth
+
+    r = prove_alpha_c_depth([1.0, 2.0, 3.0], 1.0, 4, digits=12, max_seconds=900)
+    assert r.status == "proved" and r.digits >= 12
+    with mp.workdps(30):  # inside the floating certified bracket [0.286312, 0.286427]
+        assert mp.mpf("0.286312") < mp.mpf(r.lower) < mp.mpf(r.upper) < mp.mpf("0.286427")
