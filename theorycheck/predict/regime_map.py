@@ -366,6 +366,10 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
                     return "fail"
                 signs[i] = sgn
             origin = c if st["pending"] is None else st["pending"][0]
+            if st["pending"] is not None and any(v != st["pending"][2] for v in signs.values()):
+                # a crossing spread over several steps must keep one direction in every one of them
+                st["fail"] = "the sign of N − λ changed during a crossing that spans several steps"
+                return "fail"
             if len(end) == 1:
                 e = end[0]
                 if e != origin:
@@ -384,7 +388,12 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
                     st["fail"] = "N̄'s enclosure spans more than one switch level"
                     return "fail"
                 if st["pending"] is None:
-                    st["pending"] = (origin, t0)
+                    other = end[0] if end[1] == origin else end[1]
+                    direction = 1 if other > origin else -1
+                    if any(v != direction for v in signs.values()):
+                        st["fail"] = "N̄ meets a level against the sign of N − λ"
+                        return "fail"
+                    st["pending"] = (origin, t0, direction)
                 return None
             c = st["cur"]
             if n_end >= high and n_end >= nbar_end:
