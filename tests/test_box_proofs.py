@@ -89,10 +89,10 @@ def test_verify_prove_gives_proved_and_fails_verdicts():
 def test_verify_prove_on_alpha_boxes():
     """C4.sequential is refuted for EVERY α of a box (j† goes 2 → 1 → 2 → 3 → 4), its refinement and
     C5's regimes and α_c bounds are proved on their α boxes."""
-    import theorycheck.proofs  # noqa: F401
-    from theorycheck.claims.registry import REGISTRY
+    from theorycheck import proofs
     from theorycheck.claims.runner import run_claim
 
+    REGISTRY = {c.key: c for c in proofs.claims()}
     v = run_claim(REGISTRY["C4.sequential"], examples=0, prove=True, prove_seconds=20)
     assert v.status == "fails" and v.counterexample["alpha"] == pytest.approx(0.4)
     assert "[2, 1, 2, 3, 4]" in v.counterexample_detail["why"]
