@@ -107,7 +107,7 @@ def test_proved_trajectory_encloses_the_float_times(alpha):
     assert [w["to"] for w in r["switches"]] == [w["to"] for w in tr["switches"]]
     for w, f in zip(r["switches"], tr["switches"]):
         lo, hi = float(w["time"][0]), float(w["time"][1])
-        assert lo <= f["time"] <= hi and hi - lo < 0.05
+        assert lo <= f["time"] <= hi and hi - lo < 5e-3
     if tr["collapsed"]:
         lo, hi = (float(x) for x in r["collapse_time"])
         assert lo <= tr["collapse_time"] <= hi and hi - lo < 1e-5

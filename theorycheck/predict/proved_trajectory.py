@@ -33,6 +33,60 @@ class ProvedTrajectory:
         return dict(self.values)
 
 
+def _refine(F, alpha: Fraction, ends: list, w: dict, deadline: float, pieces: int = 64) -> list | None:
+    """A tighter enclosure of one switch: the run established exactly one crossing of the level between the
+    cells of w["from"] and w["to"] inside w["time"]; integrate that window again from the enclosure of I at
+    its start, in steps of at most 1/``pieces`` of it, and keep the last step end still certainly before
+    the level and the first one certainly beyond it."""
+    from flint import arb
+
+    from theorycheck.predict import regime_map as rm
+    from theorycheck.solvers.validated import Budget, arb_context, integrate
+
+    lo_t, hi_t = Fraction(w["time"][0]), Fraction(w["time"][1])
+    cell = {j: c for c, j in enumerate(F.index_of_cell)}
+    a_cell, b_cell = cell.get(w["from"]), cell.get(w["to"])
+    if a_cell is None or b_cell is None or abs(a_cell - b_cell) != 1:
+        return None
+    with arb_context(prec=128):
+        zb, rb, levels = F.balls()
+        level = levels[min(a_cell, b_cell)]
+        up = b_cell > a_cell
+        start = None
+        for t, I in ends:  # the last recorded state at or before the window's start
+            if rm._exact_fraction(t.upper()) <= lo_t:
+                start = (t, I)
+        if start is None:
+            return None
+        al = arb(alpha.numerator) / alpha.denominator
+        best = {"lo": start[0], "hi": None}
+
+        def stop(step):
+            nbar = step.t1 / step.end[0]
+            before = nbar < level if up else nbar > level
+            beyond = nbar > level if up else nbar < level
+            if before:
+                best["lo"] = step.t1
+            if beyond:
+                best["hi"] = step.t1
+                return "beyond"
+            return None
+
+        h = float((hi_t - lo_t) / pieces)
+        try:
+            integrate(F.system, [start[1]], params=[*zb, al, rb], t0=start[0], t_end=None, order=12, prec=128,
+                      tol=1e-12, h_max=h, stop=stop, record=False,
+                      budget=Budget(max_seconds=max(0.1, deadline - time.perf_counter()), max_steps=4 * pieces + 400))
+        except (ValueError, ZeroDivisionError, ArithmeticError):
+            return None
+        if best["hi"] is None:
+            return None
+        lo, hi = rm._down(best["lo"]), rm._up(best["hi"])
+        if Fraction(hi) - Fraction(lo) >= hi_t - lo_t:
+            return None
+        return [max(lo, w["time"][0], key=Fraction), min(hi, w["time"][1], key=Fraction)]
+
+
 def prove_trajectory(setting, *, max_seconds: float = 60.0) -> ProvedTrajectory:
     """Prove what the flow of ``setting`` does (see the module docstring): the j† sequence with its switch
     times enclosed, the fate, the collapse time enclosed, and the final index from a lock-in certificate
@@ -61,9 +115,15 @@ def prove_trajectory(setting, *, max_seconds: float = 60.0) -> ProvedTrajectory:
         raise TheorycheckError("a proved ℓ2-SAM trajectory needs z > 0 and ρ > 0")
     F = rm._forms(tuple(float(v) for v in z), float(s.rho))
     x = Fraction(a)
-    p = rm._decide(F, x, x, max_seconds, 12, 128, tighten=1e-6)
+    ends: list = []
+    p = rm._decide(F, x, x, max_seconds, 12, 128, tighten=1e-6, ends=ends)
     seq = list(p.sequence)
     switches = [{"from": seq[k], "to": seq[k + 1], "time": list(t)} for k, t in enumerate(p.switch_times)]
+    if p.status == rm.PROVED:
+        deadline = t0 + max_seconds
+        for w in switches:
+            if w["to"] != 0 and w["time"][1] is not None and time.perf_counter() < deadline:
+                w["time"] = _refine(F, x, ends, w, deadline) or w["time"]
     proved = p.status == rm.PROVED
     return ProvedTrajectory({
         "proved": proved, "fate": p.fate, "sequence": seq, "switches": switches,

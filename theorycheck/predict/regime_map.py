@@ -267,10 +267,11 @@ def _norm_on_set(F: _Forms, t1, step, zb, a_end, rb):
 
 
 def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: int, prec: int, *,
-            tighten: float = 1 / 16) -> Piece:
+            tighten: float = 1 / 16, ends: list | None = None) -> Piece:
     """Prove fate and sequence for every α in [lo, hi], or say why not (status undecided). After a collapse
     certificate the run goes on until N < ``tighten``·ρ z_min, to tighten the collapse time (a point
-    α: a trajectory); a map (``tighten`` ≥ 1/16) takes N0 < ρ z_min as decided at τ = 0."""
+    α: a trajectory); a map (``tighten`` ≥ 1/16) takes N0 < ρ z_min as decided at τ = 0. ``ends``: a
+    list that receives (τ, I) at every step end (balls), for refining the switch enclosures."""
     from flint import arb
 
     from theorycheck.solvers.validated import Budget, arb_context, integrate, interval
@@ -350,6 +351,8 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
                 st["fail"] = f"the enclosure of N grew too wide by τ ≈ {float(t1.mid()):.4g} (split the α interval)"
                 return "fail"
             st["I_prev"] = I1
+            if ends is not None:
+                ends.append((t1, I1))
             met = F.cells(nbar_over, levels)
             end = F.cells(nbar_end, levels)
             c = st["cur"]
