@@ -61,23 +61,24 @@ def test_l2_growth_collapse_and_a_short_horizon():
 
 
 def test_lockin_level_is_exact_at_the_boundary():
-    """j† = 3 and N exactly at ρ(z_(d) + z_next) is locked; just below it is not."""
+    """j† = 3 and N just above ρ(z_(d) + z_next) is locked; just below it is not; at every scale of z."""
     s = Setting.from_z([1.0, 2.0, 3.0], depth=2, optimizer="sam-l2", rho=1.0, alpha=0.6)
     z = np.array([1.0, 2.0, 3.0])
     # u = c·(0, 0, 1) + tiny: N = √2·3·u_3 → u_3 = 5/(3√2) gives N = 5
     theta = np.array([-30.0, -30.0, math.log(5 / (3 * math.sqrt(2)))])
-    ok, why = ob.lockin_condition(s, 2 * theta, np.ones(3), 3)
-    assert ok, why
-    ok, _ = ob.lockin_condition(s, 2 * (theta - np.array([0, 0, 1e-9])), np.ones(3), 3)
-    assert not ok
+    for sc in (1e-300, 1.0, 1e300):
+        t = Setting.from_z(z * sc, depth=2, optimizer="sam-l2", rho=1.0, alpha=0.6)
+        ok, why = ob.lockin_condition(t, 2 * (theta + np.array([0, 0, 1e-9])), np.ones(3), 3)
+        assert ok, (sc, why)
+        ok, _ = ob.lockin_condition(t, 2 * (theta - np.array([0, 0, 1e-9])), np.ones(3), 3)
+        assert not ok, sc
     ok, why = ob.lockin_condition(s, 2 * theta, np.ones(3), 2)
     assert not ok and "argmax z" in why
     # a tie at the top: z_next is the largest value strictly below z_(d) (here 1, level 3)
     t = Setting.from_z([1.0, 3.0, 3.0], depth=2, optimizer="sam-l2", rho=1.0, alpha=0.6)
-    ok, why = ob.lockin_condition(t, 2 * np.array([-30.0, math.log(4 / (3 * 2)), math.log(4 / (3 * 2))]),
+    ok, why = ob.lockin_condition(t, 2 * np.array([-30.0, math.log(4 / (3 * 2)) + 1e-9, math.log(4 / (3 * 2)) + 1e-9]),
                                   np.ones(3), 2)
     assert ok and "= 4" in why
-    del z
 
 
 def test_gd_linf_and_depth_one():

@@ -310,6 +310,11 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
+def _fmt_exp(ln: float) -> str:
+    """e^ln as a number when it is one in float64, else as e^ln."""
+    return _fmt(math.exp(ln)) if -700 < ln < 700 else f"e^{_fmt(ln)}"
+
+
 def _lockin_depth_l(z: np.ndarray, theta: np.ndarray, k: int, rho: float, L: int, what: str) -> tuple[bool, str]:
     """The L ≥ 3 lock-in lemma (proofs/lockin.py) at one state θ = ln u (``rho`` 0 for GD and for
     ℓ∞-SAM's w = u − ρ): u_k ≥ ρ√L and every rival j with z_j > z_k scores below k."""
@@ -317,7 +322,7 @@ def _lockin_depth_l(z: np.ndarray, theta: np.ndarray, k: int, rho: float, L: int
     with np.errstate(divide="ignore", invalid="ignore"):
         floor = float(f.log_floor(rho))
         if not theta[k] >= floor:
-            return False, f"{what}_{k + 1} = e^{_fmt(theta[k])} is below the lock-in floor ρ√L = {_fmt(math.exp(floor))}"
+            return False, f"{what}_{k + 1} = e^{_fmt(theta[k])} is below the lock-in floor ρ√L = {_fmt_exp(floor)}"
         win = float(f.winner(z[k], theta[k], rho))
         rivals = np.flatnonzero(z > z[k])
         if rivals.size:
@@ -409,17 +414,19 @@ def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, i
             return False, f"j† = {k + 1} is not argmax z"
         below = z[z < z[k]]
         nxt = float(max(below.max(), 0.0))
-        level = float(C.l2_lockin_level()(float(z[k]), nxt, rho))
+        sc = float(z[k])  # the level and N are homogeneous in z: evaluate on z/z_max (no overflow at 1e±300)
+        level = float(C.l2_lockin_level()(1.0, nxt / sc, rho))
+        ln_level = math.log(level) + math.log(sc) if level > 0 else -math.inf
         with np.errstate(divide="ignore"):
-            lnN = 0.5 * _logsumexp(np.asarray(C.balanced_log_field(2, "sam-l2").log_summand(z, theta), float))
+            lnN = 0.5 * _logsumexp(np.asarray(C.balanced_log_field(2, "sam-l2").log_summand(z / sc, theta), float))
+            lnN += math.log(sc)
         if rho == 0:
             return True, ("j† = argmax z: every gap θ_j† − θ_j = ln(α_j†/α_j) + (z_j† − z_j)τ grows "
-                      "(GD, L = 2)")
-        if lnN >= math.log(level):
-            return True, (f"j† = argmax z and N = {_fmt(math.exp(lnN)) if lnN < 700 else 'e^' + _fmt(lnN)} "
-                                     f"≥ ρ(z_(d) + z_next) = {_fmt(level)}: N keeps growing and every gap "
-                      "θ_j† − θ_j grows from then on (L = 2 lock-in)")
-        return False, f"N = {_fmt(math.exp(lnN))} < ρ(z_(d) + z_next) = {_fmt(level)}"
+                          "(GD, L = 2)")
+        if lnN >= ln_level:
+            return True, (f"j† = argmax z and N = {_fmt_exp(lnN)} ≥ ρ(z_(d) + z_next) = {_fmt_exp(ln_level)}: N "
+                          "keeps growing and every gap θ_j† − θ_j grows from then on (L = 2 lock-in)")
+        return False, f"N = {_fmt_exp(lnN)} < ρ(z_(d) + z_next) = {_fmt_exp(ln_level)}"
     if not z[k] > 0:
         return False, "z_j† ≤ 0"
     ok, why = _lockin_depth_l(z, theta, k, rho, L, "u")
