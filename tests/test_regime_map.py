@@ -123,3 +123,12 @@ def test_proved_trajectory_gd_and_unsupported_settings():
         prove_trajectory(Setting.from_z(Z, depth=3, optimizer="sam-l2", rho=1.0, alpha=0.5))
     with pytest.raises(TheorycheckError):
         prove_trajectory(Setting.from_z(Z, depth=2, optimizer="sam-l2", rho=1.0, alpha=[0.5, 0.6, 0.7]))
+
+
+@pytest.mark.parametrize("sc", [2.0**-900, 1e300])
+def test_extreme_scales_give_the_same_map_with_scaled_times(sc):
+    base = rm.regime_map(Z, 1.0, "0.3:0.31", max_seconds=30).as_dict()["regime_map"]
+    far = rm.regime_map(Z * sc, 1.0, "0.3:0.31", max_seconds=30).as_dict()["regime_map"]
+    assert [(p["status"], p["sequence"]) for p in far] == [(p["status"], p["sequence"]) for p in base]
+    for a, b in zip(base[0]["switch_times"], far[0]["switch_times"]):
+        assert float(b[0]) <= float(a[0]) / sc * (1 + 1e-12) and float(b[1]) >= float(a[1]) / sc * (1 - 1e-12)

@@ -113,7 +113,8 @@ def prove_trajectory(setting, *, max_seconds: float = 60.0) -> ProvedTrajectory:
         raise TheorycheckError("a proved trajectory is available for ℓ2-SAM at depth 2 and for GD (uniform α)")
     if np.any(z <= 0) or not s.rho > 0:
         raise TheorycheckError("a proved ℓ2-SAM trajectory needs z > 0 and ρ > 0")
-    F = rm._forms(tuple(float(v) for v in z), float(s.rho))
+    s_pow = 2.0 ** int(np.frexp(float(np.max(z)))[1])  # work on z/s (exact): times scale back by 1/s
+    F = rm._forms(tuple(float(v) / s_pow for v in z), float(s.rho))
     x = Fraction(a)
     ends: list = []
     p = rm._decide(F, x, x, max_seconds, 12, 128, tighten=1e-6, ends=ends)
@@ -124,6 +125,10 @@ def prove_trajectory(setting, *, max_seconds: float = 60.0) -> ProvedTrajectory:
         for w in switches:
             if w["to"] != 0 and w["time"][1] is not None and time.perf_counter() < deadline:
                 w["time"] = _refine(F, x, ends, w, deadline) or w["time"]
+    for w in switches:
+        w["time"] = [rm._scaled(w["time"][0], s_pow, False), rm._scaled(w["time"][1], s_pow, True)]
+    if p.collapse_time:
+        p.collapse_time = [rm._scaled(p.collapse_time[0], s_pow, False), rm._scaled(p.collapse_time[1], s_pow, True)]
     proved = p.status == rm.PROVED
     return ProvedTrajectory({
         "proved": proved, "fate": p.fate, "sequence": seq, "switches": switches,

@@ -236,7 +236,14 @@ def _rounded(q: Fraction, up: bool, digits: int = 15) -> str:
     scale = Fraction(10) ** (-e)
     n = q * scale
     k = -((-n.numerator) // n.denominator) if up else n.numerator // n.denominator
-    return _dec(Fraction(k) / scale)
+    if k == 0:
+        return "0"
+    x10 = e + len(str(abs(k))) - 1  # the decimal exponent of the result
+    if -7 <= x10 <= 20:
+        return _dec(Fraction(k) / scale)
+    d = str(abs(k)).rstrip("0") or "0"  # k·10^e exactly, in scientific notation
+    mant = d[0] + ("." + d[1:] if len(d) > 1 else "")
+    return f"{'-' if k < 0 else ''}{mant}e{x10}"
 
 
 def _down(x) -> str:
@@ -435,6 +442,22 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
         return Piece(lo, hi, UNDECIDED, reason=why)
 
 
+def _scaled(text: str | None, s: float, up: bool) -> str | None:
+    """A decimal time string divided by the power of two s, rounded outwards again."""
+    if text is None or s == 1.0:
+        return text
+    return _rounded(Fraction(text) / Fraction(s), up)
+
+
+def _rescale_times(p: Piece, s: float) -> None:
+    """Times of a piece computed on z/s back to z's clock (τ_z = τ_{z/s} / s)."""
+    if s == 1.0:
+        return
+    p.switch_times = [[_scaled(a, s, False), _scaled(b, s, True)] for a, b in p.switch_times]
+    if p.collapse_time:
+        p.collapse_time = [_scaled(p.collapse_time[0], s, False), _scaled(p.collapse_time[1], s, True)]
+
+
 def _merge(pieces: list[Piece]) -> list[Piece]:
     """Join neighbouring proved pieces with the same fate and sequence (switch enclosures: hulls);
     undecided pieces are kept apart, never merged."""
@@ -468,12 +491,13 @@ def _hull_text(a, b) -> list:
 
 
 def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 2, max_seconds: float = 60.0,
-               box_seconds: float = 10.0, min_width: float = 1e-6, order: int = 10, prec: int = 96) -> RegimeMap:
+               box_seconds: float = 10.0, min_width: float = 1e-6, order: int = 10, prec: int = 96,
+               max_pieces: int = 400) -> RegimeMap:
     """The proved regime map of [A, B] = ``alpha`` ("A:B" or a pair) for one example ``z`` (see the module
     docstring). ℓ2-SAM, L = 2 (z > 0): validated integration of C4's reduced ODE with interval α, each
     piece proved or undecided; GD (any depth): j† = argmax z for every α (C6, the static index). Budgets:
-    ``max_seconds`` in all, ``box_seconds`` per sub-interval, pieces narrower than ``min_width`` (relative)
-    are not split further."""
+    ``max_seconds`` in all, ``box_seconds`` per sub-interval, ``max_pieces`` attempts; pieces narrower than
+    ``min_width`` (relative) are not split further."""
     from theorycheck.setting import Setting
 
     lo, hi = parse_alpha_range(alpha) if isinstance(alpha, str) else (Fraction(alpha[0]), Fraction(alpha[1]))
@@ -498,19 +522,25 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
         raise TheorycheckError("the proved regime map of ℓ2-SAM needs z > 0")
     if not rho > 0:
         raise TheorycheckError("ρ = 0 is GD: use optimizer 'gd'")
-    F = _forms(tuple(float(v) for v in z), float(rho))
+    # z → z/s (s a power of two: exact) leaves the fate and the j† sequence unchanged and scales every time
+    # by s (dθ/dτ = z(1 − ρz/N) with N ∝ z): the work is done on z/s of order 1, the times scaled back
+    s_pow = 2.0 ** int(np.frexp(float(np.max(z)))[1])
+    F = _forms(tuple(float(v) / s_pow for v in z), float(rho))
     import heapq
 
     # first cuts (a heuristic, not part of any proof): a sliver of relative width 2e-9 around each α where
     # N0 = α√2‖z‖ meets a certificate or switch level (there j†(0+) or the fate changes), so that the pieces
     # between them can be decided whole
-    crit = [float(v) / (np.sqrt(2) * np.linalg.norm(z)) for v in F.critical_norms()]
+    s_z = float(np.max(z))  # the critical α are homogeneous of degree 0 in z: on z/max z, nothing overflows
+    crit = [float(v) / s_z / (np.sqrt(2) * np.linalg.norm(z / s_z)) for v in F.critical_norms()]
+    crit = [x for x in crit if np.isfinite(x) and x > 0]
     cuts = sorted({_short(Fraction(x * (1 + e))) for x in crit for e in (-1e-9, 1e-9)} | {lo, hi})
     cuts = [c for c in cuts if lo <= c <= hi]
     queue = [(-(b - a), a, b) for a, b in zip(cuts, cuts[1:]) if b > a]  # widest first
     heapq.heapify(queue)
     done: list[Piece] = []
     stopped = None
+    tried = 0
     while queue:
         left = max_seconds - (time.perf_counter() - t0)
         if left <= 0:
@@ -518,7 +548,14 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
             done.extend(Piece(x, y, UNDECIDED, reason="not tried: the time budget ran out") for _, x, y in queue)
             break
         _, a, b = heapq.heappop(queue)
+        tried += 1
+        if tried > max_pieces:
+            stopped = f"max_pieces = {max_pieces}"
+            done.extend(Piece(x, y, UNDECIDED, reason="not tried: the piece budget ran out")
+                        for _, x, y in [(0, a, b)] + queue)
+            break
         p = _decide(F, a, b, min(box_seconds, left), order, prec)
+        _rescale_times(p, s_pow)
         if p.status == PROVED or (b - a) / max(abs(b), 1) <= min_width:
             done.append(p)
             continue
