@@ -19,6 +19,8 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from theorycheck.symbolic.compile import residual_functions
+
 VERIFIED = "verified"
 NUMERIC = "verified-numerically"
 INCOMPLETE = "incomplete"
@@ -60,7 +62,7 @@ def numeric_residual(diffs: list[sp.Expr], points: int = 12, seed: int = 0, dps:
     syms = sorted(set().union(*[d.free_symbols for d in diffs]), key=str)
     rng = random.Random(seed)
     worst, worst_pt = 0.0, None
-    fns = [sp.lambdify(syms, d, modules="mpmath") for d in diffs]
+    fns = residual_functions(syms, diffs)
     tried = 0
     with mpmath.workdps(dps):
         while tried < points:

@@ -33,6 +33,7 @@ import mpmath as mp
 import numpy as np
 
 from theorycheck.solvers.taylor import BudgetExceeded, Fate, ReducedFlow
+from theorycheck.symbolic import compile as C
 
 __all__ = ["AlphaC", "BudgetExceeded", "Fate", "ReducedFlow", "alpha_c_unit"]
 
@@ -84,9 +85,9 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
     zpos = z[z > 0]
     zm = float(zpos.min())
     norm = float(np.sqrt(np.sum(z**2)))
-    lo0 = zm / (math.sqrt(2) * norm)  # alpha_all_shrink: proved to collapse (C5)
+    lo0 = float(C.alpha_all_shrink()(zm, norm, 1.0))  # proved to collapse (C5)
     top = z.max()
-    hi0 = (top + z[z < top].max()) / (math.sqrt(2) * norm)  # alpha_gd_like: proved to grow (C5)
+    hi0 = float(C.alpha_gd_like()(top, z[z < top].max(), norm, 1.0))  # proved to grow (C5)
     evals = [0]
     report = progress or (lambda f: None)
     state = {"lo": lo0, "hi": hi0}

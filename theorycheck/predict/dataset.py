@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.symbolic import compile as C
 
 
 def _outcome(setting_kw: dict, alpha: float, t_max: float, seconds: float) -> dict:
@@ -38,11 +39,18 @@ def _outcome(setting_kw: dict, alpha: float, t_max: float, seconds: float) -> di
         m = Z @ beta
     if not np.all(np.isfinite(m)):  # β beyond float64: every margin is huge and positive or the data say otherwise
         m = np.where(np.isfinite(m), m, np.sign(np.nan_to_num(m)) * np.inf)
-    loss0 = float(np.mean(np.log1p(np.exp(-(Z @ np.full(Z.shape[1], alpha**2))))))
-    loss = float(np.mean(np.logaddexp(0.0, -m)))
+    loss0 = mean_logistic_loss(Z @ C.predictor(2)(*np.full((2, Z.shape[1]), alpha)))  # β(0) = α·α
+    loss = mean_logistic_loss(m)
     out.update(min_margin=float(m.min()), loss_ratio=loss / loss0 if loss0 > 0 else None, t_end=float(tr.t_end))
     out["kind"] = "trains" if (m.min() > 0 and loss < 0.5 * loss0) else "undecided"
     return out
+
+
+def mean_logistic_loss(m) -> float:
+    """(1/n) Σ_i ℓ(m_i), ℓ(m) = log(1 + e^{−m}) (:func:`theorycheck.symbolic.model.loss_expr`, the
+    logistic loss), as numpy's logaddexp(0, −m): exact at m = ±∞ too (ℓ(+∞) = 0, ℓ(−∞) = ∞), where
+    the compiled overflow-free form gives nan. tests/test_one_definition.py compares the two."""
+    return float(np.mean(np.logaddexp(0.0, -np.asarray(m, dtype=float))))
 
 
 def collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float = 1000.0,

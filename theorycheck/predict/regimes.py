@@ -11,6 +11,7 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.predict import thresholds as th
 from theorycheck.record import Record
 from theorycheck.setting import Setting, parse_floats
+from theorycheck.symbolic import compile as C
 
 __all__ = ["REGIMES", "ThresholdsResult", "thresholds", "thresholds_data"]
 
@@ -140,7 +141,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         out["predicted_direction"] = th.linf_limit_direction(z, a, rho, depth)
         if depth >= 3:
             with np.errstate(divide="ignore", invalid="ignore"):
-                ts = np.where(a > rho, 1.0 / ((depth - 2) * z * (a - rho) ** (depth - 2)), np.inf)
+                ts = np.where(a > rho, C.linf_blowup_time(depth)(a, z, rho), np.inf)  # C3
             out["blowup_times"] = [float(t) if np.isfinite(t) else None for t in ts]
         out.update(_trajectory_facts(s, T))
         out.setdefault("initial_index", out["trajectory_initial_index"])  # no competing prediction here

@@ -31,8 +31,6 @@ import sympy as sp
 from theorycheck.errors import TheorycheckError
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import compile as C
-from theorycheck.symbolic.compile import lambdify
-from theorycheck.symbolic.model import rho as rho_sym
 
 
 @dataclass
@@ -76,7 +74,7 @@ def alpha_all_shrink(z, rho: float) -> Threshold:
     """ρ z_min/(√2‖z‖₂): below it every coordinate shrinks from the start (and collapses)."""
     z = _unit(_positive_z(z))
     expr = cf.alpha_all_shrink()
-    f = lambdify((cf.z_min, cf.z_norm, rho_sym), expr)
+    f = C.alpha_all_shrink()
     if np.any(z == 0):
         return Threshold("alpha_all_shrink", None, True, sp.sstr(expr),
                          "z has a zero entry: that coordinate never moves, so not all coordinates can shrink")
@@ -97,7 +95,7 @@ def alpha_gd_like(z, rho: float) -> Threshold:
     alpha_all_shrink and never negative."""
     z = _unit(_positive_z(z))
     expr = cf.alpha_gd_like()
-    f = lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), expr)
+    f = C.alpha_gd_like()
     top = float(z.max())
     nrm = float(np.linalg.norm(z))
     below = z[z < top]
@@ -135,10 +133,10 @@ def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
         nrm = mp.sqrt(mp.fsum(v**2 for v in zz))
         r = mp.mpf(float(rho))
         if name == "alpha_all_shrink":
-            f = sp.lambdify((cf.z_min, cf.z_norm, rho_sym), cf.alpha_all_shrink(), "mpmath")
+            f = C.alpha_all_shrink("mpmath")
             val = f(min(v for v in zz if v > 0), nrm, r)
         else:
-            f = sp.lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), cf.alpha_gd_like(), "mpmath")
+            f = C.alpha_gd_like("mpmath")
             top = max(zz)
             below = [v for v in zz if v < top]
             val = f(top, max(below) if below and max(below) > 0 else mp.mpf(0), nrm, r)
@@ -147,7 +145,7 @@ def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
 
 def initial_norm(z, alpha: float) -> float:
     """N0 = α √2 ‖z‖₂ (C5), compiled from closed_forms."""
-    return float(lambdify((cf.alpha, cf.z_norm), cf.initial_norm())(alpha, float(np.linalg.norm(z))))
+    return float(C.initial_norm()(alpha, float(np.linalg.norm(z))))
 
 
 def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
@@ -156,7 +154,7 @@ def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
     z = _positive_z(z)
     s = float(np.max(np.abs(z)))
     u = z / s
-    f = lambdify((cf.z_j, cf.N, rho_sym), cf.l2_log_rate())
+    f = C.l2_log_rate()
     with np.errstate(over="ignore"):
         r = s * np.asarray(f(u, initial_norm(u, alpha), rho), dtype=float)
     if not np.all(np.isfinite(r)):

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.symbolic.regression import compiled, q2_numeric
+from theorycheck.symbolic import compile as C
 
 __all__ = ["Interpolator", "min_l1", "min_l2", "argmin_Q", "h_inverse", "Q_value", "q_D", "no_interpolator"]
 
@@ -112,7 +112,7 @@ def min_l1(X, y) -> Interpolator:
 def h_inverse(zv, D: int, max_iter: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """θ with h_D(θ) = z (entrywise) and an error bar on θ (half the final bracket)."""
     zv = np.atleast_1d(np.asarray(zv, dtype=float))
-    f = compiled(D)
+    f = C.pm_forms(D)
     if D == 2:
         th = np.arcsinh(zv / 2.0)
         return th, np.abs(th) * 4e-16 + 1e-300
@@ -132,8 +132,8 @@ def q_D(zv, D: int) -> tuple[np.ndarray, np.ndarray]:
     """q_D(z) (D = 2: the closed form) and an error bar from the inverse."""
     zv = np.atleast_1d(np.asarray(zv, dtype=float))
     if D == 2:
-        return q2_numeric()(zv) * np.ones_like(zv), 4e-16 * (1 + np.abs(zv) * (1 + np.abs(np.arcsinh(zv / 2))))
-    f = compiled(D)
+        return C.pm_q2()(zv) * np.ones_like(zv), 4e-16 * (1 + np.abs(zv) * (1 + np.abs(np.arcsinh(zv / 2))))
+    f = C.pm_forms(D)
     th, dth = h_inverse(zv, D)
     val = zv * th - f["H"](th)
     # q_D(z) = max_θ zθ − H(θ): at the bisected θ the value is off by ≤ |z − h(θ)|·|Δθ| plus rounding
@@ -156,7 +156,7 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
         raise TheorycheckError("Q_α is defined for the signed parametrisation, depth ≥ 2")
     if not (math.isfinite(alpha) and alpha > 0):
         raise TheorycheckError(f"alpha must be positive and finite, got {alpha!r}")
-    f = compiled(D)
+    f = C.pm_forms(D)
     aD = math.exp(D * math.log(alpha)) if abs(D * math.log(alpha)) < 640 else math.inf
     if not (1e-278 < aD < 1e278):
         raise TheorycheckError(f"alpha^D = {alpha:g}^{D} is outside float64's safe range: choose alpha nearer 1")

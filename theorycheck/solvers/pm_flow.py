@@ -24,7 +24,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.symbolic.regression import compiled
+from theorycheck.symbolic import compile as C
 
 __all__ = ["PMResult", "check_regression_data", "flow_pm", "mirror_theta", "remaining_step"]
 
@@ -115,7 +115,7 @@ def flow_pm(X, y, *, depth: int = 2, alpha: float = 1.0, residual_tol: float = 1
     if not (t_max > 0 and max_seconds > 0 and max_evaluations > 0):
         raise TheorycheckError("t_max, max_seconds and max_evaluations must be positive")
     D = int(depth)
-    f = compiled(D)
+    f = C.pm_forms(D)
     fp, fm, loss_grad = f["log_field_p"], f["log_field_m"], f["loss_grad"]
     d = X.shape[1]
     tol = residual_tol * max(1.0, float(np.linalg.norm(y)))

@@ -350,6 +350,16 @@ def balanced_shifted_log_field(L, optimizer: str) -> sp.Expr:
     return sp.powsimp(sp.expand_power_base(sp.expand(f), force=True), force=True)
 
 
+#: ln Σ_j (term j of N²), a log-space sum of the log summands above
+lse = sp.Symbol("lse", real=True)
+
+
+def log_norm_of_lse() -> sp.Expr:
+    """ln N from ``lse`` = ln Σ_j (term j of N²): N = √(Σ_j ·) gives ln N = ½ lse (the one
+    definition behind every "½ logsumexp" of the integrators)."""
+    return sp.expand_log(sp.log(sp.sqrt(sp.exp(lse))), force=True)
+
+
 def l2_reduced_log_summand() -> sp.Expr:
     """ln of term j of N(τ, I)² (C4's reduction), for a log-space sum."""
     return sp.expand_log(sp.log(l2_reduced_summand()))
