@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import mpmath
@@ -21,11 +22,20 @@ import sympy as sp
 
 from theorycheck.symbolic.compile import residual_functions
 
-VERIFIED = "verified"
-NUMERIC = "verified-numerically"
-INCOMPLETE = "incomplete"
-REFUTED = "refuted"
-ERROR = "error"
+
+class StepStatus(StrEnum):
+    """What a proof step (or a theorem, its worst step) found; a member is its word (it prints
+    and serialises to JSON as that word)."""
+
+    VERIFIED = "verified"
+    NUMERIC = "verified-numerically"
+    INCOMPLETE = "incomplete"
+    REFUTED = "refuted"
+    ERROR = "error"
+
+
+VERIFIED, NUMERIC, INCOMPLETE = StepStatus.VERIFIED, StepStatus.NUMERIC, StepStatus.INCOMPLETE
+REFUTED, ERROR = StepStatus.REFUTED, StepStatus.ERROR
 
 #: how each status is shown in the terminal
 MARKS = {VERIFIED: "✓", NUMERIC: "≈", INCOMPLETE: "◐", REFUTED: "✗", ERROR: "!"}
@@ -33,7 +43,7 @@ MARKS = {VERIFIED: "✓", NUMERIC: "≈", INCOMPLETE: "◐", REFUTED: "✗", ERR
 
 @dataclass
 class StepResult:
-    status: str
+    status: StepStatus
     detail: str = ""
     counterexample: dict[str, Any] | None = None
     seconds: float = 0.0

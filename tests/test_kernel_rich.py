@@ -10,6 +10,7 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.proofs import kernel_rich as KR
 from theorycheck.solvers.interpolate import Q_value, argmin_Q, h_inverse, min_l1, min_l2, q_D
 from theorycheck.solvers.pm_flow import flow_pm
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic import regression as R
 
@@ -99,9 +100,9 @@ def test_error_bar_is_honest_before_convergence():
 def test_flow_budgets_are_reported():
     X, y = problem()
     r = flow_pm(X, y, depth=3, alpha=1e-2, max_evaluations=50)
-    assert r.status == "budget: max_evaluations (50)" and not r.converged
+    assert r.status == Status.MAX_EVALUATIONS and r.message == "max_evaluations (50)" and not r.converged
     r = flow_pm(X, y, depth=2, alpha=1.0, t_max=0.01)
-    assert r.status == "budget: t_max (0.01)"
+    assert r.status == Status.HORIZON and r.message.startswith("t_max (0.01)") and not r.converged
 
 
 def test_bad_inputs_are_one_line_errors():

@@ -68,7 +68,7 @@ def test_collapse_threshold_certificate(alpha_c):
     z, rho = [1.0, 2.0, 3.0], 1.0
     assert th.alpha_all_shrink(z, rho).value < alpha_c.value < th.alpha_gd_like(z, rho).value
     cert = alpha_c.certificate
-    assert cert["collapses"]["outcome"] == "collapse" and cert["grows"]["outcome"] == "grow"
+    assert cert["collapses"]["outcome"] == "collapse" and cert["grows"]["outcome"] == "growth"
     lo, hi = (float(x) for x in cert["bracket"])
     assert lo < alpha_c.value < hi and hi / lo - 1 < 1e-12
     assert cert["significant_digits"] >= 12 and len(alpha_c.value_text.replace("0.", "", 1)) >= 12

@@ -15,6 +15,7 @@ import numpy as np
 from theorycheck.errors import TheorycheckError
 from theorycheck.record import Record
 from theorycheck.setting import Setting, check_separable
+from theorycheck.vocabulary import TimeKind
 
 __all__ = ["DEFAULT_T_MAX", "MaxMarginResult", "ReproduceResult", "SettingSummary", "describe", "max_margin",
            "reproduce", "solve", "verify"]
@@ -83,7 +84,7 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
         raise TheorycheckError("--eta/--steps apply to --discrete only")
     from theorycheck.solvers.integrate import solve as integrate
 
-    time_kind = "rescaled" if setting.single and time != "real" else "real"
+    time_kind = TimeKind.RESCALED if setting.single and time != TimeKind.REAL else TimeKind.REAL
     t_max = _positive(t_max, "t_max") if t_max is not None else DEFAULT_T_MAX[time_kind]
     return attach(integrate(setting, t_max=t_max, method=method, precision=precision, time=time,
                             budget=Budget(max_steps=max_steps, max_seconds=max_seconds), progress=progress))

@@ -8,11 +8,45 @@ stays light.
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 
 from theorycheck.errors import SettingError
 
-__all__ = ["OPTIMIZERS", "LOSSES", "OPTIMIZER_DESCRIPTIONS", "LOSS_DESCRIPTIONS", "check_optimizer",
+__all__ = ["REGIMES", "REGIME_DESCRIPTIONS", "TimeKind", "OPTIMIZERS", "LOSSES", "OPTIMIZER_DESCRIPTIONS", "LOSS_DESCRIPTIONS", "check_optimizer",
            "check_loss", "check_depth", "check_rho"]
+
+class TimeKind(StrEnum):
+    """Which time a result's times are in, one word pair everywhere (trajectories, sweeps,
+    figures): rescaled (τ, one example, dτ = −ℓ'(m̂) dt) or real (t)."""
+
+    RESCALED = "rescaled"
+    REAL = "real"
+
+    @property
+    def symbol(self) -> str:
+        """τ or t."""
+        return "τ" if self is TimeKind.RESCALED else "t"
+
+    @property
+    def label(self) -> str:
+        """An axis label."""
+        return "rescaled time τ" if self is TimeKind.RESCALED else "time t"
+
+
+#: the regimes of ℓ2-SAM at L = 2 in α (C5), one table: code -> (short name, what happens). Code 0:
+#: not decided (a budget ran out, or α in α_c's certified bracket); the sweeps' ``regime`` arrays
+#: hold the codes
+REGIMES: dict[int, tuple[str, str]] = {
+    0: ("budget ran out", "undecided"),
+    1: ("collapse", "collapse (the predictor goes to 0, the loss does not vanish)"),
+    2: ("sequential amplification",
+        "sequential amplification (minor features before the major one; near α_c the path first moves "
+        "to a more minor feature: verify's C4.sequential)"),
+    3: ("GD-like (j† = argmax z throughout)", "GD-like (straight to the major feature)"),
+}
+#: code -> what happens (regimes 1..3)
+REGIME_DESCRIPTIONS: dict[int, str] = {k: v[1] for k, v in REGIMES.items() if k}
+
 
 #: optimizer name -> one line
 OPTIMIZER_DESCRIPTIONS: dict[str, str] = {

@@ -29,6 +29,7 @@ from theorycheck.solvers import critical
 from theorycheck.solvers.guards import scaled_norm
 from theorycheck.status import BLOWUP, COLLAPSE, CRITICAL_POINT, NO_COLLAPSE
 from theorycheck.symbolic import compile as C
+from theorycheck.vocabulary import TimeKind
 
 #: κ clocks and event levels: a rate |dθ/dτ| > e^{EVENT_LOG}·c means the singular time is
 #: less than e^{−EVENT_LOG}/c away (c: the system's rate scale)
@@ -49,8 +50,8 @@ class BatchSystem:
     observables: dict[str, tuple[Any, Any]] = {}
     #: per-member event records (numpy arrays, np.inf = did not happen)
     events: dict[str, np.ndarray]
-    #: the physical time's name: "tau" (rescaled, one example) or "t" (real)
-    time_kind = "tau"
+    #: which time the physical time is (vocabulary.TimeKind): rescaled (one example) or real
+    time_kind = TimeKind.RESCALED
 
     def initial(self):
         raise NotImplementedError
@@ -99,7 +100,7 @@ class ReducedL2(BatchSystem):
     after the stop. With ``stop_on_safe`` a member also stops once N ≥ ρ z_max (no collapse,
     ever): for classification runs."""
 
-    time_kind = "tau"
+    time_kind = TimeKind.RESCALED
 
     def __init__(self, z, alpha, rho, *, ops=None, collapse_tol: float = 1e-10, stop_on_safe: bool = False,
                  observe: str = "levels", observe_norm: bool = False):
@@ -333,7 +334,7 @@ class BalancedLog(_ClockedTheta):
     and j† keeps the blown-up index (the real-time flow keeps it as t → ∞). ℓ2-SAM: the
     collapse certificate and stop rule of :class:`ReducedL2`. All coordinates at 0: collapse."""
 
-    time_kind = "tau"
+    time_kind = TimeKind.RESCALED
     observables = {"jdag": (np.int16, -1), "log_beta_max": (np.float64, np.nan), "gap": (np.float64, np.nan)}
 
     def __init__(self, z, alpha, rho, *, L: int = 2, optimizer: str, ops=None, collapse_tol: float = 1e-10):
@@ -457,7 +458,7 @@ class MultiExample(_ClockedTheta):
     from 0 (status critical_point: ε is undefined there, cells after it stay unknown, −1).
     Every coordinate at 0: collapse."""
 
-    time_kind = "t"
+    time_kind = TimeKind.REAL
     #: ℓ2: a critical point (the rule of :mod:`theorycheck.solvers.critical`, shared with LayersSystem)
     SINGULAR_LOG = critical.SINGULAR_LOG
     observables = {"jdag": (np.int16, -1), "loss": (np.float64, np.nan), "log_beta_max": (np.float64, np.nan),

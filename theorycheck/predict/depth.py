@@ -31,6 +31,7 @@ import numpy as np
 import sympy as sp
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic.depth import c_sym, initial_forms, zero_rate_alpha
@@ -97,7 +98,7 @@ def equilibrium(z, rho: float, L: int) -> np.ndarray | None:
 @dataclass
 class DepthFate:
     alpha: float
-    kind: str  # "shrinks" (all r_j > 1: certified) | "grows" (all r_j ≤ 1: certified) | "undecided"
+    kind: Fate  # collapse (all r_j > 1: all shrink, certified) | growth (all r_j ≤ 1: certified) | undecided
     time: float | None
     why: str
 
@@ -135,23 +136,23 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_sec
     th0 = np.full(u.size, math.log(alpha))
     r0 = lnr(th0)
     if np.all(r0 > 0):
-        return DepthFate(alpha, "shrinks", 0.0, "every r_j(0) > 1")
+        return DepthFate(alpha, Fate.COLLAPSE, 0.0, "every r_j(0) > 1")
     if np.all(r0 <= 0):
-        return DepthFate(alpha, "grows", 0.0, "every r_j(0) ≤ 1")
+        return DepthFate(alpha, Fate.GROWTH, 0.0, "every r_j(0) ≤ 1")
     t0 = time.perf_counter()
     T, t_start, y = 10.0, 0.0, th0
     while t_start < t_max and time.perf_counter() - t0 < max_seconds:
         sol = solve_ivp(rhs, (t_start, min(t_start + T, t_max)), y, method="DOP853", rtol=1e-12, atol=1e-12,
                         events=[shrink, grow])
         if sol.t_events[0].size:
-            return DepthFate(alpha, "shrinks", float(sol.t_events[0][0]), "every r_j > 1 from then on")
+            return DepthFate(alpha, Fate.COLLAPSE, float(sol.t_events[0][0]), "every r_j > 1 from then on")
         if sol.t_events[1].size:
-            return DepthFate(alpha, "grows", float(sol.t_events[1][0]), "every r_j ≤ 1 from then on")
+            return DepthFate(alpha, Fate.GROWTH, float(sol.t_events[1][0]), "every r_j ≤ 1 from then on")
         if sol.status != 0:
-            return DepthFate(alpha, "undecided", None, f"integration stopped: {sol.message}")
+            return DepthFate(alpha, Fate.UNDECIDED, None, f"integration stopped: {sol.message}")
         t_start, y = float(sol.t[-1]), sol.y[:, -1]
         T *= 2
-    return DepthFate(alpha, "undecided", None, f"no certificate by τ = {t_start:g} (budget {max_seconds:g} s)")
+    return DepthFate(alpha, Fate.UNDECIDED, None, f"no certificate by τ = {t_start:g} (budget {max_seconds:g} s)")
 
 
 def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_seconds: float = 60.0,
@@ -176,8 +177,8 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_sec
         return {"value": lo, "closed_form": True, "expression": sp.sstr(za.subs(cf.z_j, cf.z_min)),
                 "note": "all entries of z equal: collapse ⇔ r(0) > 1", "certificate": None}
     t0 = time.perf_counter()
-    lo_f = DepthFate(lo, "shrinks", 0.0, "closed form: every r_j(0) ≥ 1")
-    hi_f = DepthFate(hi, "grows", 0.0, "closed form: every r_j(0) ≤ 1")
+    lo_f = DepthFate(lo, Fate.COLLAPSE, 0.0, "closed form: every r_j(0) ≥ 1")
+    hi_f = DepthFate(hi, Fate.GROWTH, 0.0, "closed form: every r_j(0) ≤ 1")
     stopped = None
     while hi_f.alpha / lo_f.alpha - 1 > rel_tol:
         left = max_seconds - (time.perf_counter() - t0)
@@ -191,14 +192,14 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_sec
             # the rates scale like α^(L−2): a horizon of tau_budget in those units
             c = classify(u, a, rho, L, t_max=tau_budget * a ** (2 - L),
                          max_seconds=min(10.0, max(0.5, max_seconds - (time.perf_counter() - t0))))
-            if c.kind != "undecided":
+            if c.kind != Fate.UNDECIDED:
                 decided = c
                 break
             stopped = f"undecided at α = {a!r}: {c.why}"
         if decided is None:
             break
         stopped = None
-        if decided.kind == "shrinks":
+        if decided.kind == Fate.COLLAPSE:
             lo_f = decided
         else:
             hi_f = decided

@@ -12,6 +12,7 @@ from theorycheck.predict import thresholds as th
 from theorycheck.record import Record
 from theorycheck.setting import Setting, parse_floats
 from theorycheck.symbolic import compile as C
+from theorycheck.vocabulary import REGIME_DESCRIPTIONS
 
 __all__ = ["REGIMES", "ThresholdsResult", "thresholds", "thresholds_data"]
 
@@ -27,10 +28,8 @@ class ThresholdsResult(Record):
     predicted_index. ``--data``: data, n, d, alpha_collapse (not certified, with evidence)."""
 
 
-REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
-           2: "sequential amplification (minor features before the major one; near α_c the path first moves "
-              "to a more minor feature: verify's C4.sequential)",
-           3: "GD-like (straight to the major feature)"}
+#: regime code -> what happens (the one table: :data:`theorycheck.vocabulary.REGIMES`)
+REGIMES = REGIME_DESCRIPTIONS
 
 
 def _trajectory_facts(setting: Setting, t_max: float) -> dict:

@@ -29,6 +29,7 @@ import numpy as np
 import sympy as sp
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import compile as C
 
@@ -230,16 +231,21 @@ def linf_prediction(z, alpha, rho: float, L: int) -> int:
 # ---------------------------------------------------------------------------- α_c
 @dataclass
 class Classification:
-    """One trajectory's fate with its certificate: ``collapses`` True (N fell below ρ z_min:
-    every rate is negative from then on), False (N reached ρ z_max: every rate is ≥ 0 from
-    then on), or None (no certificate within the budget: inconclusive)."""
+    """One trajectory's :class:`~theorycheck.status.Fate` with its certificate: collapse (N fell
+    below ρ z_min: every rate is negative from then on), growth (N reached ρ z_max: every rate
+    is ≥ 0 from then on), or undecided (no certificate within the budget: inconclusive);
+    ``collapses`` is True, False or None accordingly (the JSON key)."""
 
     alpha: float
-    collapses: bool | None
+    fate: Fate
     certificate: str
     time: float | None
     N: float | None
     method: str
+
+    @property
+    def collapses(self) -> bool | None:
+        return self.fate.collapses
 
     def to_dict(self) -> dict:
         return {"alpha": self.alpha, "collapses": self.collapses, "certificate": self.certificate,
@@ -279,7 +285,7 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
     while True:
         left = max_seconds - (_time.perf_counter() - t0)
         if left <= 0:
-            return Classification(alpha, None, f"no certificate by τ = {T / 2:g} within {max_seconds:g} s",
+            return Classification(alpha, Fate.UNDECIDED, f"no certificate by τ = {T / 2:g} within {max_seconds:g} s",
                                   None, None, method)
         tr = solve(s, t_max=T, method="reduced", precision=precision, budget=Budget(max_seconds=left))
         N = _norm_path(tr, z)
@@ -288,16 +294,16 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
         first_below = below[0] if below.size else None
         first_above = above[0] if above.size else None
         if tr.collapse_time is not None and first_below is None:
-            return Classification(alpha, True, "the integrator's collapse event (N → 0)", float(tr.collapse_time),
+            return Classification(alpha, Fate.COLLAPSE, "the integrator's collapse event (N → 0)", float(tr.collapse_time),
                                   0.0, method)
         if first_below is not None and (first_above is None or first_below < first_above):
-            return Classification(alpha, True, "N < ρ z_min: every coordinate shrinks from then on",
+            return Classification(alpha, Fate.COLLAPSE, "N < ρ z_min: every coordinate shrinks from then on",
                                   float(tr.t[first_below]), float(N[first_below]), method)
         if first_above is not None:
-            return Classification(alpha, False, "N ≥ ρ z_max: every coordinate grows from then on",
+            return Classification(alpha, Fate.GROWTH, "N ≥ ρ z_max: every coordinate grows from then on",
                                   float(tr.t[first_above]), float(N[first_above]), method)
         if not tr.successful:
-            return Classification(alpha, None, f"integration stopped: {tr.stopped_because} ({tr.message})",
+            return Classification(alpha, Fate.UNDECIDED, f"integration stopped: {tr.stopped_because} ({tr.message})",
                                   None, None, method)
         T *= 2
 
@@ -400,9 +406,9 @@ def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, preci
                 hi_c = c
         return lo_c, hi_c, None
 
-    lo_c = Classification(lo, True, "α ≤ alpha_all_shrink: every coordinate shrinks from the start (C5, proved)",
+    lo_c = Classification(lo, Fate.COLLAPSE, "α ≤ alpha_all_shrink: every coordinate shrinks from the start (C5, proved)",
                           0.0, None, "closed form")
-    hi_c = Classification(hi, False, "α ≥ alpha_gd_like: every coordinate grows from the start (C5, proved)",
+    hi_c = Classification(hi, Fate.GROWTH, "α ≥ alpha_gd_like: every coordinate grows from the start (C5, proved)",
                           0.0, None, "closed form")
     lo_c, hi_c, stop = bisect(lo_c, hi_c, None)
     # certify the float64 bracket at high precision; continue there if float64 misjudged

@@ -23,6 +23,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
 __all__ = ["Interpolator", "min_l1", "min_l2", "argmin_Q", "h_inverse", "Q_value", "q_D", "no_interpolator"]
@@ -35,15 +36,16 @@ class Interpolator:
     constraint_residual: float
     kkt_residual: float
     method: str
-    status: str = "converged"
+    status: Status = Status.CONVERGED
     unique: bool | None = None
     iterations: int = 0
     dual: np.ndarray | None = None
+    message: str = ""
 
     def as_dict(self) -> dict:
         return {"beta": self.beta.tolist(), "objective": self.objective,
                 "constraint_residual": self.constraint_residual, "kkt_residual": self.kkt_residual,
-                "method": self.method, "status": self.status, "unique": self.unique, "iterations": self.iterations}
+                "method": self.method, "status": self.status, "message": self.message, "unique": self.unique, "iterations": self.iterations}
 
 
 def no_interpolator(X: np.ndarray, y: np.ndarray) -> float:
@@ -190,7 +192,7 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
             lam = lam0
     th, b, phi = parts(lam)
     ytol = tol * max(1.0, float(np.linalg.norm(y)))
-    status, it = "converged", 0
+    status, message, it = Status.CONVERGED, "", 0
     best, best_it = math.inf, 0
     while True:
         r = y - X @ b
@@ -198,12 +200,13 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
         if rn <= ytol:
             break
         if it >= max_iter:
-            status = f"budget: max_iter ({max_iter})"
+            status, message = Status.MAX_ITERATIONS, f"max_iter ({max_iter})"
             break
         if rn < 0.5 * best:
             best, best_it = rn, it
         elif it - best_it >= 25 and rn <= 1e-7 * max(1.0, float(np.linalg.norm(y))):
-            status = "rounding-limited: 25 Newton steps without halving the residual (it is the accuracy reached)"
+            status = Status.ROUNDING_LIMITED
+            message = "25 Newton steps without halving the residual (it is the accuracy reached)"
             break
         it += 1
         Hm = (X * (aD * f["dh"](th) * np.ones_like(th))) @ X.T
@@ -220,7 +223,7 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
                     break
             t_ *= 0.5
         if not ok:
-            status = "stalled: the line search found no progress (the residual is the accuracy reached)"
+            status, message = Status.STALLED, Status.STALLED.message
             break
         lam = lam + t_ * step
         th, b, phi = cand
@@ -229,7 +232,7 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
         obj = float(aD * np.sum(f["q_theta"](th) * np.ones_like(th)))  # q_D(h_D(θ)): no overflow of z² at tiny α
     if not (math.isfinite(obj) and np.all(np.isfinite(b))):
         raise TheorycheckError(f"Q_α overflows float64 at alpha = {alpha:g} for these data: choose alpha nearer 1")
-    out = Interpolator(b, obj, res, res, f"dual-newton (D={D})", status=status, iterations=it)
+    out = Interpolator(b, obj, res, res, f"dual-newton (D={D})", status=status, iterations=it, message=message)
     out.dual = lam
     return out
 

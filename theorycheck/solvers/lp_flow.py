@@ -28,6 +28,7 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.status import BudgetExhausted, Status
 from theorycheck.symbolic import compile as C
 
 __all__ = ["log_loss", "log_neg_dloss", "normalised_field", "normalised_jacobian", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
@@ -105,13 +106,15 @@ class MarginFlow:
     log_beta: list = field(default_factory=list)  # checkpoints s = log max β_j
     log_t: list = field(default_factory=list)  # log(1 + t) there
     directions: list = field(default_factory=list)  # β/‖β‖₂ there
-    status: str = "reached"
+    status: Status = Status.REACHED
     evaluations: int = 0
     seconds: float = 0.0
+    message: str = ""
 
     def as_dict(self) -> dict:
         return {"depth": self.L, "loss": self.loss, "alpha": self.alpha, "log_beta": self.log_beta,
                 "log_t": self.log_t, "directions": [d.tolist() for d in self.directions], "status": self.status,
+                "message": self.message,
                 "evaluations": self.evaluations, "seconds": round(self.seconds, 3)}
 
 
@@ -164,13 +167,12 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
     count = [0]
     out = MarginFlow(L=L, loss=loss, alpha=float(alpha))
 
-    class _Out(Exception):
-        pass
-
     def rhs(tau, state):
         count[0] += 1
         if count[0] > max_evaluations or (count[0] % 500 == 0 and time.perf_counter() - t0 > max_seconds):
-            raise _Out("max_evaluations" if count[0] > max_evaluations else "max_seconds")
+            if count[0] > max_evaluations:
+                raise BudgetExhausted(Status.MAX_EVALUATIONS, f"max_evaluations ({max_evaluations})")
+            raise BudgetExhausted(Status.MAX_SECONDS, f"max_seconds ({max_seconds:g} s)")
         return normalised_field(state, Z, L, loss, field_)
 
     def lnloss(u):
@@ -180,7 +182,7 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
     def jac(tau, u):
         return normalised_jacobian(u, Z, L, loss)
 
-    status = "reached"
+    status, message = Status.REACHED, Status.REACHED.message
     state = np.full(Z.shape[1], math.log(alpha))
     tau = 0.0
     log_t = -math.inf  # log t = log ∫ dτ/Lo, by the trapezoid rule on the solver's dense output (log domain)
@@ -195,14 +197,15 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         try:
             sol = solve_ivp(rhs, (tau, tau_max), state, method="BDF", jac=jac, rtol=1e-9, atol=1e-12, events=ev,
                             dense_output=True)
-        except _Out as exc:
-            status = f"budget: {exc.args[0]}"
+        except BudgetExhausted as exc:
+            status, message = exc.status, str(exc)
             break
         if sol.status != 1:
-            status = f"budget: tau_max ({tau_max:g})" if sol.success else f"integrator failed: {sol.message}"
+            status, message = ((Status.HORIZON, f"tau_max ({tau_max:g})") if sol.success
+                               else (Status.INTEGRATOR_FAILED, sol.message))
             break
         if not np.all(np.isfinite(sol.y[:, -1])):
-            status = "integrator failed: non-finite state"
+            status, message = Status.INTEGRATOR_FAILED, "non-finite state"
             break
         taus = np.linspace(tau, float(sol.t[-1]), 401)
         neg = np.array([-lnloss(sol.sol(x)) for x in taus])
@@ -214,7 +217,7 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         out.log_beta.append(float(L * u.max()))
         out.log_t.append(log_t)
         out.directions.append(d / np.linalg.norm(d))
-    out.status, out.evaluations, out.seconds = status, count[0], time.perf_counter() - t0
+    out.status, out.message, out.evaluations, out.seconds = status, message, count[0], time.perf_counter() - t0
     return out
 
 

@@ -16,12 +16,8 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.status import BudgetExhausted, Fate, Status
 from theorycheck.symbolic import compile as C
-
-
-class BudgetExceeded(TheorycheckError):
-    """A time budget of the α_c computation ran out (the answer is then inconclusive)."""
 
 
 # ------------------------------------------------------------------ the ODE, from the symbolic layer
@@ -31,17 +27,22 @@ def coefficients():
 
 
 @dataclass
-class Fate:
-    """One trajectory's outcome: ``kind`` "collapse" (N < ρ z_+ reached: proved to collapse),
-    "grow" (N ≥ ρ z_max reached: proved not to collapse), "horizon" (reached τ = T first; then
-    ``q`` = x(T) e^{−z_min T}), or "budget" (a budget ran out: ``why``)."""
+class TaylorRun:
+    """One trajectory's outcome: ``fate`` collapse (N < ρ z_+ reached: proved to collapse),
+    growth (N ≥ ρ z_max reached: proved not to collapse) or undecided, with ``status`` t_max
+    (reached τ = T first; then ``q`` = x(T) e^{−z_min T}) or the budget that ran out (``why``)."""
 
-    kind: str
+    fate: Fate
     tau: object
     N: object
     q: object = None
     steps: int = 0
     why: str = ""
+    status: Status | None = None  # undecided: t_max (the horizon T) or the budget that ran out
+
+    @property
+    def at_horizon(self) -> bool:
+        return self.fate == Fate.UNDECIDED and self.status == Status.T_MAX
 
 
 @dataclass
@@ -85,7 +86,7 @@ class ReducedFlow:
         return [n(x) for x in c], [n(x) for x in p], [n(x) for x in q]
 
     def run(self, alpha, T=None, *, deadline: float | None = None, max_steps: int = 200000,
-            tau_cap: float | None = None, lower: float = 1.0) -> Fate:
+            tau_cap: float | None = None, lower: float = 1.0) -> TaylorRun:
         """Integrate from τ = 0 (I = 0) until a certificate — N < ``lower``·ρ z_min (collapse;
         any lower ≤ 1 is a certificate) or N ≥ ρ z_max (growth) — or τ = T (then the saddle's
         unstable coordinate q), or a budget (``max_steps``, ``tau_cap``, ``deadline``)."""
@@ -154,22 +155,24 @@ class ReducedFlow:
 
     def _check(self, tau, N, T, am, lnk, steps, max_steps, tau_cap, deadline, lo_level):
         if N < lo_level:
-            return Fate("collapse", tau, N, steps=steps)
+            return TaylorRun(Fate.COLLAPSE, tau, N, steps=steps)
         if N >= self.growth_level:
-            return Fate("grow", tau, N, steps=steps)
+            return TaylorRun(Fate.GROWTH, tau, N, steps=steps)
         if T is not None and tau >= T:
             e = mp if self.dps is not None else math
             x = e.exp(C.log_norm("mpmath" if self.dps is not None else "numpy")(am + lnk)) / self.zpos_min - 1
-            return Fate("horizon", tau, N, q=x * e.exp(-self.zpos_min * tau), steps=steps)
+            return TaylorRun(Fate.UNDECIDED, tau, N, q=x * e.exp(-self.zpos_min * tau), steps=steps, status=Status.T_MAX)
         if steps >= max_steps:
-            return Fate("budget", tau, N, steps=steps, why=f"{max_steps} Taylor steps")
+            return TaylorRun(Fate.UNDECIDED, tau, N, steps=steps, why=f"{max_steps} Taylor steps",
+                             status=Status.MAX_STEPS)
         if tau >= tau_cap:
-            return Fate("budget", tau, N, steps=steps, why=f"τ reached {float(tau_cap):g} without a certificate")
+            return TaylorRun(Fate.UNDECIDED, tau, N, steps=steps, why=f"τ reached {float(tau_cap):g} without a certificate",
+                             status=Status.HORIZON)
         if deadline is not None and (steps & 7) == 0 and time.perf_counter() > deadline:
-            raise BudgetExceeded("time budget")
+            raise BudgetExhausted(Status.MAX_SECONDS, "time budget")
         return None
 
-    def _run_fixed(self, alpha, T, deadline, max_steps, tau_cap, lower) -> Fate:
+    def _run_fixed(self, alpha, T, deadline, max_steps, tau_cap, lower) -> TaylorRun:
         """The same Taylor method at ``dps`` digits, in fixed point (Python integers scaled by
         2^B) for the series recurrences, mpmath for the d exponentials of each step; the series
         is taken in σ = s/h0 (h0 the previous step) so that its coefficients stay O(1)."""

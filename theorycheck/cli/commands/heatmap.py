@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     m = res.meta
     print(f"j† of {m['optimizer']}, L = {m['depth']}, ρ = {m['rho']:g}: {alphas.size} α × {times.size} "
-          f"{'τ (rescaled time)' if m['time_kind'] == 'tau' else 't (real time)'}, system {m['system']}, "
+          f"{'τ (rescaled time)' if m['time_kind'] in ('rescaled', 'tau') else 't (real time)'}, system {m['system']}, "
           f"{m['seconds']:.2f} s; statuses {m['status_counts']}")
     if thr:
         print(f"closed-form boundaries: alpha_all_shrink = {thr['alpha_all_shrink']:.6g}, "

@@ -6,7 +6,9 @@ import argparse
 import sys
 import textwrap
 
-MARK = {"holds": "✓", "fails": "✗", "inconclusive": "?", "error": "!"}
+from theorycheck.claims.claim import Verdict
+
+MARK = {Verdict.HOLDS: "✓", Verdict.FAILS: "✗", Verdict.INCONCLUSIVE: "?", Verdict.ERROR: "!"}
 
 
 def _fmt_dev(v) -> str:
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             tried = f"{r.tried}" + (f" ({r.inconclusive}?)" if r.inconclusive else "")
             print(f"{key:24s} {MARK[r.status]} {r.status:11s} {tried:>5s} {_fmt_dev(r.worst_deviation):>10s} "
                   f"{r.seconds:6.1f}s  {textwrap.shorten(r.statement, 90)}")
-            if r.status in ("fails", "error"):
+            if not r.status.ok:
                 print(textwrap.fill(f"counterexample: {r.counterexample}", 110, initial_indent=" " * 28,
                                     subsequent_indent=" " * 30))
                 if r.counterexample_detail:

@@ -12,6 +12,7 @@ from theorycheck.solvers.steppers import FloatBackend, MpBackend, log_abs_and_si
 from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _sgn
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
+from theorycheck.vocabulary import TimeKind
 
 
 class LayersSystem(FlowSystem):
@@ -35,7 +36,7 @@ class LayersSystem(FlowSystem):
         self.bk, self.L, self.thr = bk, L, thr
         self.optimizer, self.loss = optimizer, loss
         self.rescaled, self.tied = rescaled, tied
-        self.time_kind = "rescaled" if rescaled else "real"
+        self.time_kind = TimeKind.RESCALED if rescaled else TimeKind.REAL
         self.name = f"layers-{'tied' if tied else 'full'}-{'rescaled' if rescaled else 'real'}"
         self.grad_f = C.layer_gradient(L, bk.name)
         self.eps_f = C.perturbation(optimizer, bk.name)
