@@ -26,13 +26,9 @@ import time as _time
 from dataclasses import dataclass, field
 
 import numpy as np
-import sympy as sp
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import compile as C
-from theorycheck.symbolic.compile import lambdify
-from theorycheck.symbolic.model import rho as rho_sym
 
 
 @dataclass
@@ -75,10 +71,10 @@ def _unit(z: np.ndarray) -> np.ndarray:
 def alpha_all_shrink(z, rho: float) -> Threshold:
     """ρ z_min/(√2‖z‖₂): below it every coordinate shrinks from the start (and collapses)."""
     z = _unit(_positive_z(z))
-    expr = cf.alpha_all_shrink()
-    f = lambdify((cf.z_min, cf.z_norm, rho_sym), expr)
+    form = C.alpha_all_shrink()
+    f = form.fn
     if np.any(z == 0):
-        return Threshold("alpha_all_shrink", None, True, sp.sstr(expr),
+        return Threshold("alpha_all_shrink", None, True, form.text,
                          "z has a zero entry: that coordinate never moves, so not all coordinates can shrink")
     note = ""
     zmin = float(z.min())
@@ -86,7 +82,7 @@ def alpha_all_shrink(z, rho: float) -> Threshold:
         zmin = float(z[z > 0].min())
         note = ("z has negative entries (those coordinates always shrink); z_min is taken over the positive "
                 "entries — THEORY.md's formula with the overall z_min is wrong here")
-    return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, sp.sstr(expr), note)
+    return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, form.text, note)
 
 
 def alpha_gd_like(z, rho: float) -> Threshold:
@@ -96,19 +92,19 @@ def alpha_gd_like(z, rho: float) -> Threshold:
     coordinate grows" (N0 ≥ ρ z_(d)) is the binding one, so the value is never below
     alpha_all_shrink and never negative."""
     z = _unit(_positive_z(z))
-    expr = cf.alpha_gd_like()
-    f = lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), expr)
+    form = C.alpha_gd_like()
+    f = form.fn
     top = float(z.max())
     nrm = float(np.linalg.norm(z))
     below = z[z < top]
     grow = float(f(top, 0.0, nrm, rho))  # N0 = ρ z_(d): the major coordinate's rate is 0
     if below.size == 0:
-        return Threshold("alpha_gd_like", grow, True, sp.sstr(expr.subs(cf.z_2nd, 0)),
+        return Threshold("alpha_gd_like", grow, True, C.alpha_gd_like_without_next(),
                          "all entries of z are equal: no coordinate is major; every coordinate grows iff "
                          "N0 ≥ ρ z_(d) (z_(d−1) replaced by 0), which is also alpha_all_shrink and α_c")
     nxt = float(below.max())
     if nxt <= 0:
-        return Threshold("alpha_gd_like", grow, True, sp.sstr(expr.subs(cf.z_2nd, 0)),
+        return Threshold("alpha_gd_like", grow, True, C.alpha_gd_like_without_next(),
                          "the largest entry below the maximum is ≤ 0: the major coordinate outgrows the others as "
                          "soon as it grows, i.e. from N0 ≥ ρ z_(d) (z_(d−1) replaced by 0)")
     zs = np.sort(z)
@@ -117,7 +113,7 @@ def alpha_gd_like(z, rho: float) -> Threshold:
         note = ("tie at the top of z: z_(d−1) = z_(d); the threshold uses the largest value strictly below "
                 "z_(d) (THEORY.md's z_(d−1) would give the wrong, larger value "
                 f"{float(f(top, top, nrm, rho)):.12g})")
-    return Threshold("alpha_gd_like", float(f(top, nxt, nrm, rho)), True, sp.sstr(expr), note)
+    return Threshold("alpha_gd_like", float(f(top, nxt, nrm, rho)), True, form.text, note)
 
 
 def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
@@ -135,10 +131,10 @@ def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
         nrm = mp.sqrt(mp.fsum(v**2 for v in zz))
         r = mp.mpf(float(rho))
         if name == "alpha_all_shrink":
-            f = sp.lambdify((cf.z_min, cf.z_norm, rho_sym), cf.alpha_all_shrink(), "mpmath")
+            f = C.alpha_all_shrink("mpmath").fn
             val = f(min(v for v in zz if v > 0), nrm, r)
         else:
-            f = sp.lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), cf.alpha_gd_like(), "mpmath")
+            f = C.alpha_gd_like("mpmath").fn
             top = max(zz)
             below = [v for v in zz if v < top]
             val = f(top, max(below) if below and max(below) > 0 else mp.mpf(0), nrm, r)
@@ -147,7 +143,7 @@ def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
 
 def initial_norm(z, alpha: float) -> float:
     """N0 = α √2 ‖z‖₂ (C5), compiled from closed_forms."""
-    return float(lambdify((cf.alpha, cf.z_norm), cf.initial_norm())(alpha, float(np.linalg.norm(z))))
+    return float(C.initial_norm()(alpha, float(np.linalg.norm(z))))
 
 
 def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
@@ -156,7 +152,7 @@ def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
     z = _positive_z(z)
     s = float(np.max(np.abs(z)))
     u = z / s
-    f = lambdify((cf.z_j, cf.N, rho_sym), cf.l2_log_rate())
+    f = C.l2_log_rate()
     with np.errstate(over="ignore"):
         r = s * np.asarray(f(u, initial_norm(u, alpha), rho), dtype=float)
     if not np.all(np.isfinite(r)):

@@ -435,3 +435,48 @@ def empirical_risk(loss: str = "logistic", backend: str = "numpy", contraction: 
         raise ValueError(f"contraction must be 'dot' or 'elementwise', not {contraction!r}")
     ell, dell = stable_loss_functions(loss, backend)
     return EmpiricalRisk(loss, backend, contraction, ell, dell)
+
+
+@dataclass(frozen=True)
+class ClosedForm:
+    """A closed form solved and compiled once: ``fn(*args)`` evaluates ``expression`` (whose
+    sympy text is ``text``); callers on a hot path use these, never sympy."""
+
+    expression: sp.Expr
+    text: str
+    args: tuple
+    fn: Callable
+
+
+def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
+    return ClosedForm(expr, sp.sstr(expr), args, lambdify(args, expr, backend))
+
+
+@lru_cache(maxsize=8)
+def alpha_all_shrink(backend: str = "numpy") -> ClosedForm:
+    """ρ z_min/(√2‖z‖₂) (C5) as a function of (z_min, ‖z‖₂, ρ)."""
+    return _closed((cf.z_min, cf.z_norm, sy.rho), cf.alpha_all_shrink(), backend)
+
+
+@lru_cache(maxsize=8)
+def alpha_gd_like(backend: str = "numpy") -> ClosedForm:
+    """ρ (z_(d) + z_(d−1))/(√2‖z‖₂) (C5) as a function of (z_(d), z_(d−1), ‖z‖₂, ρ)."""
+    return _closed((cf.z_1st, cf.z_2nd, cf.z_norm, sy.rho), cf.alpha_gd_like(), backend)
+
+
+@lru_cache(maxsize=1)
+def alpha_gd_like_without_next() -> str:
+    """The text of alpha_gd_like with z_(d−1) replaced by 0 (no entry below the maximum)."""
+    return sp.sstr(cf.alpha_gd_like().subs(cf.z_2nd, 0))
+
+
+@lru_cache(maxsize=8)
+def initial_norm(backend: str = "numpy") -> Callable:
+    """N0 = α √2 ‖z‖₂ (C5) as a function of (α, ‖z‖₂)."""
+    return lambdify((cf.alpha, cf.z_norm), cf.initial_norm(), backend)
+
+
+@lru_cache(maxsize=8)
+def l2_log_rate(backend: str = "numpy") -> Callable:
+    """dθ_j/dτ = z_j (1 − ρ z_j/N) (C4) as a function of (z_j, N, ρ)."""
+    return lambdify((cf.z_j, cf.N, sy.rho), cf.l2_log_rate(), backend)
