@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.report.record import Record
 from theorycheck.setting import Setting, check_separable
 
@@ -65,11 +65,13 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
     max_steps = _count(max_steps, "max_steps")
     if discrete:
         if eta is None or steps is None:
-            raise TheorycheckError("--discrete needs --eta E and --steps K")
+            raise ArgumentError("discrete=True needs eta and steps", "discrete", "eta", "steps")
         if precision is not None or method not in ("auto",):
-            raise TheorycheckError("--discrete runs float64 iterations: drop --precision/--method")
+            raise ArgumentError("discrete=True runs float64 iterations: drop precision and method", "discrete",
+                                "precision", "method")
         if t_max is not None:
-            raise TheorycheckError("--discrete runs K steps of size η (t = Kη): drop --t-max")
+            raise ArgumentError("discrete=True runs a fixed number of steps of size η (t = kη): drop t_max",
+                                "discrete", "t_max")
         from theorycheck.solve.discrete import run as run_discrete
 
         eta = _positive(eta, "eta")
@@ -79,7 +81,7 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
         traj.eta = eta
         return traj
     if eta is not None or steps is not None:
-        raise TheorycheckError("--eta/--steps apply to --discrete only")
+        raise ArgumentError("eta and steps apply to discrete=True only", "eta", "steps", "discrete")
     from theorycheck.solve.integrate import solve as integrate
 
     time_kind = "rescaled" if setting.single and time != "real" else "real"
@@ -186,7 +188,7 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
     plan = [(p, n, mod) for p in chosen for n, mod in p.experiments().items()]
     if redraw:
         if pack is not None and any(p.name != "minor-first" for p in chosen):
-            raise TheorycheckError("--redraw applies to the pack minor-first only")
+            raise ArgumentError("redraw=True applies to the pack minor-first only", "redraw")
         plan = [x for x in plan if x[0].name == "minor-first"]
     if isinstance(names, str):
         names = None if names == "all" else [names]
@@ -201,7 +203,7 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise TheorycheckError(f"--out {out}: cannot create the directory ({exc.strerror})") from None
+        raise ArgumentError(f"out={str(out)!r}: cannot create the directory ({exc.strerror})", "out") from None
     ctx = numerics.Context(backend="dask" if scheduler else backend, workers=workers, scheduler=scheduler,
                            progress=progress)
     reports = []

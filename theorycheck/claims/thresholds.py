@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.symbolic import compile as C
 
 
@@ -319,7 +319,7 @@ def collapse_threshold(z, rho: float, *, digits: int = 12, max_seconds: float = 
     if not (np.isfinite(rho) and rho >= 0):
         raise TheorycheckError("ρ must be a finite number ≥ 0")
     if not 1 <= int(digits) <= 200:
-        raise TheorycheckError("--digits must be between 1 and 200")
+        raise ArgumentError(f"digits={digits!r}: give a whole number from 1 to 200", "digits")
     if rho == 0:
         return Threshold("alpha_collapse", 0.0, True, "0", "ρ = 0 is GD: no collapse for any α > 0",
                          value_text="0")

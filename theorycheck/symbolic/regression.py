@@ -26,8 +26,9 @@ from functools import cache
 import sympy as sp
 
 from theorycheck.symbolic.compile import lambdify
+from theorycheck.vocabulary import PARAMETRISATIONS
 
-PARAMS: tuple[str, ...] = ("product", "pm")
+PARAMS: tuple[str, ...] = PARAMETRISATIONS
 REGRESSION_LOSSES: tuple[str, ...] = ("squared",)
 
 p_, y_ = sp.symbols("p y", real=True)  # prediction, target

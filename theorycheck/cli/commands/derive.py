@@ -11,7 +11,7 @@ import argparse
 import sys
 import time
 
-from theorycheck.vocabulary import LOSSES, OPTIMIZERS
+from theorycheck.vocabulary import LOSSES, OPTIMIZERS, PARAMETRISATIONS, REGRESSION_LOSSES
 
 
 def _stderr_progress(enabled: bool):
@@ -78,8 +78,8 @@ def register(sub) -> None:
     p.add_argument("--balanced", action="store_true", help="restrict to balanced layers w_k = u (one example)")
     p.add_argument("--dim", type=int, default=None, help="also print the explicit system for this d (1..6)")
     p.add_argument("--examples", type=int, default=1, help="number of examples n (1: rescaled time; 2-3: real time)")
-    p.add_argument("--loss", choices=(*LOSSES, "squared"), default="logistic")
-    p.add_argument("--param", choices=["product", "pm"], default="product",
+    p.add_argument("--loss", choices=(*LOSSES, *REGRESSION_LOSSES), default="logistic")
+    p.add_argument("--param", choices=PARAMETRISATIONS, default="product",
                    help="product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D (with --loss squared)")
     p.add_argument("--format", choices=["text", "latex", "json"], default="text")
     p.add_argument("--max-seconds", type=float, default=60.0,

@@ -15,6 +15,7 @@ from theorycheck.cli.arguments import (
     setting_from_args,
 )
 from theorycheck.errors import TheorycheckError
+from theorycheck.vocabulary import SWEEP_METHODS
 
 
 def _alpha_c(setting) -> float | None:
@@ -98,7 +99,7 @@ def register(sub) -> None:
     p.add_argument("--t-min", type=float, default=None, help="first time of the grid (default t_max/nt, or "
                    "t_max·1e-4 with --log-time)")
     p.add_argument("--log-time", action="store_true", help="geometric time grid")
-    p.add_argument("--method", choices=["auto", "reduced", "balanced", "multi"], default="auto",
+    p.add_argument("--method", choices=SWEEP_METHODS, default="auto",
                    help="auto: C4's reduced ODE for ℓ2-SAM, L = 2, one example; the balanced log field otherwise")
     p.add_argument("--out", metavar="FIGURE", help="write the figure (.png, .svg or .pdf)")
     p.add_argument("--save", metavar="PREFIX", help="save arrays and metadata as PREFIX.npz + PREFIX.json")

@@ -7,6 +7,7 @@ import argparse
 
 from theorycheck.cli.arguments import floats_or_scalar
 from theorycheck.errors import TheorycheckError
+from theorycheck.vocabulary import OPTIMIZERS
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,7 +86,7 @@ def register(sub) -> None:
                    help="several examples (rows x1,…,xd,y): α_c(Z) for ℓ2-SAM, L = 2, from full integrations")
     p.add_argument("--rho", type=float, required=True, help="SAM radius ρ ≥ 0")
     p.add_argument("--alpha", default=None, metavar="A|A1,…", help="an initialisation to place in the regimes")
-    p.add_argument("--optimizer", choices=["sam-l2", "sam-linf", "gd"], default="sam-l2")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default="sam-l2")
     p.add_argument("--depth", "-L", type=int, default=2)
     p.add_argument("--t-max", type=float, default=None, help="horizon of the trajectory (rescaled τ; default 40/min z)")
     p.add_argument("--digits", type=int, default=12, metavar="D",

@@ -6,6 +6,8 @@ import argparse
 import sys
 import textwrap
 
+from theorycheck.vocabulary import PROFILES
+
 MARK = {"holds": "✓", "fails": "✗", "inconclusive": "?", "error": "!"}
 
 
@@ -89,7 +91,7 @@ def register(sub) -> None:
     p.add_argument("--claims", metavar="KEYS", help="comma-separated claim keys or prefixes (C4, C5.regimes, …)")
     p.add_argument("--examples", type=int, default=None, help="drawn inputs per claim (default: the profile's)")
     p.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0: the same inputs every run)")
-    p.add_argument("--profile", choices=["fast", "thorough"], default="fast",
+    p.add_argument("--profile", choices=list(PROFILES), default="fast",
                    help="fast: 12 inputs per claim (a few minutes); thorough: 100")
     p.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON to FILE ('-': stdout only)")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
