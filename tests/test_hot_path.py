@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import theorycheck as tc
-from theorycheck.claims import thresholds as th
+from theorycheck.predict import thresholds as th
 
 
 def _sympy_calls(fn) -> list[str]:

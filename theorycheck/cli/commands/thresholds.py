@@ -13,8 +13,8 @@ from theorycheck.vocabulary import OPTIMIZERS
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from theorycheck.claims.regimes import thresholds, thresholds_data
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
+    from theorycheck.predict.regimes import thresholds, thresholds_data
     from theorycheck.setting import parse_floats
 
     if args.data is not None:
