@@ -33,8 +33,9 @@ def test_heatmap_runs_no_sympy_after_first_call(optimizer, depth):
     z = np.array([1.0, 2.0, 3.0])
 
     def call(alphas):
-        return tc.heatmap(z, optimizer=optimizer, rho=1.0, alphas=alphas, times=np.linspace(0.5, 5, 6), depth=depth,
-                          backend="serial", progress=False, opts=tc.RunOptions(array_backend="numpy"))
+        return tc.heatmap(tc.Setting.from_z(z, optimizer=optimizer, rho=1.0, depth=depth), alphas=alphas,
+                          times=np.linspace(0.5, 5, 6), backend="serial", progress=False,
+                          opts=tc.RunOptions(array_backend="numpy"))
 
     first = call([0.3, 1.5])
     calls = []

@@ -119,7 +119,7 @@ def test_library_errors_name_the_arguments():
     with pytest.raises(ArgumentError, match=r"^depth=0: L must be ≥ 1$"):
         tc.derive(depth=0)
     with pytest.raises(ArgumentError, match=r"^workers=0: give a number ≥ 1$"):
-        tc.heatmap([1.0, 2.0], optimizer="gd", rho=0.0, alphas=[0.5], times=[1.0], workers=0)
+        tc.heatmap(tc.Setting.from_z([1.0, 2.0], optimizer="gd", rho=0.0), alphas=[0.5], times=[1.0], workers=0)
 
 
 def test_render_maps_only_the_listed_names():

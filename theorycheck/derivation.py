@@ -283,12 +283,16 @@ class PmDerivation:
 
 def derive(depth: int = 2, optimizer: str = "sam-l2", *, balanced: bool = False, dim: int | None = None,
            loss: str = "logistic", examples: int = 1, param: str = "product", max_seconds: float | None = 60.0,
-           progress=None) -> Derivation | PmDerivation:
+           progress: bool | None = None) -> Derivation | PmDerivation:
     """The GD, ℓ2-SAM or ℓ∞-SAM flow of depth L as derived by sympy: one example in rescaled
     time (``examples`` 2–3: real time, loss ``loss``), ``balanced`` for w_k = u, and with
     ``dim`` (1..6) the explicit system for that d, within ``max_seconds`` (past it the result
     is marked incomplete). ``param="pm"`` (with ``loss="squared"``): the gradient flow of
-    β = w₊^D − w₋^D for regression. ``progress(done, total, what)`` is called now and then."""
+    β = w₊^D − w₋^D for regression. ``progress``: report on stderr (True), never (False) or when
+    stderr is a terminal (None)."""
+    from theorycheck.progress import count_reporter
+
+    progress = count_reporter(progress)
     if param not in PARAMETRISATIONS:
         raise ArgumentError(f"param={param!r}: choose one of {', '.join(PARAMETRISATIONS)}", "param")
     if param == "pm" or loss == "squared":

@@ -177,7 +177,7 @@ class VerifyResult:
         ``pack``), failed, packs (the packs whose claims ran)."""
         return {"profile": self.profile, "examples": self.examples, "seed": self.seed,
                 "seconds": round(self.seconds, 2),
-                "claims": [{**v.to_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
+                "claims": [{**v.as_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
                 "failed": self.failed, "packs": sorted({self.packs[v.key] for v in self.verdicts if v.key in self.packs})}
 
 

@@ -179,7 +179,7 @@ class Run:
     baseline_cells: list[float] = field(default_factory=list)
     grid_maps: np.ndarray | None = None  # final pixel maps of the grid images (first seed only)
 
-    def as_json(self) -> dict:
+    def as_dict(self) -> dict:
         d = asdict(self)
         d.pop("grid_maps")
         return d
@@ -455,7 +455,7 @@ def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict
             "receptive_field": int(max(hi - lo + 1 for lo, hi in fields.intervals)),
         },
         "stall_rule": f"final training loss ≥ {STALL_FRACTION} · ln {n_classes}",
-        "runs": [r.as_json() for r in runs],
+        "runs": [r.as_dict() for r in runs],
         "comparisons": comparisons,
         "summary": summary,
         "_grid": {"runs": [r for r in runs if r.grid_maps is not None], "images": ds.x_test[: cfg.grid_images],

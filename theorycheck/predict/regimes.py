@@ -105,9 +105,9 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         if depth >= 3:
             return ThresholdsResult(_depth_l(out, z, rho, depth, alpha, s if alpha is not None else None, T))
         ac = th.collapse_threshold(z, rho, digits=digits, progress=progress)
-        out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
-                   alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
-                   alpha_collapse=ac.to_dict())
+        out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).as_dict(),
+                   alpha_gd_like=th.alpha_gd_like(z, rho).as_dict(),
+                   alpha_collapse=ac.as_dict())
         for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for
             if out[key]["value"] is not None and digits > 15:
                 out[key]["value_text"] = th.closed_form_text(key, z, rho, digits)
@@ -153,16 +153,18 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     return ThresholdsResult(out)
 
 
-def thresholds_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: int = 2) -> ThresholdsResult:
-    """``theorycheck thresholds --data FILE.csv``: α_c(Z) for ℓ2-SAM, L = 2, several examples
-    (predict/dataset.py: a bracket from full integrations, with its evidence; not certified)."""
+def thresholds_data(setting: Setting) -> ThresholdsResult:
+    """α_c(Z) for ℓ2-SAM, L = 2, several examples (what ``theorycheck thresholds --data FILE.csv``
+    prints; predict/dataset.py: a bracket from full integrations, with its evidence; not certified).
+    ``data`` is the file the setting was read from (``Setting.source``), or null."""
     from theorycheck.predict import dataset as ds
 
-    if optimizer != "sam-l2" or depth != 2:
+    if setting.optimizer != "sam-l2" or setting.depth != 2:
         raise ArgumentError("thresholds of several examples are computed for ℓ2-SAM at L = 2 "
                             "(optimizer='sam-l2', depth=2)", "optimizer", "depth")
-    s = Setting.from_csv(path, depth=2, optimizer="sam-l2", rho=rho)  # validates (separability included)
-    return ThresholdsResult({"optimizer": optimizer, "depth": depth, "data": str(path), "n": int(s.X.shape[0]), "d": int(s.X.shape[1]),
-            "rho": rho, "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)})
+    s, rho = setting, setting.rho
+    return ThresholdsResult({"optimizer": s.optimizer, "depth": s.depth, "data": s.source, "n": int(s.X.shape[0]),
+                             "d": int(s.X.shape[1]), "rho": rho,
+                             "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)})
 
 

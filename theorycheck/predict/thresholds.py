@@ -44,7 +44,7 @@ class Threshold:
     certificate: dict | None = field(default=None)
     value_text: str | None = None
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         text = self.value_text
         if text is None and self.closed_form and self.value is not None:
             text = f"{self.value:.15g}"  # a closed form evaluated in float64
@@ -239,7 +239,7 @@ class Classification:
     N: float | None
     method: str
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         return {"alpha": self.alpha, "collapses": self.collapses, "certificate": self.certificate,
                 "time": self.time, "N": self.N, "method": self.method}
 
@@ -441,5 +441,5 @@ def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, preci
     if stop:
         note += f"; stopped early: {stop}"
     return Threshold("alpha_collapse", value, False, None, note,
-                     {"collapses": lo_c.to_dict(), "grows": hi_c.to_dict(), "relative_width": width,
+                     {"collapses": lo_c.as_dict(), "grows": hi_c.as_dict(), "relative_width": width,
                       "significant_digits": digits})

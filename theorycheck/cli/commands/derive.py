@@ -9,30 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 from theorycheck.vocabulary import LOSSES, OPTIMIZERS, PARAMETRISATIONS, REGRESSION_LOSSES
-
-
-def _stderr_progress(enabled: bool):
-    last = [0.0]
-
-    def progress(done: int, total: int, what: str) -> None:
-        now = time.monotonic()
-        if enabled and (now - last[0] > 0.5 or done == total):
-            last[0] = now
-            print(f"  … {done} of {total} {what}", file=sys.stderr, flush=True)
-
-    return progress
 
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.derivation import derive
     from theorycheck.jsonio import emit
 
-    progress = _stderr_progress(args.progress if args.progress is not None else sys.stderr.isatty())
     res = derive(args.depth, args.optimizer, balanced=args.balanced, dim=args.dim, loss=args.loss,
-                 examples=args.examples, param=args.param, max_seconds=args.max_seconds, progress=progress)
+                 examples=args.examples, param=args.param, max_seconds=args.max_seconds, progress=args.progress)
     if args.param == "pm":
         if args.format == "json":
             emit(res.as_dict())

@@ -36,11 +36,11 @@ def _alpha_c(setting) -> float | None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from theorycheck.api import heatmap
     from theorycheck.cli import checks
     from theorycheck.jsonio import emit
     from theorycheck.report import plots
     from theorycheck.sweep.grid import time_grid, visits
-    from theorycheck.sweep.recipes import heatmap
 
     if not (args.out or args.json or args.save):
         raise TheorycheckError("say what to write: --out FIGURE.png|svg, --json and/or --save PREFIX")
@@ -51,9 +51,8 @@ def run(args: argparse.Namespace) -> int:
     alphas = parse_range(args.alphas, "--alphas", log=args.log)
     times = time_grid(args.t_max, args.nt, log=args.log_time, t_min=args.t_min)
     checks.check_grid_size(alphas.size, times.size, what="--alphas × --nt grid")
-    res = heatmap(setting.Z, optimizer=setting.optimizer, rho=setting.rho, alphas=alphas, times=times,
-                    depth=setting.depth, loss=setting.loss, method=args.method, opts=run_options(args),
-                    backend=backend_of(args), workers=args.workers, scheduler=args.scheduler, progress=args.progress)
+    res = heatmap(setting, alphas=alphas, times=times, method=args.method, opts=run_options(args),
+                  backend=backend_of(args), workers=args.workers, scheduler=args.scheduler, progress=args.progress)
     thr = res.meta["thresholds"]
     saved = [str(p) for p in res.save(args.save)] if args.save else None
     if args.out:

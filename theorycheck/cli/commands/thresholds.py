@@ -13,12 +13,13 @@ from theorycheck.vocabulary import OPTIMIZERS
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from theorycheck.api import thresholds
     from theorycheck.jsonio import emit
-    from theorycheck.predict.regimes import thresholds, thresholds_data
-    from theorycheck.setting import parse_floats
+    from theorycheck.setting import Setting, parse_floats
 
+    problem = dict(rho=args.rho, optimizer=args.optimizer, depth=args.depth)
     if args.data is not None:
-        res = thresholds_data(args.data, args.rho, optimizer=args.optimizer, depth=args.depth)
+        res = thresholds(Setting.from_csv(args.data, **problem))
         if args.json:
             emit(res.as_dict())
             return 0
@@ -30,8 +31,11 @@ def run(args: argparse.Namespace) -> int:
     if args.z is None:
         raise TheorycheckError("give --z Z1,… (one example) or --data FILE.csv (several examples)")
     z = parse_floats(args.z, "z")
-    res = thresholds(z, args.rho, optimizer=args.optimizer, depth=args.depth,
-                     alpha=floats_or_scalar(args.alpha, "alpha"), t_max=args.t_max, digits=args.digits).as_dict()
+    if args.alpha is None and args.optimizer == "sam-linf":
+        raise TheorycheckError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give --alpha")
+    alpha = floats_or_scalar(args.alpha, "alpha")
+    setting = Setting.from_z(z, **problem, alpha=1.0 if alpha is None else alpha)
+    res = thresholds(setting, place=alpha is not None, t_max=args.t_max, digits=args.digits).as_dict()
     if args.json:
         emit(res)
         return 0

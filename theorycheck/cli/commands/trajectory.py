@@ -12,14 +12,6 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.vocabulary import PARAMETRISATIONS, SOLVE_METHODS, TIME_CHOICES
 
 
-def _progress(t: float, t_max: float, steps: int) -> None:
-    print(f"  … t = {t:.6g} of {t_max:.6g} ({steps} steps)", file=sys.stderr, flush=True)
-
-
-def _discrete_progress(k: int, steps: int) -> None:
-    print(f"  … step {k} of {steps}", file=sys.stderr, flush=True)
-
-
 def _run_pm(args: argparse.Namespace) -> int:
     """The signed parametrisation β = w₊^D − w₋^D with the squared loss (gradient flow only)."""
     import numpy as np
@@ -106,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     _warn_unreachable(setting)
     traj = solve(setting, t_max=args.t_max, method=args.method, precision=args.precision, time=args.time,
                  max_steps=args.max_steps, max_seconds=args.max_seconds, discrete=args.discrete, eta=args.eta,
-                 steps=args.steps, progress=_discrete_progress if args.discrete else _progress)
+                 steps=args.steps, progress=True)
     res = traj.as_dict()
     if args.plot:
         from theorycheck.report.plots import plot_trajectory

@@ -37,18 +37,13 @@ def run(args: argparse.Namespace) -> int:
     check_output_file(args.json, "--json")
     tty = sys.stderr.isatty()
 
-    def progress(key: str, n: int) -> None:
-        if tty:
-            print(f"\r  {key}: {n} input{'s' * (n != 1)} …   ", end="", file=sys.stderr, flush=True)
-
     def on_claim(i: int, n: int, claim) -> None:
         if tty and i > 1:
             print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
         print(f"[{i}/{n}] {claim.key}", file=sys.stderr, flush=True)
 
     res = verify(args.claims, examples=args.examples, seed=args.seed, profile=args.profile, pack=args.pack,
-                 on_claim=on_claim,
-                 progress=progress)
+                 on_claim=on_claim, progress=tty)
     if tty:
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
     verdicts, examples, elapsed = res.verdicts, res.examples, res.seconds
