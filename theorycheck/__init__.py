@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from theorycheck.errors import NotSeparableError, SettingError, TheorycheckError
+from theorycheck.errors import ArgumentError, NotSeparableError, SettingError, TheorycheckError
 from theorycheck.version import __version__
 
 #: public name -> (module, attribute); imported on first access
@@ -45,7 +45,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "vocabulary": ("theorycheck.vocabulary", None),
 }
 
-__all__ = ["Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
+__all__ = ["ArgumentError", "Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
            "TheorycheckError", "__version__", "derive", "describe", "heatmap", "max_margin", "packs", "prove",
            "register_claim", "reproduce", "run_claim", "solve", "thresholds", "unregister_claim", "verify",
            "vocabulary"]
