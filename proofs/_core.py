@@ -176,7 +176,7 @@ class TheoremResult:
                 return s_
         return VERIFIED
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         return {
             "key": self.theorem.key,
             "title": self.theorem.title,
@@ -217,7 +217,7 @@ class ProveResult:
     def as_dict(self) -> dict:
         """Keys: theorems (one dict per theorem: key, title, statement, status, steps, pack),
         seconds, refuted."""
-        return {"theorems": [{**r.to_dict(), "pack": self.packs.get(r.theorem.key)} for r in self.results],
+        return {"theorems": [{**r.as_dict(), "pack": self.packs.get(r.theorem.key)} for r in self.results],
                 "seconds": round(self.seconds, 2), "refuted": self.refuted}
 
 

@@ -183,7 +183,7 @@ def test_gd_like_never_negative_nor_below_all_shrink(z):
 
 def test_inconclusive_certificate_gives_no_value():
     t = th.collapse_threshold([1.0, 2.0, 3.0], 1.0, digits=30, max_seconds=0.05)
-    assert t.value is None and t.to_dict()["value_text"] is None and "inconclusive" in t.note
+    assert t.value is None and t.as_dict()["value_text"] is None and "inconclusive" in t.note
 
 
 def test_initial_index_at_ties_of_equal_z():

@@ -44,9 +44,9 @@ class Status(StrEnum):
                   True)
     CRITICAL_POINT = ("critical_point",
                       "∇Lo(w) → 0 away from w = 0: ℓ2-SAM's perturbation ρ∇Lo/‖∇Lo‖ is undefined there", True, 9)
-    NORM_LIMIT = ("norm_limit", "the weights left the float64 range (linear coordinates); rerun with --precision",
+    NORM_LIMIT = ("norm_limit", "the weights left the float64 range (linear coordinates); rerun with precision (mpmath digits)",
                   False)
-    NON_FINITE = "non_finite", "a field value was not finite (overflow); rerun with --precision", False, 7
+    NON_FINITE = "non_finite", "a field value was not finite (overflow); rerun with precision (mpmath digits)", False, 7
     MAX_STEPS = "max_steps", "step budget exhausted", False, 5
     MAX_EVALUATIONS = "max_evaluations", "field-evaluation budget exhausted", False
     MAX_SECONDS = "max_seconds", "time budget exhausted", False

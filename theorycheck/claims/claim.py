@@ -92,10 +92,10 @@ class ClaimVerdict:
     #: the first few inputs whose check ran out of budget, each {"input", "detail"} (what ran out)
     inconclusive_examples: list = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "inconclusive",
                                             "worst_deviation", "tolerance", "seconds", "counterexample",
                                             "counterexample_detail", "message", "inconclusive_examples")}
         d["seconds"] = round(self.seconds, 3)
-        d["refined"] = self.refined.to_dict() if self.refined else None
+        d["refined"] = self.refined.as_dict() if self.refined else None
         return d

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, Claim, ClaimVerdict, Outcome, Verdict
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError
 from theorycheck.jsonio import to_plain
+from theorycheck.vocabulary import PROFILES
 
 __all__ = ["PROFILES", "VerifyResult", "run_claim", "verify_claims"]
 
 #: examples per claim for each profile of ``theorycheck verify``
-PROFILES: dict[str, int] = {"fast": 12, "thorough": 100}
 
 
 class _Disagrees(AssertionError):
@@ -177,7 +177,7 @@ class VerifyResult:
         ``pack``), failed, packs (the packs whose claims ran)."""
         return {"profile": self.profile, "examples": self.examples, "seed": self.seed,
                 "seconds": round(self.seconds, 2),
-                "claims": [{**v.to_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
+                "claims": [{**v.as_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
                 "failed": self.failed, "packs": sorted({self.packs[v.key] for v in self.verdicts if v.key in self.packs})}
 
 
@@ -196,9 +196,9 @@ def verify_claims(pairs: Sequence[tuple[str, Claim]], claims: Sequence[str] | st
     from theorycheck.claims.registry import pack_of, select
 
     if profile not in PROFILES:
-        raise TheorycheckError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+        raise ArgumentError(f"profile={profile!r}: choose one of {', '.join(PROFILES)}", "profile")
     if examples is not None and (isinstance(examples, bool) or int(examples) != examples or examples < 0):
-        raise TheorycheckError("--examples must be ≥ 0")
+        raise ArgumentError(f"examples={examples!r}: give a whole number ≥ 0", "examples")
     n_examples = int(examples) if examples is not None else PROFILES[profile]
     if isinstance(claims, str):
         claims = [p.strip() for p in claims.split(",") if p.strip()]
@@ -206,7 +206,8 @@ def verify_claims(pairs: Sequence[tuple[str, Claim]], claims: Sequence[str] | st
     try:
         chosen = select(list(claims) if claims else None, [c for _, c in pairs])
     except KeyError as exc:
-        raise TheorycheckError(f"no claim matches {exc.args[0]!r}; `theorycheck verify --list` shows them") from None
+        raise ArgumentError(f"claims={exc.args[0]!r}: no claim matches (the packs' keys: "
+                            "packs.get(name).claims())", "claims") from None
     verdicts = []
     t0 = time.perf_counter()
     for i, c in enumerate(chosen, 1):

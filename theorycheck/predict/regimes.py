@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.predict import thresholds as th
 from theorycheck.record import Record
 from theorycheck.setting import Setting, parse_floats
@@ -49,14 +49,14 @@ def _trajectory_facts(setting: Setting, t_max: float) -> dict:
 
 def _depth_l(out: dict, z: np.ndarray, rho: float, L: int, alpha, setting, T) -> dict:
     """ℓ2-SAM at depth L ≥ 3 (predict/depth.py): derived initial-rate thresholds, α_c(L) for even
-    L (certified bracket), the statement of what happens at small α, and with --alpha the
+    L (certified bracket), the statement of what happens at small α, and with ``alpha`` the
     initial index, the side of α_c and the trajectory."""
     from theorycheck.predict import depth as dl
 
     out.update(dl.thresholds(z, rho, L))
     if alpha is not None:
         if np.size(alpha) != 1:
-            raise TheorycheckError("give one scalar --alpha for ℓ2-SAM (uniform init)")
+            raise ArgumentError("give one scalar alpha for ℓ2-SAM (uniform init)", "alpha")
         a = float(np.asarray(alpha).reshape(-1)[0])
         out["alpha"] = a
         out["initial_index"] = dl.initial_index(z, a, rho, L)
@@ -100,20 +100,21 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         if np.any(z <= 0):
             raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
         if depth == 1:
-            raise TheorycheckError("ℓ2-SAM at depth L = 1 has no regimes (C1: every α goes to z/‖z‖): use --depth ≥ 2")
+            raise ArgumentError("ℓ2-SAM at L = 1 has no regimes (C1: every α goes to z/‖z‖): use depth ≥ 2",
+                                "depth")
         if depth >= 3:
             return ThresholdsResult(_depth_l(out, z, rho, depth, alpha, s if alpha is not None else None, T))
         ac = th.collapse_threshold(z, rho, digits=digits, progress=progress)
-        out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
-                   alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
-                   alpha_collapse=ac.to_dict())
+        out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).as_dict(),
+                   alpha_gd_like=th.alpha_gd_like(z, rho).as_dict(),
+                   alpha_collapse=ac.as_dict())
         for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for
             if out[key]["value"] is not None and digits > 15:
                 out[key]["value_text"] = th.closed_form_text(key, z, rho, digits)
         if alpha is not None:
             a = float(np.asarray(alpha).reshape(-1)[0])
             if np.size(alpha) != 1:
-                raise TheorycheckError("give one scalar --alpha for ℓ2-SAM (uniform init)")
+                raise ArgumentError("give one scalar alpha for ℓ2-SAM (uniform init)", "alpha")
             out["alpha"] = a
             out["initial_index"] = th.initial_index(z, a, rho)
             gd = out["alpha_gd_like"]["value"]
@@ -131,7 +132,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         return ThresholdsResult(out)
     if optimizer == "sam-linf":
         if alpha is None:
-            raise TheorycheckError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give --alpha")
+            raise ArgumentError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give alpha", "alpha")
         a = np.broadcast_to(np.asarray(alpha, float), z.shape)
         out["alpha"] = a
         out["grows"] = (a > rho).tolist()
@@ -152,15 +153,18 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     return ThresholdsResult(out)
 
 
-def thresholds_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: int = 2) -> ThresholdsResult:
-    """``theorycheck thresholds --data FILE.csv``: α_c(Z) for ℓ2-SAM, L = 2, several examples
-    (predict/dataset.py: a bracket from full integrations, with its evidence; not certified)."""
+def thresholds_data(setting: Setting) -> ThresholdsResult:
+    """α_c(Z) for ℓ2-SAM, L = 2, several examples (what ``theorycheck thresholds --data FILE.csv``
+    prints; predict/dataset.py: a bracket from full integrations, with its evidence; not certified).
+    ``data`` is the file the setting was read from (``Setting.source``), or null."""
     from theorycheck.predict import dataset as ds
 
-    if optimizer != "sam-l2" or depth != 2:
-        raise TheorycheckError("--data thresholds are computed for ℓ2-SAM at L = 2 (--optimizer sam-l2 --depth 2)")
-    s = Setting.from_csv(path, depth=2, optimizer="sam-l2", rho=rho)  # validates (separability included)
-    return ThresholdsResult({"optimizer": optimizer, "depth": depth, "data": str(path), "n": int(s.X.shape[0]), "d": int(s.X.shape[1]),
-            "rho": rho, "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)})
+    if setting.optimizer != "sam-l2" or setting.depth != 2:
+        raise ArgumentError("thresholds of several examples are computed for ℓ2-SAM at L = 2 "
+                            "(optimizer='sam-l2', depth=2)", "optimizer", "depth")
+    s, rho = setting, setting.rho
+    return ThresholdsResult({"optimizer": s.optimizer, "depth": s.depth, "data": s.source, "n": int(s.X.shape[0]),
+                             "d": int(s.X.shape[1]), "rho": rho,
+                             "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)})
 
 

@@ -26,11 +26,9 @@ import time as _time
 from dataclasses import dataclass, field
 
 import numpy as np
-import sympy as sp
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.status import Fate
-from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import compile as C
 
 
@@ -47,7 +45,7 @@ class Threshold:
     certificate: dict | None = field(default=None)
     value_text: str | None = None
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         text = self.value_text
         if text is None and self.closed_form and self.value is not None:
             text = f"{self.value:.15g}"  # a closed form evaluated in float64
@@ -74,10 +72,10 @@ def _unit(z: np.ndarray) -> np.ndarray:
 def alpha_all_shrink(z, rho: float) -> Threshold:
     """ρ z_min/(√2‖z‖₂): below it every coordinate shrinks from the start (and collapses)."""
     z = _unit(_positive_z(z))
-    expr = cf.alpha_all_shrink()
-    f = C.alpha_all_shrink()
+    form = C.alpha_all_shrink()
+    f = form.fn
     if np.any(z == 0):
-        return Threshold("alpha_all_shrink", None, True, sp.sstr(expr),
+        return Threshold("alpha_all_shrink", None, True, form.text,
                          "z has a zero entry: that coordinate never moves, so not all coordinates can shrink")
     note = ""
     zmin = float(z.min())
@@ -85,7 +83,7 @@ def alpha_all_shrink(z, rho: float) -> Threshold:
         zmin = float(z[z > 0].min())
         note = ("z has negative entries (those coordinates always shrink); z_min is taken over the positive "
                 "entries — THEORY.md's formula with the overall z_min is wrong here")
-    return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, sp.sstr(expr), note)
+    return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, form.text, note)
 
 
 def alpha_gd_like(z, rho: float) -> Threshold:
@@ -95,19 +93,19 @@ def alpha_gd_like(z, rho: float) -> Threshold:
     coordinate grows" (N0 ≥ ρ z_(d)) is the binding one, so the value is never below
     alpha_all_shrink and never negative."""
     z = _unit(_positive_z(z))
-    expr = cf.alpha_gd_like()
-    f = C.alpha_gd_like()
+    form = C.alpha_gd_like()
+    f = form.fn
     top = float(z.max())
     nrm = float(np.linalg.norm(z))
     below = z[z < top]
     grow = float(f(top, 0.0, nrm, rho))  # N0 = ρ z_(d): the major coordinate's rate is 0
     if below.size == 0:
-        return Threshold("alpha_gd_like", grow, True, sp.sstr(expr.subs(cf.z_2nd, 0)),
+        return Threshold("alpha_gd_like", grow, True, C.alpha_gd_like_without_next(),
                          "all entries of z are equal: no coordinate is major; every coordinate grows iff "
                          "N0 ≥ ρ z_(d) (z_(d−1) replaced by 0), which is also alpha_all_shrink and α_c")
     nxt = float(below.max())
     if nxt <= 0:
-        return Threshold("alpha_gd_like", grow, True, sp.sstr(expr.subs(cf.z_2nd, 0)),
+        return Threshold("alpha_gd_like", grow, True, C.alpha_gd_like_without_next(),
                          "the largest entry below the maximum is ≤ 0: the major coordinate outgrows the others as "
                          "soon as it grows, i.e. from N0 ≥ ρ z_(d) (z_(d−1) replaced by 0)")
     zs = np.sort(z)
@@ -116,7 +114,7 @@ def alpha_gd_like(z, rho: float) -> Threshold:
         note = ("tie at the top of z: z_(d−1) = z_(d); the threshold uses the largest value strictly below "
                 "z_(d) (THEORY.md's z_(d−1) would give the wrong, larger value "
                 f"{float(f(top, top, nrm, rho)):.12g})")
-    return Threshold("alpha_gd_like", float(f(top, nxt, nrm, rho)), True, sp.sstr(expr), note)
+    return Threshold("alpha_gd_like", float(f(top, nxt, nrm, rho)), True, form.text, note)
 
 
 def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
@@ -134,10 +132,10 @@ def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
         nrm = mp.sqrt(mp.fsum(v**2 for v in zz))
         r = mp.mpf(float(rho))
         if name == "alpha_all_shrink":
-            f = C.alpha_all_shrink("mpmath")
+            f = C.alpha_all_shrink("mpmath").fn
             val = f(min(v for v in zz if v > 0), nrm, r)
         else:
-            f = C.alpha_gd_like("mpmath")
+            f = C.alpha_gd_like("mpmath").fn
             top = max(zz)
             below = [v for v in zz if v < top]
             val = f(top, max(below) if below and max(below) > 0 else mp.mpf(0), nrm, r)
@@ -247,7 +245,7 @@ class Classification:
     def collapses(self) -> bool | None:
         return self.fate.collapses
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         return {"alpha": self.alpha, "collapses": self.collapses, "certificate": self.certificate,
                 "time": self.time, "N": self.N, "method": self.method}
 
@@ -327,7 +325,7 @@ def collapse_threshold(z, rho: float, *, digits: int = 12, max_seconds: float = 
     if not (np.isfinite(rho) and rho >= 0):
         raise TheorycheckError("ρ must be a finite number ≥ 0")
     if not 1 <= int(digits) <= 200:
-        raise TheorycheckError("--digits must be between 1 and 200")
+        raise ArgumentError(f"digits={digits!r}: give a whole number from 1 to 200", "digits")
     if rho == 0:
         return Threshold("alpha_collapse", 0.0, True, "0", "ρ = 0 is GD: no collapse for any α > 0",
                          value_text="0")
@@ -449,5 +447,5 @@ def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, preci
     if stop:
         note += f"; stopped early: {stop}"
     return Threshold("alpha_collapse", value, False, None, note,
-                     {"collapses": lo_c.to_dict(), "grows": hi_c.to_dict(), "relative_width": width,
+                     {"collapses": lo_c.as_dict(), "grows": hi_c.as_dict(), "relative_width": width,
                       "significant_digits": digits})

@@ -16,7 +16,7 @@ import numpy as np  # noqa: E402
 from matplotlib import colors  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from theorycheck.errors import TheorycheckError  # noqa: E402
+from theorycheck.errors import ArgumentError, TheorycheckError  # noqa: E402
 from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
 from theorycheck.solvers.trajectory import Trajectory  # noqa: E402
 from theorycheck.vocabulary import TimeKind
@@ -77,7 +77,7 @@ def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = N
 
     path = Path(path)
     if path.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise TheorycheckError(f"--plot {path}: give a file name ending in .png, .svg or .pdf")
+        raise ArgumentError(f"path={str(path)!r}: give a file name ending in .png, .svg or .pdf", "path")
     sw = switches(traj) if sw is None else sw
     log_t = use_log_time(float(traj.t[-1]), [w.time for w in sw])
     t, la = _samples(traj, log=log_t)

@@ -10,6 +10,8 @@ every dimension d.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
 from theorycheck.symbolic import model as sy
@@ -276,14 +278,18 @@ def initial_norm() -> sp.Expr:
     return alpha * sp.sqrt(2) * z_norm
 
 
+@lru_cache(maxsize=1)
 def alpha_all_shrink() -> sp.Expr:
-    """All coordinates shrink at the start iff N0 < ρ z_min, i.e. α < ρ z_min/(√2‖z‖₂) (C5)."""
+    """All coordinates shrink at the start iff N0 < ρ z_min, i.e. α < ρ z_min/(√2‖z‖₂) (C5).
+    Solved once (cached): callers at run time use :func:`compile.alpha_all_shrink`."""
     return sp.solve(sp.Eq(initial_norm(), rho * z_min), alpha)[0]
 
 
+@lru_cache(maxsize=1)
 def alpha_gd_like() -> sp.Expr:
     """The major coordinate grows fastest from the start iff N0 ≥ ρ (z_(d) + z_(d−1)),
-    i.e. α ≥ ρ (z_(d) + z_(d−1)) / (√2‖z‖₂) (C5)."""
+    i.e. α ≥ ρ (z_(d) + z_(d−1)) / (√2‖z‖₂) (C5). Solved once (cached): callers at run time
+    use :func:`compile.alpha_gd_like`."""
     return sp.solve(sp.Eq(initial_norm(), rho * (z_1st + z_2nd)), alpha)[0]
 
 

@@ -480,22 +480,43 @@ def initial_norm(backend: str = "numpy") -> Callable:
 
 
 @lru_cache(maxsize=4)
-def alpha_all_shrink(backend: str = "numpy") -> Callable:
-    """``alpha(z_min, znorm, rho)`` = ρ z_min/(√2‖z‖₂) (:func:`closed_forms.alpha_all_shrink`; sympy
-    solves it once, here)."""
-    return lambdify((cf.z_min, cf.z_norm, sy.rho), cf.alpha_all_shrink(), backend)
-
-
-@lru_cache(maxsize=4)
-def alpha_gd_like(backend: str = "numpy") -> Callable:
-    """``alpha(z_top, z_next, znorm, rho)`` = ρ (z_(d) + z_(d−1))/(√2‖z‖₂) (:func:`closed_forms.alpha_gd_like`)."""
-    return lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, sy.rho), cf.alpha_gd_like(), backend)
-
-
-@lru_cache(maxsize=4)
 def l2_log_rate(backend: str = "numpy") -> Callable:
     """``rate(z_j, N, rho)`` = dθ_j/dτ = z_j (1 − ρ z_j / N) (:func:`closed_forms.l2_log_rate`)."""
     return lambdify((cf.z_j, cf.N, sy.rho), cf.l2_log_rate(), backend)
+
+
+@dataclass(frozen=True)
+class ClosedForm:
+    """A closed form solved and compiled once: ``fn(*args)`` evaluates ``expression`` (whose
+    sympy text is ``text``); callers on a hot path use these, never sympy."""
+
+    expression: sp.Expr
+    text: str
+    args: tuple
+    fn: Callable
+
+
+def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
+    return ClosedForm(expr, sp.sstr(expr), args, lambdify(args, expr, backend))
+
+
+@lru_cache(maxsize=8)
+def alpha_all_shrink(backend: str = "numpy") -> ClosedForm:
+    """ρ z_min/(√2‖z‖₂) (C5) as a function of (z_min, ‖z‖₂, ρ)."""
+    return _closed((cf.z_min, cf.z_norm, sy.rho), cf.alpha_all_shrink(), backend)
+
+
+@lru_cache(maxsize=8)
+def alpha_gd_like(backend: str = "numpy") -> ClosedForm:
+    """ρ (z_(d) + z_(d−1))/(√2‖z‖₂) (C5) as a function of (z_(d), z_(d−1), ‖z‖₂, ρ)."""
+    return _closed((cf.z_1st, cf.z_2nd, cf.z_norm, sy.rho), cf.alpha_gd_like(), backend)
+
+
+@lru_cache(maxsize=1)
+def alpha_gd_like_without_next() -> str:
+    """The text of alpha_gd_like with z_(d−1) replaced by 0 (no entry below the maximum)."""
+    return sp.sstr(cf.alpha_gd_like().subs(cf.z_2nd, 0))
+
 
 
 # ---------------------------------------------------------------- C1–C3: solutions and blow-up (one example)

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-PARAMS: tuple[str, ...] = ("product", "pm")
+from theorycheck.vocabulary import PARAMETRISATIONS
+
+PARAMS: tuple[str, ...] = PARAMETRISATIONS
 REGRESSION_LOSSES: tuple[str, ...] = ("squared",)
 
 p_, y_ = sp.symbols("p y", real=True)  # prediction, target
