@@ -119,13 +119,12 @@ def _c2_claims():
     from theorycheck.proofs import _numerics as num
     from theorycheck.proofs import box_claims as bc
     from theorycheck.setting import Setting
-    from theorycheck.symbolic.compile import lambdify
+    from theorycheck.symbolic import compile as C
     found: list[Claim] = []
 
     # a box of the claims' domain (d = 3; no tie of z, α_j − ρ of certain sign): proved, with enclosures
     DOMAIN = bc.domain_box([(0.5, 1.0), (1.5, 2.0), (2.5, 3.0)], [(1.5, 2.0), (0.2, 0.5), (1.2, 1.4)], (0.9, 1.0))
-    u_of = lambdify((cf.alpha_j, cf.z_j, rho, tau), cf.linf_l2_solution())
-    tau0_of = lambdify((cf.alpha_j, cf.z_j, rho), cf.linf_l2_zero_time())
+    u_of, tau0_of = C.linf_l2_solution()
 
     @st.composite
     def inputs(draw, ties=False):

@@ -117,14 +117,12 @@ def _c3_claims():
     from theorycheck.proofs import _numerics as num
     from theorycheck.proofs import box_claims as bc
     from theorycheck.setting import Setting
-    from theorycheck.symbolic.compile import lambdify
+    from theorycheck.symbolic import compile as C
     found: list[Claim] = []
 
     # boxes of the claims' domain (L = 3 and 4, d = 2; the minor coordinate wins; no tie of the score)
     DOMAIN3 = bc.domain_box([(0.5, 1.0), (2.0, 3.0)], [(3.0, 4.0), (1.1, 1.2)], (0.9, 1.0), L=3)
     DOMAIN4 = bc.domain_box([(0.5, 1.0), (2.0, 3.0)], [(3.0, 4.0), (1.1, 1.2)], (0.9, 1.0), L=4)
-    Li = sp.Symbol("Li", positive=True)
-    t_star = lambdify((cf.alpha_j, cf.z_j, rho, Li), cf.linf_blowup_time(Li))
 
     @st.composite
     def inputs(draw, below=False):
@@ -146,7 +144,7 @@ def _c3_claims():
     def predicted(x):
         z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(a > r, t_star(a, z, r, L), np.inf)
+            return np.where(a > r, C.linf_blowup_time(L)(a, z, r), np.inf)
 
     def check_time(x) -> Outcome:
         ts = predicted(x)

@@ -1,5 +1,5 @@
 """Running claims: :func:`run_claim` checks one claim on its pinned inputs and on inputs
-drawn by hypothesis and gives a :class:`~theorycheck.claims.claim.Verdict`; :func:`verify_claims`
+drawn by hypothesis and gives a :class:`~theorycheck.claims.claim.ClaimVerdict`; :func:`verify_claims`
 runs a selection of claims (a pack's and the user's: :func:`theorycheck.api.verify` chooses them) and gives a :class:`VerifyResult`
 whose :meth:`~VerifyResult.as_dict` is what ``theorycheck verify --json`` writes."""
 
@@ -12,14 +12,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, PROVED, Claim, Outcome, Verdict
-from theorycheck.errors import TheorycheckError
+from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, PROVED, Claim, ClaimVerdict, Outcome, Verdict
+from theorycheck.errors import ArgumentError
 from theorycheck.jsonio import to_plain
+from theorycheck.vocabulary import PROFILES
 
 __all__ = ["PROFILES", "VerifyResult", "run_claim", "verify_claims"]
 
 #: examples per claim for each profile of ``theorycheck verify``
-PROFILES: dict[str, int] = {"fast": 12, "thorough": 100}
 
 
 class _Disagrees(AssertionError):
@@ -59,7 +59,8 @@ def _no_local_constants() -> Iterator[None]:
         cache.cache.clear()
 
 
-def _proved_or_refuted(claim: Claim, examples: int, seed_: int, progress, prove_seconds: float) -> Verdict | list:
+def _proved_or_refuted(claim: Claim, examples: int, seed_: int, progress,
+                       prove_seconds: float) -> ClaimVerdict | list:
     """``verify --prove``: the claim's prover on its stated boxes. A proved verdict when every box is
     proved, a failing one (with the point) when a box holds a counterexample, else the proof
     attempts (a list of dicts) for the sampled verdict to carry."""
@@ -68,7 +69,7 @@ def _proved_or_refuted(claim: Claim, examples: int, seed_: int, progress, prove_
     dicts = [p.as_dict() for p in proofs]
     bad = next((p for p in proofs if p.status == "refuted"), None)
     if bad is not None:
-        v = Verdict(claim.key, claim.statement, FAILS, 0, 0, None, claim.tolerance, time.perf_counter() - t0,
+        v = ClaimVerdict(claim.key, claim.statement, FAILS, 0, 0, None, claim.tolerance, time.perf_counter() - t0,
                     to_plain(bad.counterexample["input"]), to_plain(bad.counterexample["detail"]),
                     f"ball arithmetic: the statement is false at this point of the box {to_plain(bad.box.as_dict())}",
                     proof=dicts)
@@ -78,7 +79,7 @@ def _proved_or_refuted(claim: Claim, examples: int, seed_: int, progress, prove_
         return v
     if all(p.status == "proved" for p in proofs):
         rests = sorted({k for p in proofs for k in p.rests_on})
-        return Verdict(claim.key, claim.statement, PROVED, 0, 0, None, claim.tolerance, time.perf_counter() - t0,
+        return ClaimVerdict(claim.key, claim.statement, PROVED, 0, 0, None, claim.tolerance, time.perf_counter() - t0,
                        message=f"proved for every input in {len(proofs)} stated box(es) by ball arithmetic, resting "
                                f"on theorem(s) {', '.join(rests)}", proof=dicts)
     return dicts
@@ -86,7 +87,7 @@ def _proved_or_refuted(claim: Claim, examples: int, seed_: int, progress, prove_
 
 def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
               progress: Callable[[str, int], None] | None = None, prove: bool = False,
-              prove_seconds: float = 10.0) -> Verdict:
+              prove_seconds: float = 10.0) -> ClaimVerdict:
     """Check ``claim`` on its pinned inputs, then on ``examples`` drawn inputs; on a
     disagreement hypothesis shrinks to a minimal counterexample. The drawn inputs depend only
     on the claim, ``examples`` and ``seed_`` (not on what ran before in the process: see
@@ -96,7 +97,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
     attempts = None
     if prove and claim.prover is not None:
         got = _proved_or_refuted(claim, examples, seed_, progress, prove_seconds)
-        if isinstance(got, Verdict):
+        if isinstance(got, ClaimVerdict):
             return got
         attempts = got
     t0 = time.perf_counter()
@@ -123,12 +124,12 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             stats["worst"] = out.deviation if stats["worst"] is None else max(stats["worst"], out.deviation)
         return out
 
-    def verdict(status, message="", ce=None, ce_detail=None) -> Verdict:
+    def verdict(status: Verdict, message="", ce=None, ce_detail=None) -> ClaimVerdict:
         if attempts is not None:
             done = sum(a["status"] == "proved" for a in attempts)
             message = (message + "; " if message else "") + (f"ball arithmetic proved {done} of {len(attempts)} "
                                                              "stated boxes; the rest was sampled")
-        v = Verdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
+        v = ClaimVerdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
                     claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message,
                     inconclusive_examples=list(undecided), proof=attempts)
         if claim.refined is not None and status == FAILS:
@@ -136,7 +137,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
                                   prove_seconds=prove_seconds)
         return v
 
-    def crashed() -> Verdict:
+    def crashed() -> ClaimVerdict:
         exc = last_fail["exc"]
         return verdict(ERROR, f"the check raised {type(exc).__name__}: {exc}", claim.describe(last_fail["x"]))
 
@@ -193,7 +194,7 @@ class VerifyResult:
     examples: int
     seed: int
     seconds: float
-    verdicts: list[Verdict]
+    verdicts: list[ClaimVerdict]
     #: claim key → the pack it belongs to ("user" for a user's claim)
     packs: dict[str, str] = field(default_factory=dict)
 
@@ -205,7 +206,7 @@ class VerifyResult:
     def ok(self) -> bool:
         return not self.failed
 
-    def __getitem__(self, key: str) -> Verdict:
+    def __getitem__(self, key: str) -> ClaimVerdict:
         for v in self.verdicts:
             if v.key == key:
                 return v
@@ -216,7 +217,7 @@ class VerifyResult:
         ``pack``), failed, packs (the packs whose claims ran)."""
         return {"profile": self.profile, "examples": self.examples, "seed": self.seed,
                 "seconds": round(self.seconds, 2),
-                "claims": [{**v.to_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
+                "claims": [{**v.as_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
                 "failed": self.failed, "packs": sorted({self.packs[v.key] for v in self.verdicts if v.key in self.packs})}
 
 
@@ -237,9 +238,9 @@ def verify_claims(pairs: Sequence[tuple[str, Claim]], claims: Sequence[str] | st
     from theorycheck.claims.registry import pack_of, select
 
     if profile not in PROFILES:
-        raise TheorycheckError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+        raise ArgumentError(f"profile={profile!r}: choose one of {', '.join(PROFILES)}", "profile")
     if examples is not None and (isinstance(examples, bool) or int(examples) != examples or examples < 0):
-        raise TheorycheckError("--examples must be ≥ 0")
+        raise ArgumentError(f"examples={examples!r}: give a whole number ≥ 0", "examples")
     n_examples = int(examples) if examples is not None else PROFILES[profile]
     if isinstance(claims, str):
         claims = [p.strip() for p in claims.split(",") if p.strip()]
@@ -247,7 +248,8 @@ def verify_claims(pairs: Sequence[tuple[str, Claim]], claims: Sequence[str] | st
     try:
         chosen = select(list(claims) if claims else None, [c for _, c in pairs])
     except KeyError as exc:
-        raise TheorycheckError(f"no claim matches {exc.args[0]!r}; `theorycheck verify --list` shows them") from None
+        raise ArgumentError(f"claims={exc.args[0]!r}: no claim matches (the packs' keys: "
+                            "packs.get(name).claims())", "claims") from None
     verdicts = []
     t0 = time.perf_counter()
     for i, c in enumerate(chosen, 1):

@@ -7,17 +7,19 @@ import argparse
 
 from theorycheck.cli.arguments import floats_or_scalar
 from theorycheck.errors import TheorycheckError
+from theorycheck.vocabulary import OPTIMIZERS
 
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from theorycheck.api import thresholds
     from theorycheck.jsonio import emit
-    from theorycheck.predict.regimes import thresholds, thresholds_data
-    from theorycheck.setting import parse_floats
+    from theorycheck.setting import Setting, parse_floats
 
+    problem = dict(rho=args.rho, optimizer=args.optimizer, depth=args.depth)
     if args.data is not None:
-        res = thresholds_data(args.data, args.rho, optimizer=args.optimizer, depth=args.depth)
+        res = thresholds(Setting.from_csv(args.data, **problem))
         if args.json:
             emit(res.as_dict())
             return 0
@@ -41,8 +43,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             print_regime_map(res)
         return 0
-    res = thresholds(z, args.rho, optimizer=args.optimizer, depth=args.depth,
-                     alpha=floats_or_scalar(args.alpha, "alpha"), t_max=args.t_max, digits=args.digits,
+    if args.alpha is None and args.optimizer == "sam-linf":
+        raise TheorycheckError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give --alpha")
+    alpha = floats_or_scalar(args.alpha, "alpha")
+    setting = Setting.from_z(z, **problem, alpha=1.0 if alpha is None else alpha)
+    res = thresholds(setting, place=alpha is not None, t_max=args.t_max, digits=args.digits,
                      prove=args.prove).as_dict()
     if args.json:
         emit(res)
@@ -141,7 +146,7 @@ def register(sub) -> None:
     p.add_argument("--rho", type=float, required=True, help="SAM radius ρ ≥ 0")
     p.add_argument("--alpha", default=None, metavar="A|A1,…|A:B",
                    help="an initialisation to place in the regimes, or a range A:B to map (with --prove)")
-    p.add_argument("--optimizer", choices=["sam-l2", "sam-linf", "gd"], default="sam-l2")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default="sam-l2")
     p.add_argument("--depth", "-L", type=int, default=2)
     p.add_argument("--t-max", type=float, default=None, help="horizon of the trajectory (rescaled τ; default 40/min z)")
     p.add_argument("--digits", type=int, default=12, metavar="D",
