@@ -81,7 +81,7 @@ def test_verify_prove_gives_proved_and_fails_verdicts():
     assert f.status == "fails" and f.counterexample["z1"] == f.counterexample["z2"]
     assert f.refined is not None and f.refined.status in ("holds", "inconclusive")
     assert any(p["status"] == "refuted" for p in f.proof)
-    d = f.to_dict()
+    d = f.as_dict()
     assert d["proof"][0]["box"]["z1"] == ["0.5", "1.0"]
 
 
