@@ -76,7 +76,7 @@ def _depth_l(out: dict, z: np.ndarray, rho: float, L: int, alpha, setting, T) ->
 
 def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: int = 2,
                t_max: float | None = None, digits: int = 12, progress: bool | None = None,
-               prove: bool = False) -> ThresholdsResult:
+               prove: bool = False, certificate=None) -> ThresholdsResult:
     """The regime thresholds in α for one example ``z`` (what ``theorycheck thresholds``
     reports). ℓ2-SAM, L = 2 (z > 0): ``alpha_all_shrink`` and ``alpha_gd_like`` (closed forms)
     and ``alpha_collapse`` (α_c to ``digits`` certified digits, ``value_text``); L ≥ 3: the
@@ -87,7 +87,12 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     limit index and direction, blow-up times for L ≥ 3. GD: the predicted limit index.
     ``prove`` (ℓ2-SAM): ``alpha_collapse["proof"]`` is a proved bracket of α_c
     (:func:`theorycheck.predict.proved_alpha_c.prove_alpha_c`: ``status``, ``lower``, ``upper``, ``digits``,
-    ``method``, ``rests_on``)."""
+    ``method``, ``rests_on``); ``certificate`` (a path, L = 2, with ``prove``): every validated step of the proof
+    is written there (:mod:`theorycheck.predict.certificate`; ``theorycheck check-certificate`` re-checks it)."""
+    if certificate is not None and not prove:
+        raise TheorycheckError("certificate: needs prove (a certificate is the data of a proof)")
+    if certificate is not None and depth != 2:
+        raise TheorycheckError("certificate: written for depth 2 only (the depth-L proof keeps no steps yet)")
     if prove and optimizer != "sam-l2":
         raise TheorycheckError("prove: a proved α_c exists for ℓ2-SAM only (the other optimizers have closed forms)")
     if isinstance(z, str):
@@ -124,8 +129,14 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         if prove:
             from theorycheck.predict.proved_alpha_c import prove_alpha_c
 
-            out["alpha_collapse"]["proof"] = prove_alpha_c(
-                z, rho, digits=digits, guess=ac.value_text if ac.value is not None and rho > 0 else None).as_dict()
+            proof = prove_alpha_c(z, rho, digits=digits, guess=ac.value_text if ac.value is not None and rho > 0 else None,
+                                  record=certificate is not None)
+            out["alpha_collapse"]["proof"] = proof.as_dict()
+            if certificate is not None and proof.status == "proved":
+                from theorycheck.predict.certificate import write_certificate
+
+                write_certificate(certificate, proof, z, rho)
+                out["alpha_collapse"]["proof"]["certificate"] = str(certificate)
         for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for
             if out[key]["value"] is not None and digits > 15:
                 out[key]["value_text"] = th.closed_form_text(key, z, rho, digits)

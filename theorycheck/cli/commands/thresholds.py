@@ -28,10 +28,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.z is None:
         raise TheorycheckError("give --z Z1,… (one example) or --data FILE.csv (several examples)")
+    if args.certificate is not None:
+        from theorycheck.cli.checks import check_output_file
+
+        check_output_file(args.certificate, "--certificate")
     z = parse_floats(args.z, "z")
     res = thresholds(z, args.rho, optimizer=args.optimizer, depth=args.depth,
                      alpha=floats_or_scalar(args.alpha, "alpha"), t_max=args.t_max, digits=args.digits,
-                     prove=args.prove).as_dict()
+                     prove=args.prove, certificate=args.certificate).as_dict()
     if args.json:
         emit(res)
         return 0
@@ -106,5 +110,8 @@ def register(sub) -> None:
     p.add_argument("--prove", action="store_true",
                    help="ℓ2-SAM: prove a bracket of α_c (validated ball-arithmetic integration + persisting lemmas): "
                         "alpha_collapse.proof")
+    p.add_argument("--certificate", default=None, metavar="FILE",
+                   help="with --prove (L = 2): write every validated step of the proof to FILE (JSON); "
+                        "`theorycheck check-certificate FILE` re-checks it")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
