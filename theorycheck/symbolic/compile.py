@@ -495,6 +495,9 @@ class ClosedForm:
     args: tuple
     fn: Callable
 
+    def __call__(self, *args):
+        return self.fn(*args)
+
 
 def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
     return ClosedForm(expr, sp.sstr(expr), args, lambdify(args, expr, backend))
