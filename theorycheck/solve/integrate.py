@@ -37,7 +37,7 @@ from theorycheck.solve.systems import (
     Thresholds,
     extrapolate_singularity,
 )
-from theorycheck.solve.trajectory import Budget, Event, Trajectory, _Step
+from theorycheck.solve.trajectory import Budget, Event, Trajectory, _Step, twin_coordinates
 from theorycheck.status import Status
 
 __all__ = ["solve", "choose_system", "METHODS", "Budget", "Trajectory"]
@@ -391,7 +391,8 @@ def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: in
                       t=res["t"], log_abs_beta=la, sign_beta=sg, stopped_because=reason, t_max=t_max,
                       collapse_time=res["collapse_time"], blowup_time=res["blowup_time"], events=res["events"],
                       n_steps=res["n_steps"], n_evaluations=res["n_eval"], message=msg, system=system.name,
-                      _steps=res["steps"], **(_exact_fields(res) if mp else {}))
+                      _steps=res["steps"], twins=twin_coordinates(setting.Z, setting.layers0),
+                      **(_exact_fields(res) if mp else {}))
 
 
 def _exact_fields(res: dict) -> dict:
