@@ -389,6 +389,18 @@ def linf_limit(L: int, backend: str = "numpy") -> LinfLimit:
                      lambdify(args, cf.linf_limit_log_weight(L), backend))
 
 
+@lru_cache(maxsize=32)
+def linf_limit_exact_score(L: int) -> Callable:
+    """:func:`closed_forms.linf_limit_score` (a polynomial in z_j, α_j, ρ) as plain Python
+    arithmetic: called with :class:`fractions.Fraction` arguments it is exact, so the
+    maximisers of the limit are decided exactly (a 1-ulp gap in z is a gap, not a tie)."""
+    L = _depth(L)
+    expr = cf.linf_limit_score(L)
+    if not expr.is_polynomial(cf.z_j, cf.alpha_j, sy.rho):
+        raise AssertionError(f"the ℓ∞ limit score at L = {L} is not a polynomial: no exact evaluation")
+    return sp.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr, modules=[{}])
+
+
 # ---------------------------------------------------------------- the empirical risk in β
 @dataclass(frozen=True)
 class EmpiricalRisk:
