@@ -1,0 +1,103 @@
+"""One tie rule at every scale, budgets inside an evaluation, and the edge inputs that once
+crashed or returned non-finite numbers (each pinned from a fuzzer's or a user's report)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import theorycheck as tc
+from _hang import hang_guard
+from theorycheck import observe as ob
+
+
+def _consistent(tr) -> dict:
+    """The reported indices obey the tie rule on the reported final state."""
+    d = tr.as_dict()
+    la = np.array([-np.inf if v is None else v for v in d["log_abs_beta"]])
+    if not tr.collapsed and np.max(la) > -np.inf:
+        lead = np.flatnonzero(la >= np.max(la) + np.log1p(-ob.TIE_RTOL)) + 1
+        assert d["final_index"] in lead
+        assert np.argmax(d["direction"]) + 1 in lead or d["direction"][d["final_index"] - 1] == max(d["direction"])
+    path = [d["initial_index"]] + [w["to"] for w in d["switches"]]
+    assert path[-1] == d["final_index"]
+    assert all(np.isfinite(d["direction"]))
+    return d
+
+
+def test_tie_rule_is_relative_in_beta_not_in_log_beta():
+    # ln|β| ~ 1e124: a relative rule in ln|β| called |β| that differ by e^(1e115) tied
+    tr = tc.solve(tc.Setting.from_z([6.628326949483471e+131, 6.6283269494834715e+131], optimizer="gd", rho=2.46,
+                                    loss="exponential", alpha=0.9011818900511608),
+                  t_max=42.439, max_steps=500, max_seconds=20.0)
+    d = _consistent(tr)
+    assert d["direction"] == [0.0, 1.0] and d["final_index"] == 2
+
+
+def test_dominant_index_tie_is_relative_in_beta():
+    assert ob.dominant_index(np.array([1e200, 1e200 + 1e192]), tie=1e-9) == 2  # |β| differ by a factor e^(1e192)
+    assert ob.dominant_index(np.array([-700.0, -700.0 + 1e-10]), tie=1e-9) == 1  # within 1e-9 relative
+    assert ob.dominant_index(np.array([700.0, 700.0 + 1e-8]), tie=1e-9) == 2
+
+
+def test_exchangeable_coordinates_stay_tied_bit_for_bit():
+    # equal z_j and α_j: GD at depth 3 near its blow-up amplified DOP853's position-dependent
+    # rounding (BLAS) to 1.7e-6 relative, and j† became 6 instead of the smallest tied index 1
+    tr = tc.solve(tc.Setting.from_z([1.984825, 0.9305255859481241, 1.11, 1.316584, 0.751, 1.984825], depth=3,
+                                    optimizer="gd", rho=1.784, alpha=1.784), t_max=7.853)
+    d = _consistent(tr)
+    assert d["initial_index"] == 1 and d["final_index"] == 1 and d["switches"] == []
+    assert np.array_equal(tr.log_abs_beta[:, 0], tr.log_abs_beta[:, 5])
+    assert d["direction"][0] == d["direction"][5]
+
+
+def test_twin_coordinates():
+    from theorycheck.solve.trajectory import twin_coordinates
+
+    Z = np.array([[1.0, 2.0, 1.0, -0.0], [3.0, 1.0, 3.0, 0.0]])
+    W = np.ones((2, 4))
+    assert twin_coordinates(Z, W).tolist() == [0, 1, 0, 3]
+    W[1, 2] = 2.0
+    assert twin_coordinates(Z, W) is None
+
+
+def test_linf_limit_predictor_decides_near_ties_exactly():
+    from theorycheck.claims.thresholds import linf_limit_direction, linf_prediction
+
+    z = np.array([0.619180255064998, 0.53, 1.1981011511495594, 1.1981011511495596])  # z₄ > z₃ by 1 ulp
+    a = np.array([1.0, 3.2, 12.246869, 1.5])
+    assert linf_limit_direction(z, a, 0.433, 2).tolist() == [0.0, 0.0, 0.0, 1.0]
+    assert linf_prediction(z, a, 0.433, 2) == 4
+    # an exact tie stays a tie: ∝ (α_j − ρ)² over the tied maximisers (L = 2)
+    d = linf_limit_direction(np.array([2.0, 2.0, 1.0]), np.array([1.5, 2.5, 3.0]), 0.5, 2)
+    assert d == pytest.approx(np.array([1.0, 4.0, 0.0]) / np.sqrt(17.0), rel=1e-15)
+    # L = 3: scores z_j (α_j − ρ) equal in exact arithmetic (3·0.5 = 1.5·1), at every scale
+    for s in (1e-300, 1.0, 1e300):
+        d = linf_limit_direction(np.array([3.0, 1.5]) * s, np.array([1.0, 1.5]), 0.5, 3)
+        assert d[0] > 0 and d[1] > 0
+    d = linf_limit_direction(np.array([3.0, np.nextafter(1.5, 2)]), np.array([1.0, 1.5]), 0.5, 3)
+    assert d.tolist() == [0.0, 1.0]
+
+
+def test_budget_bounds_the_work_inside_one_mpmath_evaluation():
+    # a GBS trial stage near ℓ∞'s blow-up (L = 8) reached v ~ 2^(huge); mpmath's exp of it
+    # computes ln 2 to that many bits, inside one lambdified call: it did not end in 120 s
+    s = tc.Setting.from_z([3.67, 1.4783295006834283, 3.67, 1.26, 2.0144135532957814, 0.38, 2.042, 1.077, 0.967,
+                           0.184564], depth=8, optimizer="sam-linf", rho=1.0, loss="exponential",
+                          alpha=np.array([1.000000000000001, 2.5, 0.47, 0.3, 0.7, 1.0, 2.995, 2.29, 1.0, 0.7]))
+    with hang_guard(60):
+        tr = tc.solve(s, t_max=36.218, precision=16, max_steps=5000, max_seconds=2.0)
+    assert tr.stopped_because in ("max_seconds", "blowup", "non_finite")
+    assert tr.t_end <= 0.0013  # ℓ∞'s first blow-up: τ* = 1/((L−2) z₇ (α₇ − ρ)^(L−2)) ≈ 0.001294
+
+
+def test_mpmath_states_beyond_the_bounded_range_are_refused():
+    import mpmath
+
+    from theorycheck.solve.guards import MP_MAX_MAG, FieldBudget
+
+    f = FieldBudget(max_seconds=10, max_evaluations=10).wrap(lambda t, y: np.array([mpmath.exp(v) for v in y]))
+    with mpmath.workdps(20):
+        assert f(0, np.array([mpmath.mpf(3)], dtype=object))[0] == mpmath.exp(3)
+        with hang_guard(5), pytest.raises(OverflowError, match="beyond"):
+            f(0, np.array([mpmath.ldexp(mpmath.mpf(1), 2 ** (MP_MAX_MAG + 30))], dtype=object))
