@@ -101,3 +101,38 @@ def test_mpmath_states_beyond_the_bounded_range_are_refused():
         assert f(0, np.array([mpmath.mpf(3)], dtype=object))[0] == mpmath.exp(3)
         with hang_guard(5), pytest.raises(OverflowError, match="beyond"):
             f(0, np.array([mpmath.ldexp(mpmath.mpf(1), 2 ** (MP_MAX_MAG + 30))], dtype=object))
+
+
+def test_l2_max_margin_with_many_features_uses_the_dual():
+    # SLSQP on β allocates ~d² doubles: d = 200,000 asked for 2.47 TiB
+    from theorycheck.solve.maxmargin import MAX_DENSE_VARIABLES, max_margin
+
+    d = 60_000
+    assert d > MAX_DENSE_VARIABLES
+    r = max_margin(np.ones((1, d)), 2)
+    assert r.method == "dual-lbfgsb+active-set" and r.kkt_residual < 1e-10
+    assert r.margin == pytest.approx(np.sqrt(d), rel=1e-12)
+    assert np.allclose(r.beta, 1.0 / d, rtol=1e-12, atol=0)
+    # two examples, many features: the same answer as the primal on its columns' span
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(2, 5000))
+    X[:, 0] = np.abs(X[:, 0]) + 1.0
+    r = max_margin(X, 2)
+    G = X @ X.T  # both margins active when the dual's λ are > 0: β = Xᵀ G⁻¹ 1
+    lam = np.linalg.solve(G, np.ones(2))
+    if np.all(lam > 0):
+        assert np.allclose(r.beta, X.T @ lam, rtol=1e-9, atol=1e-12 * np.max(np.abs(X.T @ lam)))
+
+
+@pytest.mark.parametrize("Z", [[[-3.817287e+262, 1.3000000000000001e+262, 9.7e+261]],
+                               [[-2.007e-199, -7.059999999999999e-200, -1.092e-199, 5.46e-200],
+                                [-4.46e-200, 1.992e-199, 5.98e-200, 4.4e-201]]])
+def test_l2_max_margin_at_extreme_scales_is_consistent(Z):
+    from theorycheck.solve.maxmargin import max_margin
+
+    r = max_margin(np.array(Z), 2)
+    b = np.asarray(r.beta, float)
+    nrm = np.linalg.norm(np.asarray(r.beta) / np.max(np.abs(r.beta))) * np.max(np.abs(r.beta))
+    assert nrm > 0 and np.isfinite(nrm) and np.all(np.isfinite(b))
+    assert r.margin * nrm * 2.0 ** r.log2_scale == pytest.approx(1.0, rel=1e-12)
+    assert min(r.margins) == 1.0
