@@ -136,3 +136,24 @@ def test_l2_max_margin_at_extreme_scales_is_consistent(Z):
     assert nrm > 0 and np.isfinite(nrm) and np.all(np.isfinite(b))
     assert r.margin * nrm * 2.0 ** r.log2_scale == pytest.approx(1.0, rel=1e-12)
     assert min(r.margins) == 1.0
+
+
+@pytest.mark.parametrize("alpha, regime", [(0.4082482904638631, 3), (0.40824829046386296, 1), (0.3, 1)])
+def test_thresholds_with_all_z_equal_decide_the_fate_exactly(alpha, regime):
+    # α_c = 1/√6 in closed form (no certified bracket): reading the bracket crashed for every α
+    from theorycheck.claims.regimes import thresholds
+
+    d = thresholds([2.0, 2.0, 2.0], 1.0, alpha=alpha).as_dict()
+    assert d["regime"] == regime
+    assert d["collapsed"] == (regime == 1) and "warning" not in d
+
+
+def test_thresholds_at_the_exact_saddle_say_so():
+    from theorycheck.claims.regimes import thresholds
+    from theorycheck.claims.thresholds import initial_norm_sign
+
+    d = thresholds([1.0, 1.0], 1.0, alpha=0.5).as_dict()  # N0 = 0.5·√2·√2 = 1 = ρ z exactly
+    assert d["regime"] is None and d["regime_name"].startswith("at the saddle") and not d["collapsed"]
+    for s in (1e-300, 1.0, 1e300):  # homogeneous: the same at every scale of z and ρ
+        assert initial_norm_sign([s, s], 0.5, 1.0, s) == 0
+        assert initial_norm_sign([s, s], np.nextafter(0.5, 1), 1.0, s) == 1

@@ -117,13 +117,21 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
             out["alpha"] = a
             out["initial_index"] = th.initial_index(z, a, rho)
             gd = out["alpha_gd_like"]["value"]
+            saddle = False
             if ac.value is None:
                 out["regime"] = 1 if a < out["alpha_all_shrink"]["value"] else (3 if a >= gd else None)
+            elif ac.certificate is None:  # all z_j equal: α_c in closed form, the fate decided exactly
+                sign = th.initial_norm_sign(z, a, rho, float(z.min()))
+                out["regime"] = {-1: 1, 1: 3}.get(sign)
+                saddle = sign == 0
             else:
                 lo_b, hi_b = (float(x) for x in ac.certificate["bracket"])
                 out["regime"] = 1 if a <= lo_b else (3 if a >= gd else (2 if a >= hi_b else None))
             out["regime_name"] = REGIMES.get(out["regime"], "undecided: α lies in α_c's certified bracket, or α_c "
                                              "is inconclusive")
+            if saddle:
+                out["regime_name"] = ("at the saddle: N0 = ρ z exactly (all z_j equal), every rate is 0, the state "
+                                      "is an equilibrium: neither collapse nor growth")
             out.update(_trajectory_facts(s, T))
             if out["regime"] is not None and (out["regime"] == 1) != out["collapsed"]:
                 out["warning"] = ("the regime from α_c and the trajectory's fate disagree (the trajectory's horizon or "

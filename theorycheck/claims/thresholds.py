@@ -90,6 +90,17 @@ def alpha_all_shrink(z, rho: float) -> Threshold:
     return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, sp.sstr(expr), note)
 
 
+def initial_norm_sign(z, alpha: float, rho: float, zref: float) -> int:
+    """sign(N0 − ρ·zref), N0 = α√2‖z‖₂ (C5's :func:`closed_forms.initial_norm`), decided exactly:
+    both sides are ≥ 0, so their squares are compared in rational arithmetic (float inputs are
+    rationals). With all z_j equal, −1 / 0 / +1 is collapse / the saddle (every rate 0: an
+    equilibrium) / growth, at any scale, including α exactly at α_c."""
+    S = sum(sp.Rational(float(v)) ** 2 for v in np.asarray(z, float).reshape(-1))
+    n0_sq = sp.expand(cf.initial_norm().subs({cf.alpha: sp.Rational(float(alpha)), cf.z_norm: sp.sqrt(S)}) ** 2)
+    level_sq = (sp.Rational(float(rho)) * sp.Rational(float(zref))) ** 2
+    return int(sp.sign(n0_sq - level_sq))
+
+
 def alpha_gd_like(z, rho: float) -> Threshold:
     """ρ (z_(d) + z_next)/(√2‖z‖₂): from it on, the major coordinate grows fastest from the
     start and j† = d for all τ > 0 (regime 3). z_next is the largest value strictly below
