@@ -157,3 +157,12 @@ def test_thresholds_at_the_exact_saddle_say_so():
     for s in (1e-300, 1.0, 1e300):  # homogeneous: the same at every scale of z and ρ
         assert initial_norm_sign([s, s], 0.5, 1.0, s) == 0
         assert initial_norm_sign([s, s], np.nextafter(0.5, 1), 1.0, s) == 1
+
+
+def test_linf_branch_signs_at_zero_do_not_overflow():
+    # ρ = 1e300, L = 7: the sign of z(−ρσ)^6 at u = 0 was computed as a float power (OverflowError)
+    s = tc.Setting.from_z([0.793, 2.373, 1.93, 3.976, 0.5167989652174004, 1.1], depth=7, optimizer="sam-linf",
+                          rho=1e300, alpha=0.068)
+    tr = tc.solve(s, t_max=43.387, max_seconds=10.0)
+    assert tr.stopped_because in ("step_size_underflow", "non_finite", "t_max")
+    assert [e.kind for e in tr.events[:6]] == ["cross"] * 6  # odd L: both one-sided fields point up at u = 0
