@@ -166,3 +166,58 @@ def test_linf_branch_signs_at_zero_do_not_overflow():
     tr = tc.solve(s, t_max=43.387, max_seconds=10.0)
     assert tr.stopped_because in ("step_size_underflow", "non_finite", "t_max")
     assert [e.kind for e in tr.events[:6]] == ["cross"] * 6  # odd L: both one-sided fields point up at u = 0
+
+
+@pytest.mark.parametrize("L, method", [(2, "reduced"), (2, "scipy"), (3, "scipy")])
+def test_l2_runs_are_the_same_at_every_scale_of_z(L, method):
+    # z_j² (and C4's I ~ 1/z²) left float64 at |z| ~ 1e178: direction NaN, no status naming it.
+    # Under z → c z, τ → τ/c the path is the same: the same switches (times × c) and direction
+    import warnings
+
+    z0 = np.array([0.649399, 2.26, 0.4693070013326255])
+    T = 8.0 if L == 2 else 0.5
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for c in (1.0, 2.0**600, 2.0**-600, 1e300 / 2.26, 1e-300):
+            s = tc.Setting.from_z(z0 * c, depth=L, optimizer="sam-l2", rho=1.1286352878712236, loss="exponential",
+                                  alpha=0.6128489613140744)
+            d = _consistent(tc.solve(s, t_max=T / c, method=method, max_seconds=30.0))
+            out.append((d["stopped_because"], d["final_index"], [(w["from"], w["to"]) for w in d["switches"]],
+                        [w["time"] * c for w in d["switches"]], d["direction"]))
+    for o in out[1:]:
+        assert o[:3] == out[0][:3]
+        assert o[3] == pytest.approx(out[0][3], rel=1e-9)
+        assert o[4] == pytest.approx(out[0][4], rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("z, rho, alpha, t_max", [
+    ([6.49399e+178, 2.2599999999999998e+179, 4.693070013326255e+178], 1.1286352878712236, 0.6128489613140744, 42.426),
+    ([2.23e+175, 0.0, 3.514849021768376e+175], 2.78, 2.78, 0.779),
+    ([8.532405679962304e+233, 2.42e+234, 8.090558559411214e+233], 0.0, 0.895002, 22.478)])
+def test_reduced_l2_directions_are_finite_at_large_z(z, rho, alpha, t_max):
+    s = tc.Setting.from_z(z, optimizer="sam-l2", rho=rho, loss="exponential", alpha=alpha)
+    d = _consistent(tc.solve(s, t_max=t_max, method="reduced", max_steps=500, max_seconds=20.0))
+    assert d["stopped_because"] == "t_max" and d["t_end"] == t_max
+    assert d["final_index"] == int(np.argmax(z)) + 1  # the major coordinate takes over well before t_max
+
+
+def test_l2_forms_are_homogeneous_in_z():
+    """The identities the ℓ2 systems use to evaluate on z/2^k (systems.base.z_scale_exponent)."""
+    import sympy as sp
+
+    from theorycheck.symbolic import closed_forms as cf
+    from theorycheck.symbolic import model as sy
+
+    c = sp.Symbol("c", positive=True)
+    for L in (2, 3, 4):
+        f = cf.balanced_log_field_factored(L, "sam-l2")
+        g = c * f.subs({cf.z_j: cf.z_j / c, cf.lnN: cf.lnN - sp.log(c)}, simultaneous=True)
+        assert sp.simplify(sp.expand_log(g - f, force=True)) == 0
+        h = cf.balanced_log_norm_summand(L)
+        assert sp.simplify(sp.expand_log(h.subs(cf.z_j, cf.z_j / c) + 2 * sp.log(c) - h, force=True)) == 0
+    e = cf.l2_reduced_log_summand()
+    e2 = e.subs({cf.z_j: cf.z_j / c, sy.tau: sy.tau * c, cf.I: cf.I * c**2}, simultaneous=True) + 2 * sp.log(c)
+    assert sp.simplify(sp.expand_log(e2 - e, force=True)) == 0
+    th = cf.l2_theta()
+    assert sp.simplify(th.subs({cf.z_j: cf.z_j / c, sy.tau: sy.tau * c, cf.I: cf.I * c**2}, simultaneous=True) - th) == 0

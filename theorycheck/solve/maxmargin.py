@@ -178,6 +178,10 @@ def max_margin(data, norm: int) -> MaxMargin:
 def angle_degrees(u: np.ndarray, v: np.ndarray) -> float | None:
     """Angle between two vectors in degrees (None when either is 0)."""
     u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    mu, mv = (float(np.max(np.abs(x), initial=0.0)) for x in (u, v))
+    if mu == 0 or mv == 0:
+        return None
+    u, v = u / mu, v / mv  # scale-free: ‖β‖² of a β near 1e±300 would leave float64
     nu, nv = np.linalg.norm(u), np.linalg.norm(v)
     if nu == 0 or nv == 0:
         return None
