@@ -221,3 +221,28 @@ def test_l2_forms_are_homogeneous_in_z():
     assert sp.simplify(sp.expand_log(e2 - e, force=True)) == 0
     th = cf.l2_theta()
     assert sp.simplify(th.subs({cf.z_j: cf.z_j / c, sy.tau: sy.tau * c, cf.I: cf.I * c**2}, simultaneous=True) - th) == 0
+
+
+def _nothing_after_the_end(tr):
+    d = tr.as_dict()
+    times = [e["time"] for e in d["events"]] + [w["time"] for w in d["switches"]]
+    times += [v for v in (d["collapse_time"], d["blowup_time"]) if v is not None]
+    assert all(t <= d["t_end"] for t in times), (times, d["t_end"])
+    assert tr.t[-1] == d["t_end"] and tr.at(d["t_end"])[0].shape == (tr.d,)
+    return d
+
+
+def test_singular_times_end_the_run():
+    # the collapse time is refined past its threshold event; it was reported after t_end
+    X = np.array([[-0.028, -0.359], [0.163, 0.093], [0.178, 1.167], [-0.289, -0.587], [-1.183, 0.436],
+                  [0.227, 1.051]])
+    y = np.array([-1, -1, 1, -1, 1, 1])
+    s = tc.Setting(X, y, optimizer="sam-l2", rho=3.108, loss="exponential", alpha=1.0484610160922816)
+    d = _nothing_after_the_end(tc.solve(s, t_max=30.443))
+    assert d["stopped_because"] == "collapse" and d["collapse_time"] == d["t_end"] and d["final_index"] == 0
+    # a blow-up (L = 8): its refined time is the end as well
+    s = tc.Setting.from_z([3.000000000000001e+57, 3e+57, 2e+57], depth=8, optimizer="sam-l2", rho=1.408081,
+                          alpha=1.02789913)
+    d = _nothing_after_the_end(tc.solve(s, t_max=10.407, method="scipy"))
+    assert d["stopped_because"] == "blowup" and d["blowup_time"] == d["t_end"]
+    _consistent(tc.solve(s, t_max=10.407, method="scipy"))
