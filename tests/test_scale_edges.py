@@ -52,7 +52,7 @@ def test_exchangeable_coordinates_stay_tied_bit_for_bit():
 
 
 def test_twin_coordinates():
-    from theorycheck.solve.trajectory import twin_coordinates
+    from theorycheck.solvers.trajectory import twin_coordinates
 
     Z = np.array([[1.0, 2.0, 1.0, -0.0], [3.0, 1.0, 3.0, 0.0]])
     W = np.ones((2, 4))
@@ -62,7 +62,7 @@ def test_twin_coordinates():
 
 
 def test_linf_limit_predictor_decides_near_ties_exactly():
-    from theorycheck.claims.thresholds import linf_limit_direction, linf_prediction
+    from theorycheck.predict.thresholds import linf_limit_direction, linf_prediction
 
     z = np.array([0.619180255064998, 0.53, 1.1981011511495594, 1.1981011511495596])  # z₄ > z₃ by 1 ulp
     a = np.array([1.0, 3.2, 12.246869, 1.5])
@@ -94,7 +94,7 @@ def test_budget_bounds_the_work_inside_one_mpmath_evaluation():
 def test_mpmath_states_beyond_the_bounded_range_are_refused():
     import mpmath
 
-    from theorycheck.solve.guards import MP_MAX_MAG, FieldBudget
+    from theorycheck.solvers.guards import MP_MAX_MAG, FieldBudget
 
     f = FieldBudget(max_seconds=10, max_evaluations=10).wrap(lambda t, y: np.array([mpmath.exp(v) for v in y]))
     with mpmath.workdps(20):
@@ -105,7 +105,7 @@ def test_mpmath_states_beyond_the_bounded_range_are_refused():
 
 def test_l2_max_margin_with_many_features_uses_the_dual():
     # SLSQP on β allocates ~d² doubles: d = 200,000 asked for 2.47 TiB
-    from theorycheck.solve.maxmargin import MAX_DENSE_VARIABLES, max_margin
+    from theorycheck.solvers.maxmargin import MAX_DENSE_VARIABLES, max_margin
 
     d = 60_000
     assert d > MAX_DENSE_VARIABLES
@@ -128,7 +128,7 @@ def test_l2_max_margin_with_many_features_uses_the_dual():
                                [[-2.007e-199, -7.059999999999999e-200, -1.092e-199, 5.46e-200],
                                 [-4.46e-200, 1.992e-199, 5.98e-200, 4.4e-201]]])
 def test_l2_max_margin_at_extreme_scales_is_consistent(Z):
-    from theorycheck.solve.maxmargin import max_margin
+    from theorycheck.solvers.maxmargin import max_margin
 
     r = max_margin(np.array(Z), 2)
     b = np.asarray(r.beta, float)
@@ -141,7 +141,7 @@ def test_l2_max_margin_at_extreme_scales_is_consistent(Z):
 @pytest.mark.parametrize("alpha, regime", [(0.4082482904638631, 3), (0.40824829046386296, 1), (0.3, 1)])
 def test_thresholds_with_all_z_equal_decide_the_fate_exactly(alpha, regime):
     # α_c = 1/√6 in closed form (no certified bracket): reading the bracket crashed for every α
-    from theorycheck.claims.regimes import thresholds
+    from theorycheck.predict.regimes import thresholds
 
     d = thresholds([2.0, 2.0, 2.0], 1.0, alpha=alpha).as_dict()
     assert d["regime"] == regime
@@ -149,8 +149,8 @@ def test_thresholds_with_all_z_equal_decide_the_fate_exactly(alpha, regime):
 
 
 def test_thresholds_at_the_exact_saddle_say_so():
-    from theorycheck.claims.regimes import thresholds
-    from theorycheck.claims.thresholds import initial_norm_sign
+    from theorycheck.predict.regimes import thresholds
+    from theorycheck.predict.thresholds import initial_norm_sign
 
     d = thresholds([1.0, 1.0], 1.0, alpha=0.5).as_dict()  # N0 = 0.5·√2·√2 = 1 = ρ z exactly
     assert d["regime"] is None and d["regime_name"].startswith("at the saddle") and not d["collapsed"]

@@ -7,9 +7,9 @@ import math
 import mpmath
 import numpy as np
 
-from theorycheck.solve.steppers import MpBackend
-from theorycheck.solve.systems.base import (Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot, ldexp,
-                                            z_scale_exponent)
+from theorycheck.solvers.steppers import MpBackend
+from theorycheck.solvers.systems.base import (Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot, ldexp,
+                                              z_scale_exponent)
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
