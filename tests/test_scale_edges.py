@@ -246,3 +246,37 @@ def test_singular_times_end_the_run():
     d = _nothing_after_the_end(tc.solve(s, t_max=10.407, method="scipy"))
     assert d["stopped_because"] == "blowup" and d["blowup_time"] == d["t_end"]
     _consistent(tc.solve(s, t_max=10.407, method="scipy"))
+
+
+def test_thresholds_default_horizon_never_overflows():
+    import warnings
+
+    from theorycheck.predict.regimes import MAX_DEFAULT_HORIZON, default_horizon, thresholds
+
+    assert default_horizon(np.array([4.0, 2.0])) == 20.0
+    assert default_horizon(np.array([4.0, 1e-310])) == MAX_DEFAULT_HORIZON  # 40/1e-310 overflowed to inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        d = thresholds([4, 1e-310, 3, 1], 2.622, alpha=[0.5, 3, 1.5, 2.18], optimizer="sam-linf", depth=3).as_dict()
+    assert d["predicted_index"] == 2 and d["blowup_times"][1] is None  # τ₂* ≈ 2.6e310: beyond float64
+    assert d["blowup_times"][0] is None and d["final_index"] == 2
+
+
+@pytest.mark.parametrize("kw", [{"rtol": float("inf")}, {"rtol": float("nan")}, {"rtol": 0.0}, {"atol": float("inf")},
+                                {"atol": -1.0}, {"max_steps": 0}])
+def test_sweep_run_options_are_checked(kw):
+    from theorycheck.errors import TheorycheckError
+    from theorycheck.sweep.run import RunOptions
+
+    with pytest.raises(TheorycheckError, match=next(iter(kw))):
+        RunOptions(**kw)
+
+
+def test_cli_refuses_an_infinite_rtol(capsys):
+    from theorycheck.cli.main import main
+
+    rc = main(["heatmap", "--z", "6.127,2.18", "--depth", "8", "--optimizer", "sam-linf", "--rho", "1.155",
+               "--alphas", "0.0347:0.518:5", "--log", "--t-max", "2", "--nt", "20", "--log-time", "--rtol", "inf",
+               "--backend", "serial", "--json"])
+    err = capsys.readouterr().err
+    assert rc != 0 and "rtol = inf" in err and "Traceback" not in err and "internal error" not in err

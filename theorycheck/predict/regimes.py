@@ -32,6 +32,17 @@ REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
            3: "GD-like (straight to the major feature)"}
 
 
+#: the longest default horizon (rescaled τ): 40/min|z_j| overflows for subnormal z_j
+MAX_DEFAULT_HORIZON = 1e300
+
+
+def default_horizon(z) -> float:
+    """The trajectory's default horizon: 40/min_j |z_j| over z_j ≠ 0 (40 time units of the
+    slowest coordinate), at most :data:`MAX_DEFAULT_HORIZON`."""
+    zmin = float(np.min(np.abs(z[z != 0])))
+    return min(40.0 / zmin, MAX_DEFAULT_HORIZON) if zmin > 40.0 / MAX_DEFAULT_HORIZON else MAX_DEFAULT_HORIZON
+
+
 def _trajectory_facts(setting: Setting, t_max: float) -> dict:
     """The trajectory's own facts. Its j†(0+) is reported as ``trajectory_initial_index`` so
     that it never overwrites the thresholds' ``initial_index`` (derived from the initial rates,
@@ -95,7 +106,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         s = Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho, alpha=alpha)  # validates
     else:
         Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho)
-    T = t_max or 40.0 / float(np.min(np.abs(z[z != 0])))
+    T = t_max or default_horizon(z)
     if optimizer == "sam-l2":
         if np.any(z <= 0):
             raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
@@ -147,7 +158,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         out["predicted_index"] = th.linf_prediction(z, a, rho, depth)
         out["predicted_direction"] = th.linf_limit_direction(z, a, rho, depth)
         if depth >= 3:
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # beyond float64: null
                 ts = np.where(a > rho, 1.0 / ((depth - 2) * z * (a - rho) ** (depth - 2)), np.inf)
             out["blowup_times"] = [float(t) if np.isfinite(t) else None for t in ts]
         out.update(_trajectory_facts(s, T))
