@@ -280,3 +280,25 @@ def test_cli_refuses_an_infinite_rtol(capsys):
                "--backend", "serial", "--json"])
     err = capsys.readouterr().err
     assert rc != 0 and "rtol = inf" in err and "Traceback" not in err and "internal error" not in err
+
+
+def test_batched_index_follows_the_tie_rule():
+    from theorycheck.batched.ops import NumpyOps
+    from theorycheck.batched.systems import _leader
+
+    th = np.array([[1.0, 1.0 + 1e-12, 0.5], [1.0, 1.0 + 1e-8, 0.5], [-np.inf] * 3, [-np.inf, 3e200, 3e200 + 1e185]])
+    assert _leader(NumpyOps(), th, 2).tolist() == [1, 2, 0, 3]
+
+
+def test_batched_linf_far_below_rho_slides_from_the_start():
+    # α = 1e-300 ≪ ρ: the clock dτ/ds ~ c/|θ'| underflowed and τ never advanced (200,000 steps)
+    from theorycheck.batched import engine, systems
+    from theorycheck.status import COLLAPSE, DONE
+
+    sy = systems.BalancedLog(np.array([1.5, 1.5, 3.12955155]), np.array([1e-300, 1.0]), np.array([1.0, 1.0]), L=2,
+                             optimizer="sam-linf")
+    with hang_guard(60):
+        r = engine.integrate(sy, np.geomspace(0.5, 10, 4), max_steps=3000)
+    assert r.status.tolist() == [COLLAPSE, DONE] and int(r.steps[0]) < 100
+    assert r.events["collapse"][0] == 0.0 and r.obs["jdag"][0].tolist() == [0, 0, 0, 0]
+    assert r.obs["jdag"][1].tolist() == [1, 1, 1, 1]  # α = ρ: every coordinate stationary and tied

@@ -23,6 +23,7 @@ from scipy.optimize import brentq
 
 from theorycheck.solvers.trajectory import Trajectory
 from theorycheck.symbolic import compile as C
+from theorycheck.vocabulary import TIE_RTOL as _TIE_RTOL
 
 __all__ = ["Switch", "IndexChain", "TIE_RTOL", "direction", "dominant_index", "next_index", "index_chain",
            "index_path", "switches", "margins_and_loss", "final_direction", "final_index", "initial_index", "summary",
@@ -67,10 +68,10 @@ def dominant_index(log_abs_beta: np.ndarray, tie: float = 0.0) -> int:
     return int(np.argmax(la)) + 1
 
 
-#: |β_j| ≥ (1 − TIE_RTOL)·max_k |β_k| count as tied: relative in |β| (not in ln|β|), so the
-#: rule is the same at every scale. Exact ties (equal z_j and α_j: exchangeable coordinates)
-#: are equal bit for bit (see Trajectory.twins).
-TIE_RTOL = 1e-9
+#: |β_j| ≥ (1 − TIE_RTOL)·max_k |β_k| count as tied (vocabulary.TIE_RTOL): relative in |β| (not
+#: in ln|β|), so the rule is the same at every scale. Exact ties (equal z_j and α_j:
+#: exchangeable coordinates) are equal bit for bit (see Trajectory.twins).
+TIE_RTOL = _TIE_RTOL
 
 
 def _log_tie(rel: float) -> float:

@@ -12,7 +12,7 @@ import math
 from theorycheck.errors import SettingError
 
 __all__ = ["OPTIMIZERS", "LOSSES", "OPTIMIZER_DESCRIPTIONS", "LOSS_DESCRIPTIONS", "check_optimizer",
-           "check_loss", "check_depth", "check_rho"]
+           "check_loss", "check_depth", "check_rho", "TIE_RTOL", "TIE_LOG"]
 
 #: optimizer name -> one line
 OPTIMIZER_DESCRIPTIONS: dict[str, str] = {
@@ -25,6 +25,12 @@ LOSS_DESCRIPTIONS: dict[str, str] = {
     "logistic": "ℓ(s) = log(1 + exp(-s))",
     "exponential": "ℓ(s) = exp(-s)",
 }
+
+#: the tie rule of j† (one for every index the tool reports): coordinates with
+#: |β_j| ≥ (1 − TIE_RTOL)·max_k |β_k| are tied, i.e. ln|β_j| ≥ ln|β|_max − TIE_LOG: relative in
+#: |β|, so it means the same at every scale
+TIE_RTOL = 1e-9
+TIE_LOG = -math.log1p(-TIE_RTOL)
 
 OPTIMIZERS: tuple[str, ...] = tuple(OPTIMIZER_DESCRIPTIONS)
 LOSSES: tuple[str, ...] = tuple(LOSS_DESCRIPTIONS)
