@@ -17,6 +17,8 @@ from collections.abc import Callable
 import mpmath
 import numpy as np
 
+from theorycheck.status import BudgetExhausted
+
 __all__ = ["BudgetExhausted", "FieldBudget", "MP_MAX_MAG", "check_mp_range", "time_scale_bounds", "scaled_norm"]
 
 #: mpmath states: a component beyond 2^MP_MAX_MAG in magnitude is refused before the field is
@@ -38,15 +40,6 @@ def check_mp_range(y) -> None:
         if isinstance(v, mpmath.mpf) and v and mpmath.isfinite(v) and mpmath.mag(v) > MP_MAX_MAG:
             raise OverflowError(f"a state component is beyond 2^{MP_MAX_MAG} in magnitude, where one mpmath "
                                 "evaluation is no longer bounded")
-
-
-class BudgetExhausted(Exception):
-    """A budget ran out inside a field evaluation; ``reason`` is a stop reason
-    (``max_seconds`` or ``max_evaluations``)."""
-
-    def __init__(self, reason: str, message: str):
-        super().__init__(message)
-        self.reason = reason
 
 
 class FieldBudget:

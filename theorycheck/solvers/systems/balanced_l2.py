@@ -35,6 +35,7 @@ class BalancedL2System(FlowSystem):
     def __init__(self, bk: Backend, z, u0, L: int, rho: float, thr: Thresholds):
         self.bk, self.L, self.d, self.thr = bk, L, len(z), thr
         self.cf = C.balanced_log_field(L, "sam-l2", bk.name)
+        self.half_log = C.log_norm(bk.name)  # ln N from ln Σ_j (term j of N²)
         self.z = bk.array(z)
         # the forms are evaluated on z/2^k (exact) so that z_j² never leaves the number range:
         # ln-summand(z) = ln-summand(z/2^k) + 2k ln 2, field(z, θ, ln N) = 2^k field(z/2^k, θ, ln N − k ln 2)
@@ -50,7 +51,7 @@ class BalancedL2System(FlowSystem):
         return y if self.clock == "time" else y[:-1]
 
     def lnN(self, th):
-        lnN = self.bk.lse(self.bk.call(self.cf.log_summand, self.zs, th)) / 2
+        lnN = self.half_log(self.bk.lse(self.bk.call(self.cf.log_summand, self.zs, th)))
         return lnN + self.ln_scale if self.k else lnN
 
     def _field(self, th, lnN):

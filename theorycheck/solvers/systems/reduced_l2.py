@@ -31,6 +31,7 @@ class ReducedL2System(FlowSystem):
     def __init__(self, bk: Backend, z, alpha: float, rho: float, thr: Thresholds):
         self.bk, self.L, self.d, self.thr = bk, 2, len(z), thr
         self.log_summand = C.reduced_l2_log(bk.name)
+        self.half_log = C.log_norm(bk.name)  # ln N from ln Σ_j (term j of N²)
         self.theta = C.reduced_l2(bk.name)[1]
         self.z = bk.array(z)
         # scale: the state is J = I·4^k and the forms are evaluated on (z/2^k, τ·2^k, J), which
@@ -47,7 +48,8 @@ class ReducedL2System(FlowSystem):
     def lnN(self, t, J):
         """ln N at time t and state J = I·4^k (see __init__)."""
         terms = self.bk.call(self.log_summand, self.zs, ldexp(self.bk, t, self.k), J, self.alpha, self.rho)
-        return self.bk.lse(terms) / 2 + self.ln_scale if self.k else self.bk.lse(terms) / 2
+        lnN = self.half_log(self.bk.lse(terms))
+        return lnN + self.ln_scale if self.k else lnN
 
     def rhs(self, t, y):
         tau = self.time_of(t, y)
