@@ -92,10 +92,9 @@ def initial_norm_sign(z, alpha: float, rho: float, zref: float) -> int:
     both sides are ≥ 0, so their squares are compared in rational arithmetic (float inputs are
     rationals). With all z_j equal, −1 / 0 / +1 is collapse / the saddle (every rate 0: an
     equilibrium) / growth, at any scale, including α exactly at α_c."""
-    S = sum(sp.Rational(float(v)) ** 2 for v in np.asarray(z, float).reshape(-1))
-    n0_sq = sp.expand(cf.initial_norm().subs({cf.alpha: sp.Rational(float(alpha)), cf.z_norm: sp.sqrt(S)}) ** 2)
-    level_sq = (sp.Rational(float(rho)) * sp.Rational(float(zref))) ** 2
-    return int(sp.sign(n0_sq - level_sq))
+    S = sum(Fraction(float(v)) ** 2 for v in np.asarray(z, float).reshape(-1))
+    gap = Fraction(C.initial_norm_sq_exact()(Fraction(float(alpha)), S)) - (Fraction(float(rho)) * Fraction(float(zref))) ** 2
+    return (gap > 0) - (gap < 0)
 
 
 def alpha_gd_like(z, rho: float) -> Threshold:
