@@ -495,6 +495,10 @@ class ClosedForm:
     args: tuple
     fn: Callable
 
+    def __call__(self, *values):
+        """``fn(*values)``: a ClosedForm is used as its compiled function."""
+        return self.fn(*values)
+
 
 def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
     return ClosedForm(expr, sp.sstr(expr), args, lambdify(args, expr, backend))
