@@ -806,8 +806,9 @@ class ClosedForm:
     args: tuple
     fn: Callable
 
-    def __call__(self, *args):
-        return self.fn(*args)
+    def __call__(self, *values):
+        """``fn(*values)``: a ClosedForm is used as its compiled function."""
+        return self.fn(*values)
 
 
 def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
