@@ -106,6 +106,72 @@ def _norm_monotone():
     return refuted(f"∂term/∂u = {dterm}", {})
 
 
+def _ratio_is_the_perturbation_ratio():
+    L = 4
+    r = S.ratio_of_perturbation(L)
+    want = rho * cf.z_j * cf.u_j ** (L - 2) / cf.N
+    if sp.simplify(r - want) == 0:
+        return verified(f"r_j = 1 − û_j/u_j = {r} (L = {L})")
+    return refuted(f"r_j = {r}", {})
+
+
+def _invariant_sets():
+    L = 4
+    _s, r, z, f = S.ratio_system(L, 2)
+    t = sp.Symbol("t", positive=True)
+    up = sp.factor(f[0].subs({r[0]: 1, r[1]: 1 + t}))
+    down = sp.factor(f[0].subs({r[0]: 1, r[1]: 1 - t}))
+    # at r_1 = 1 the first term vanishes; the mean term has the sign of −(1 − r_2)^{L−1}
+    ok = sp.simplify(up).is_positive and (sp.simplify(-down.subs(t, sp.Rational(1, 2))).is_positive)
+    if ok:
+        return verified(f"L = {L}: at r_1 = 1 with r_2 = 1 + t: dr_1/dσ = {up} > 0 (back into {{r > 1}}); with "
+                        f"r_2 = 1 − t (0 < t < 1): {down} < 0 (back into {{r ≤ 1}}): both sets are forward invariant. "
+                        "In {r_j > 1 ∀j}, û_j = u_j(1 − r_j) < 0 and du_j/dτ = z_j û_j^{L−1} < 0 (L − 1 odd): every "
+                        "coordinate shrinks (collapse); in {r_j ≤ 1 ∀j} every coordinate grows")
+    return refuted(f"dr_1/dσ: {up}, {down}", {})
+
+
+def _ratio_reduction():
+    L, d = 4, 2
+    _t, u, params, f = S.balanced_system(L, "sam-l2", d)
+    z = params[:d]
+    N = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(L).subs({cf.z_j: z[j], cf.u_j: u[j]}) for j in range(d)]))
+    r_of_u = [rho * z[j] * u[j] ** (L - 2) / N for j in range(d)]
+    _s, r, zz, R = S.ratio_system(L, d)
+    sub = {r[j]: r_of_u[j] for j in range(d)}
+    sub.update({zz[j]: z[j] for j in range(d)})
+    lhs = [sp.Add(*[sp.diff(r_of_u[j], u[k]) * f[k] for k in range(d)]) for j in range(d)]
+    rhs = [N / rho * R[j].subs(sub) for j in range(d)]
+    return Identity("", lhs, rhs, simplifier=lambda e: sp.expand(e)).check()
+
+
+def _blowup_identity():
+    L, d = 4, 2
+    _s, r, z, R = S.ratio_system(L, d)
+    Rs = sp.Symbol("R", positive=True)
+    om = sp.symbols("omega1 omega2", real=True)
+    F = [e.subs({r[j]: 1 + Rs * om[j] for j in range(d)}) for e in R]
+    G = S.blowup_G(L, Rs, om, z)
+    diff = [sp.cancel(sp.together(F[j] - Rs ** (L - 1) * G[j])) for j in range(d)]
+    if all(x == 0 for x in diff):
+        return verified("the ratio field at r = 1 + Rω equals R^{L−1} G(R, ω) exactly (L = 4): the blown-up field "
+                        "is regular at R = 0, and with dς = R^{L−2} dσ, s = r − 1 = e^λ ω: d(e^λ ω)/dς = R G, i.e. "
+                        "dλ/dς = ⟨ω, G⟩, dω/dς = G − ⟨ω, G⟩ω keeps |ω| = 1")
+    return refuted(f"difference {diff}", {})
+
+
+def _blowup_projection():
+    L, d = 4, 2
+    _v, y, z, f = S.ratio_blowup_system(L, d)
+    lam, om = y[0], y[1:]
+    G = S.blowup_G(L, sp.exp(lam), om, z)
+    # d(e^λ ω_j)/dς − e^λ G_j = e^λ (λ' ω_j + ω_j' − G_j) = 0
+    res = [sp.expand(f[0] * om[j] + f[1 + j] - G[j]) for j in range(d)]
+    if all(sp.simplify(x) == 0 for x in res):
+        return verified("λ'ω_j + ω_j' = G_j for the blown-up system: it is the ratio flow, written in s = e^λ ω")
+    return refuted(f"residual {res}", {})
+
+
 def _build():
     return [
         Fact("P1: N < ρ z_min makes every rate z_j(1 − ρ z_j/N) negative (z_j ≥ z_min > 0)", _collapse_rates),
@@ -117,6 +183,12 @@ def _build():
         Fact("P3: the balanced ℓ2-SAM field is cooperative (L = 2)", _cooperative(2)),
         Fact("P3: the balanced ℓ2-SAM field is cooperative (L = 4)", _cooperative(4)),
         Fact("P3: N is nondecreasing in every coordinate; Kamke ⇒ the fate is monotone in α", _norm_monotone),
+        Fact("P4 (even L): r_j = 1 − û_j/u_j is ρ z_j u_j^{L−2}/N", _ratio_is_the_perturbation_ratio),
+        Fact("P4 (even L): {r_j > 1 ∀j} (collapse) and {r_j ≤ 1 ∀j} (growth) are forward invariant",
+             _invariant_sets),
+        Fact("P5: the balanced flow in r with dσ = (N/ρ) dτ is the ratio field (L = 4, d = 2)", _ratio_reduction),
+        Fact("P6: the ratio field blown up at r = 1 is R^{L−1} G(R, ω), regular at R = 0 (L = 4)", _blowup_identity),
+        Fact("P6: the blown-up system (λ = ln R, ω) is the ratio flow in s = e^λ ω", _blowup_projection),
     ]
 
 

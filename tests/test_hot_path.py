@@ -64,3 +64,12 @@ def test_closed_form_thresholds_run_no_sympy_after_first_call():
     assert out["s"].expression == "sqrt(2)*rho*z_min/(2*||z||_2)"
     assert out["g"].value == pytest.approx(2.0 * (1 + 1 / 3) / (np.sqrt(2) * np.sqrt(19) / 3))
     assert out["j"] == 1  # α = 0.5 is in the sequential regime of z = (1, 2, 3): j†(0+) = 1
+
+
+def test_a_closed_form_is_its_compiled_function():
+    from theorycheck.symbolic import compile as C
+
+    f = C.alpha_all_shrink()
+    assert f(1.0, np.sqrt(14.0), 1.0) == f.fn(1.0, np.sqrt(14.0), 1.0) == pytest.approx(1 / np.sqrt(28))
+    g = C.alpha_gd_like()
+    assert g(3.0, 2.0, np.sqrt(14.0), 1.0) == pytest.approx(5 / np.sqrt(28))

@@ -32,8 +32,8 @@ def test_words_messages_and_codes():
     assert json.dumps({Status.DONE: Status.NON_FINITE}) == '{"done": "non_finite"}'
     assert str({Status.DONE: 2}) == "{'done': 2}" and Status("no-collapse") is Status.NO_COLLAPSE
     assert [s.value for s in Status if s.ok] == ["t_max", "collapse", "blowup", "stationary", "critical_point",
-                                                 "steps", "norm_reached", "done", "no-collapse", "converged",
-                                                 "reached"]
+                                                 "proved_event", "steps", "norm_reached", "done", "no-collapse",
+                                                 "converged", "reached"]
 
 
 def test_trajectory_and_discrete_runs_use_the_vocabulary():

@@ -101,7 +101,7 @@ def test_budgets_end_the_run_with_a_named_status():
 def test_proved_fates_on_both_sides_of_alpha_c():
     from theorycheck.predict.proved_alpha_c import L2Prover
 
-    pr = L2Prover([1, 2, 3], 1.0, 10)
+    pr = L2Prover([1, 2, 3], 1.0, 6)
     lo = pr.run("0.38")  # α_c ≈ 0.4197 for z = (1, 2, 3), ρ = 1
     hi = pr.run("0.46")
     assert lo.fate == "collapse" and lo.lemma.startswith("collapse")
@@ -141,3 +141,73 @@ def test_depth4_bracket_is_proved_through_the_degenerate_equilibrium():
     assert r.status == "proved" and r.digits >= 12
     with mp.workdps(30):  # inside the floating certified bracket [0.286312, 0.286427]
         assert mp.mpf("0.286312") < mp.mpf(r.lower) < mp.mpf(r.upper) < mp.mpf("0.286427")
+
+
+# ---------------------------------------------------------------- certificates
+@pytest.fixture(scope="module")
+def certificate():
+    from types import SimpleNamespace
+
+    from theorycheck.predict.certificate import certificate_of
+    from theorycheck.predict.proved_alpha_c import L2Prover
+
+    pr = L2Prover([1, 2, 3], 1.0, 4)
+    lo, hi = pr.run("0.38", record=True), pr.run("0.46", record=True)
+    assert lo.fate == "collapse" and hi.fate == "growth"
+    return certificate_of(SimpleNamespace(lower="0.38", upper="0.46", collapses=lo, grows=hi), [1, 2, 3], 1.0)
+
+
+def _tampered(cert, edit):
+    import copy
+
+    c = copy.deepcopy(cert)
+    edit(c)
+    return c
+
+
+def test_certificate_is_accepted(certificate):
+    from theorycheck.predict.certificate import check_certificate
+
+    res = check_certificate(certificate)
+    assert res.ok and res.digest_ok and res.failures == []
+    assert res.steps == sum(len(s["steps"]) for r in certificate["runs"] for s in r["segments"]) > 2
+
+
+def test_one_changed_digit_is_rejected_with_its_step(certificate):
+    from theorycheck.predict.certificate import check_certificate
+
+    def edit(c):
+        box = c["runs"][0]["segments"][0]["steps"][1]["end"][0]
+        mid = box[0]
+        i = next(k for k, ch in enumerate(mid) if ch in "123456789") + 4  # the fifth significant digit
+        box[0] = mid[:i] + ("1" if mid[i] != "1" else "2") + mid[i + 1:]
+    res = check_certificate(_tampered(certificate, edit), stop_at_first=True)
+    assert not res.ok and not res.digest_ok
+    assert any("segment 1, step 2" in f for f in res.failures), res.failures
+
+
+def test_wrong_step_size_dropped_step_and_changed_alpha_are_rejected(certificate):
+    from theorycheck.predict.certificate import check_certificate
+
+    def step_size(c):
+        c["runs"][0]["segments"][0]["steps"][0]["h"][0] = str(float(c["runs"][0]["segments"][0]["steps"][0]["h"][0]) * 1.5)
+
+    def dropped(c):
+        del c["runs"][0]["segments"][0]["steps"][1]
+
+    def alpha(c):
+        c["runs"][0]["alpha"] = "0.39"
+    for edit, where in ((step_size, "step"), (dropped, "segment 1, step 2"), (alpha, "α")):
+        res = check_certificate(_tampered(certificate, edit), stop_at_first=True)
+        assert not res.ok and not res.digest_ok
+        assert any(where in f for f in res.failures if not f.startswith("digest")), (where, res.failures)
+
+
+def test_a_valid_but_edited_certificate_fails_its_digest(certificate):
+    from theorycheck.predict.certificate import check_certificate
+
+    def wider(c):  # a larger radius keeps every inclusion true: only the digest notices
+        box = c["runs"][1]["segments"][-1]["steps"][-1]["end"][0]
+        box[1] = str(float(box[1]) * 2)
+    res = check_certificate(_tampered(certificate, wider))
+    assert not res.ok and not res.digest_ok and len(res.failures) == 1

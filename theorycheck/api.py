@@ -257,7 +257,7 @@ def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = 
 
 
 def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max: float | None = None,
-               progress: bool | None = None, prove: bool = False) -> ThresholdsResult:
+               progress: bool | None = None, prove: bool = False, certificate=None) -> ThresholdsResult:
     """The regime thresholds in α of ``setting``'s problem (its example(s), optimizer, depth, ρ;
     what ``theorycheck thresholds --json`` prints). One example: ℓ2-SAM, L = 2 (z > 0):
     ``alpha_all_shrink``, ``alpha_gd_like`` (closed forms) and ``alpha_collapse`` (α_c to
@@ -265,8 +265,8 @@ def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max
     even L; ℓ∞-SAM: per coordinate, from the setting's α; GD: the predicted limit index.
     ``place``: also place the setting's α (its initial index, regime and the trajectory's
     switches up to ``t_max``, rescaled τ, default 40/min|z_j|). Several examples (ℓ2-SAM,
-    L = 2): α_c(Z) from full integrations, not certified. ``prove``: α_c's bracket proved by validated
-    integration (``alpha_collapse.proof``)."""
+    L = 2): α_c(Z) from full integrations, not certified. ``prove`` (ℓ2-SAM, L = 2 or even L ≥ 4):
+    ``alpha_collapse["proof"]``, a proved bracket of α_c; ``certificate`` (a path, L = 2): its steps as data."""
     from theorycheck.predict.regimes import thresholds as one_example
     from theorycheck.predict.regimes import thresholds_data
 
@@ -278,7 +278,7 @@ def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max
         v = np.asarray(setting.init.value, dtype=float)
         alpha = float(v.reshape(-1)[0]) if v.size == 1 else v
     return one_example(setting.z, setting.rho, optimizer=setting.optimizer, alpha=alpha, depth=setting.depth,
-                       t_max=t_max, digits=digits, progress=progress, prove=prove)
+                       t_max=t_max, digits=digits, progress=progress, prove=prove, certificate=certificate)
 
 
 def heatmap(setting: Setting, *, alphas, times, method: str = "auto", opts: RunOptions | None = None,

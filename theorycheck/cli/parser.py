@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.cli.commands.prove",
     "theorycheck.cli.commands.verify",
     "theorycheck.cli.commands.thresholds",
+    "theorycheck.cli.commands.check_certificate",
     "theorycheck.cli.commands.trajectory",
     "theorycheck.cli.commands.maxmargin",
     "theorycheck.cli.commands.heatmap",

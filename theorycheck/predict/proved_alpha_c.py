@@ -263,12 +263,13 @@ def common_digits(lo: str, hi: str, most: int) -> tuple[int, str | None]:
     return best
 
 
-def prove_alpha_c(z, rho: float, *, digits: int = 12, max_seconds: float = 120.0, guess=None,
-                  depth: int = 2) -> ProvedAlphaC:
+def prove_alpha_c(z, rho: float, *, digits: int = 12, max_seconds: float = 600.0, guess=None,
+                  depth: int = 2, record: bool = False) -> ProvedAlphaC:
     """α_c ∈ [lower, upper] with ``lower`` proved to collapse and ``upper`` proved to grow (ℓ2-SAM, one example,
     z > 0, balanced init α·1), aiming at ``digits`` significant digits; ``status`` "not proved" (with ``note``)
     when the budget ``max_seconds`` runs out first. ``guess``: a starting α (default: the floating-point α_c).
-    Depth 2 only here; even depths ≥ 4 are proved by :func:`theorycheck.predict.proved_depth.prove_alpha_c_depth`."""
+    ``record``: keep every step (for :func:`theorycheck.predict.certificate.certificate_of`). Depth 2 only here;
+    even depths ≥ 4 are proved by :func:`theorycheck.predict.proved_depth.prove_alpha_c_depth`."""
     t_start = time.perf_counter()
     digits = int(digits)
     if not 1 <= digits <= 60:
@@ -284,7 +285,7 @@ def prove_alpha_c(z, rho: float, *, digits: int = 12, max_seconds: float = 120.0
     zf = np.asarray(z, float)
     if np.all(zf == zf[0]):
         lo_t = _closed_all_equal(zf, rho, D)
-        return _bracket(pr, lo_t[0], lo_t[1], digits, method, deadline, t_start,
+        return _bracket(pr, lo_t[0], lo_t[1], digits, method, deadline, t_start, record,
                         note="all entries of z equal: α_c = ρ z_min/(√2‖z‖₂) exactly; both ends proved at τ = 0")
     a0 = str(guess) if guess is not None else _float_guess(zf, rho, digits + 3, deadline)
     with mp.workdps(D + 20):
@@ -292,12 +293,12 @@ def prove_alpha_c(z, rho: float, *, digits: int = 12, max_seconds: float = 120.0
         w = mp.mpf(10) ** (-(digits + 2))
         lo = _decimal(a0 * (1 - w), D + 1, "down")
         hi = _decimal(a0 * (1 + w), D + 1, "up")
-    return _bracket(pr, lo, hi, digits, method, deadline, t_start)
+    return _bracket(pr, lo, hi, digits, method, deadline, t_start, record)
 
 
-def _bracket(pr, lo, hi, digits, method, deadline, t_start, note=""):
-    fl = pr.run(lo, deadline=deadline)
-    fh = pr.run(hi, deadline=deadline)
+def _bracket(pr, lo, hi, digits, method, deadline, t_start, record=False, note=""):
+    fl = pr.run(lo, deadline=deadline, record=record)
+    fh = pr.run(hi, deadline=deadline, record=record)
     seconds = time.perf_counter() - t_start
     if fl.fate == "collapse" and fh.fate == "growth":
         Dc, text = common_digits(lo, hi, digits + 6)

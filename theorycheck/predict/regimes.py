@@ -32,6 +32,17 @@ class ThresholdsResult(Record):
 REGIMES = REGIME_DESCRIPTIONS
 
 
+#: the longest default horizon (rescaled τ): 40/min|z_j| overflows for subnormal z_j
+MAX_DEFAULT_HORIZON = 1e300
+
+
+def default_horizon(z) -> float:
+    """The trajectory's default horizon: 40/min_j |z_j| over z_j ≠ 0 (40 time units of the
+    slowest coordinate), at most :data:`MAX_DEFAULT_HORIZON`."""
+    zmin = float(np.min(np.abs(z[z != 0])))
+    return min(40.0 / zmin, MAX_DEFAULT_HORIZON) if zmin > 40.0 / MAX_DEFAULT_HORIZON else MAX_DEFAULT_HORIZON
+
+
 def _trajectory_facts(setting: Setting, t_max: float) -> dict:
     """The trajectory's own facts. Its j†(0+) is reported as ``trajectory_initial_index`` so
     that it never overwrites the thresholds' ``initial_index`` (derived from the initial rates,
@@ -76,7 +87,7 @@ def _depth_l(out: dict, z: np.ndarray, rho: float, L: int, alpha, setting, T) ->
 
 def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: int = 2,
                t_max: float | None = None, digits: int = 12, progress: bool | None = None,
-               prove: bool = False) -> ThresholdsResult:
+               prove: bool = False, certificate=None) -> ThresholdsResult:
     """The regime thresholds in α for one example ``z`` (what ``theorycheck thresholds``
     reports). ℓ2-SAM, L = 2 (z > 0): ``alpha_all_shrink`` and ``alpha_gd_like`` (closed forms)
     and ``alpha_collapse`` (α_c to ``digits`` certified digits, ``value_text``); L ≥ 3: the
@@ -87,7 +98,12 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     limit index and direction, blow-up times for L ≥ 3. GD: the predicted limit index.
     ``prove`` (ℓ2-SAM): ``alpha_collapse["proof"]`` is a proved bracket of α_c
     (:func:`theorycheck.predict.proved_alpha_c.prove_alpha_c`: ``status``, ``lower``, ``upper``, ``digits``,
-    ``method``, ``rests_on``)."""
+    ``method``, ``rests_on``); ``certificate`` (a path, L = 2, with ``prove``): every validated step of the proof
+    is written there (:mod:`theorycheck.predict.certificate`; ``theorycheck check-certificate`` re-checks it)."""
+    if certificate is not None and not prove:
+        raise TheorycheckError("certificate: needs prove (a certificate is the data of a proof)")
+    if certificate is not None and depth != 2:
+        raise TheorycheckError("certificate: written for depth 2 only (the depth-L proof keeps no steps yet)")
     if prove and optimizer != "sam-l2":
         raise TheorycheckError("prove: a proved α_c exists for ℓ2-SAM only (the other optimizers have closed forms)")
     if isinstance(z, str):
@@ -101,7 +117,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         s = Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho, alpha=alpha)  # validates
     else:
         Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho)
-    T = t_max or 40.0 / float(np.min(np.abs(z[z != 0])))
+    T = t_max or default_horizon(z)
     if optimizer == "sam-l2":
         if np.any(z <= 0):
             raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
@@ -125,8 +141,14 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         if prove:
             from theorycheck.predict.proved_alpha_c import prove_alpha_c
 
-            out["alpha_collapse"]["proof"] = prove_alpha_c(
-                z, rho, digits=digits, guess=ac.value_text if ac.value is not None and rho > 0 else None).as_dict()
+            proof = prove_alpha_c(z, rho, digits=digits, guess=ac.value_text if ac.value is not None and rho > 0 else None,
+                                  record=certificate is not None)
+            out["alpha_collapse"]["proof"] = proof.as_dict()
+            if certificate is not None and proof.status == "proved":
+                from theorycheck.predict.certificate import write_certificate
+
+                write_certificate(certificate, proof, z, rho)
+                out["alpha_collapse"]["proof"]["certificate"] = str(certificate)
         for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for
             if out[key]["value"] is not None and digits > 15:
                 out[key]["value_text"] = th.closed_form_text(key, z, rho, digits)
@@ -137,13 +159,21 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
             out["alpha"] = a
             out["initial_index"] = th.initial_index(z, a, rho)
             gd = out["alpha_gd_like"]["value"]
+            saddle = False
             if ac.value is None:
                 out["regime"] = 1 if a < out["alpha_all_shrink"]["value"] else (3 if a >= gd else None)
+            elif ac.certificate is None:  # all z_j equal: α_c in closed form, the fate decided exactly
+                sign = th.initial_norm_sign(z, a, rho, float(z.min()))
+                out["regime"] = {-1: 1, 1: 3}.get(sign)
+                saddle = sign == 0
             else:
                 lo_b, hi_b = (float(x) for x in ac.certificate["bracket"])
                 out["regime"] = 1 if a <= lo_b else (3 if a >= gd else (2 if a >= hi_b else None))
             out["regime_name"] = REGIMES.get(out["regime"], "undecided: α lies in α_c's certified bracket, or α_c "
                                              "is inconclusive")
+            if saddle:
+                out["regime_name"] = ("at the saddle: N0 = ρ z exactly (all z_j equal), every rate is 0, the state "
+                                      "is an equilibrium: neither collapse nor growth")
             out.update(_trajectory_facts(s, T))
             if out["regime"] is not None and (out["regime"] == 1) != out["collapsed"]:
                 out["warning"] = ("the regime from α_c and the trajectory's fate disagree (the trajectory's horizon or "
@@ -159,7 +189,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         out["predicted_index"] = th.linf_prediction(z, a, rho, depth)
         out["predicted_direction"] = th.linf_limit_direction(z, a, rho, depth)
         if depth >= 3:
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # beyond float64: null
                 ts = np.where(a > rho, C.linf_blowup_time(depth)(a, z, rho), np.inf)  # C3
             out["blowup_times"] = [float(t) if np.isfinite(t) else None for t in ts]
         out.update(_trajectory_facts(s, T))

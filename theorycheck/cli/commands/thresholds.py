@@ -30,6 +30,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.z is None:
         raise TheorycheckError("give --z Z1,… (one example) or --data FILE.csv (several examples)")
+    if args.certificate is not None:
+        from theorycheck.cli.checks import check_output_file
+
+        check_output_file(args.certificate, "--certificate")
     z = parse_floats(args.z, "z")
     if args.alpha is not None and ":" in str(args.alpha):
         if not args.prove:
@@ -47,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
         raise TheorycheckError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give --alpha")
     alpha = floats_or_scalar(args.alpha, "alpha")
     setting = Setting.from_z(z, **problem, alpha=1.0 if alpha is None else alpha)
-    res = thresholds(setting, place=alpha is not None, t_max=args.t_max, digits=args.digits,
-                     prove=args.prove).as_dict()
+    res = thresholds(setting, place=alpha is not None, t_max=args.t_max, digits=args.digits, prove=args.prove,
+                     certificate=args.certificate).as_dict()
     if args.json:
         emit(res)
         return 0
@@ -153,8 +157,10 @@ def register(sub) -> None:
                    help="certified significant digits of α_c (ℓ2-SAM; default 12, up to 200; 30 digits take seconds)")
     p.add_argument("--prove", action="store_true",
                    help="ℓ2-SAM: prove a bracket of α_c (validated ball-arithmetic integration + persisting lemmas): "
-                        "alpha_collapse.proof; with --alpha A:B: a proved regime map (every α of each sub-interval: "
-                        "fate and j† sequence)")
+                        "alpha_collapse.proof")
+    p.add_argument("--certificate", default=None, metavar="FILE",
+                   help="with --prove (L = 2): write every validated step of the proof to FILE (JSON); "
+                        "`theorycheck check-certificate FILE` re-checks it")
     p.add_argument("--max-seconds", type=float, default=120.0, help="time budget of a proved regime map (default 120 s)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)

@@ -88,6 +88,8 @@ class Step:
     end: list
     set_end: LohnerSet
     remainder: list
+    #: the box B that passed the Picard test X + [0, h]·f([t0, t1], B) ⊂ interior(B) (``apriori`` is that image)
+    picard_box: list | None = None
 
 
 @dataclass
@@ -276,7 +278,8 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
                     return _finish(pipe, Status.T_MAX, "reached t_end", started, evals)
             else:
                 hb = arb(_binary(h))
-            B = _apriori(field_at, t, hb, Xb, prec)
+            got = _apriori(field_at, t, hb, Xb, prec)
+            B, Bbox = (got if got is not None else (None, None))
             shrink = 0.5
             if B is not None:
                 T_step = hull(t, t + hb)
@@ -302,7 +305,7 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
             phi = [_horner([coef_c[k][i] for k in range(K + 1)], hb) + Z[i] for i in range(n)]
             over = [_horner([coef_c[k][i] for k in range(K + 1)], H) + Zs[i] for i in range(n)]
             c_new = [read_ball(ball_text(arb(x.mid()))) for x in phi]
-            R_new = [read_ball(ball_text(phi[i] - c_new[i])) for i in range(n)]
+            R_new = [read_ball(ball_text(_pad(phi[i] - c_new[i], Z[i], phi[i], prec))) for i in range(n)]
             A_store = S.A
         else:
             # -- Taylor polynomial at c, evaluated at h
@@ -328,13 +331,14 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
                     acc += MR[i, j] * S.R[j]
                 for j in range(n):
                     acc += Ainv[i, j] * v[j]
-                R_new.append(read_ball(ball_text(acc)))
+                R_new.append(read_ball(ball_text(_pad(acc, sum((abs(Ainv[i, j]) * Z[j] for j in range(n)), arb(0)),
+                                                      acc, prec))))
             c_new = [read_ball(ball_text(x)) for x in c_new]
             A_store = arb_mat(n, n, [read_ball(ball_text(A_new[i, j])) for i in range(n) for j in range(n)])
         S_new = LohnerSet(c_new, A_store, R_new)
         end = S_new.box()
         t_new = t + hb
-        step = Step(t, hb, t_new, K, B, [over[i] for i in range(n)], end, S_new, Z)
+        step = Step(t, hb, t_new, K, B, [over[i] for i in range(n)], end, S_new, Z, Bbox)
         if any(not x.is_finite() for x in end):
             return _finish(pipe, Status.NON_FINITE, "an enclosure is not finite", started, evals, step, record)
         pipe.n_steps += 1
@@ -363,6 +367,13 @@ def _finish(pipe, status, message, started, evals, step=None, record=True):
     return pipe
 
 
+def _pad(x: arb, Z, ref: arb, prec: int) -> arb:
+    """x widened by 4|Z| (Z the step's remainder), 0.5 % of its radius and a few ulps of ``ref``: an enclosure that
+    an independent evaluation (another order of operations, :mod:`theorycheck.predict.certificate`) also fits in."""
+    extra = abs(Z).upper() * 4 + x.rad() * arb("0.005") + (abs(ref) + 1) * arb(2) ** (8 - prec)
+    return arb(x.mid(), x.rad() + extra)
+
+
 def _binary(h: float) -> float:
     """h rounded down to 20 significant bits: steps are short binary numbers, so t stays exact."""
     m, e = math.frexp(h)
@@ -376,8 +387,8 @@ def _horner(coefs: list, h):
     return acc
 
 
-def _apriori(field_at, t, hb, Xb, prec) -> list | None:
-    """A box B with Xb + [0, h]·f([t, t+h], B) ⊂ interior(B), or None."""
+def _apriori(field_at, t, hb, Xb, prec) -> tuple | None:
+    """(P, B): a box B with P = Xb + [0, h]·f([t, t+h], B) ⊂ interior(B) (the solution stays in P), or None."""
     H = _zero_interval(hb)
     T = hull(t, t + hb)
     F = field_at(T, Xb)
@@ -392,7 +403,7 @@ def _apriori(field_at, t, hb, Xb, prec) -> list | None:
             return None
         P = [Xb[i] + H * F[i] for i in range(len(Xb))]
         if all(B[i].contains_interior(P[i]) for i in range(len(Xb))):
-            return P
+            return P, B
         B = [hull(B[i], P[i]) for i in range(len(Xb))]
     return None
 
