@@ -67,7 +67,7 @@ def test_every_vocabulary_is_a_string_enum_that_serialises_to_its_word():
     from theorycheck.status import Fate
     from theorycheck.vocabulary import REGIMES, TimeKind
 
-    for enum, words in ((Verdict, ["holds", "fails", "inconclusive", "error"]),
+    for enum, words in ((Verdict, ["proved", "holds", "fails", "inconclusive", "error"]),
                         (StepStatus, ["verified", "verified-numerically", "incomplete", "refuted", "error"]),
                         (Fate, ["collapse", "growth", "undecided"]), (TimeKind, ["rescaled", "real"])):
         assert [m.value for m in enum] == words
