@@ -43,7 +43,7 @@ from theorycheck.batched.engine import integrate
 from theorycheck.batched.ops import get_ops
 from theorycheck.batched.systems import EVENT_LOG, _ClockedTheta
 from theorycheck.errors import TheorycheckError
-from theorycheck.status import COLLAPSE, DONE, LOSS_REACHED, NON_FINITE, Status
+from theorycheck.status import CHATTERING, COLLAPSE, DONE, LOSS_REACHED, NON_FINITE, Status
 from theorycheck.symbolic import compile as C
 
 __all__ = ["OPTIMIZER_CODES", "PixelFlow", "PixelRun", "run_pixels", "device_ops", "TIME_KINDS"]
@@ -83,6 +83,7 @@ class PixelFlow(_ClockedTheta):
     or below it."""
 
     observables = {"loss": (np.float64, np.nan), "log_loss": (np.float64, np.nan)}
+    CHATTER_STEPS = 200
 
     def __init__(self, Z, optimizers: Sequence[str], alphas, rhos, *, L: int, time_kind: str = "t",
                  loss: str = "logistic", ops=None, grid=None, loss_target: float | None = None):
@@ -135,6 +136,9 @@ class PixelFlow(_ClockedTheta):
         self.loss_target = loss_target
         self.reached = np.zeros(self.B, dtype=bool)
         self.loss0 = float(C.stable_loss_functions(loss, "numpy")[0](0.0))
+        # chattering detector (ℓ∞): accepted steps since the last check and the time there
+        self._acc = np.zeros(self.B, dtype=np.int64)
+        self._tau_mark = np.zeros(self.B)
 
     # ------------------------------------------------------------------ the model
     def initial(self):
@@ -231,6 +235,17 @@ class PixelFlow(_ClockedTheta):
         codes = np.zeros(len(idx_np), dtype=int)
         codes[self.reached[idx_np]] = LOSS_REACHED
         changed = None
+        # ℓ∞-SAM on several examples: where some G_j changes sign, ε_j = ρ sign(g_j) jumps and the
+        # steps can shrink to nothing; CHATTER_STEPS accepted steps that advance the member's time
+        # by less than 1e-3 of it (and of its scale 1/c) stop it (the discrete algorithm runs there)
+        self._acc[idx_np] += 1
+        due = self._acc[idx_np] >= self.CHATTER_STEPS
+        if due.any():
+            b = idx_np[due]
+            moved = tau_np[due] - self._tau_mark[b]
+            stuck = (moved < 1e-3 * np.maximum(tau_np[due], 1.0 / self.c)) & (self.opt_np[b] == 2)
+            codes[np.flatnonzero(due)[stuck]] = CHATTERING
+            self._tau_mark[b], self._acc[b] = tau_np[due], 0
         if self.L >= 2:
             r = dy / dtau[:, None]
             rc = r * (1.0 / self.c)
