@@ -4,7 +4,7 @@ The built-in pack ``minor-first`` (:mod:`theorycheck.packs`) reads its theorems 
 from :func:`theorems` and :func:`claims`; importing the theorem modules registers them.
 """
 
-from theorycheck.proofs import c1, c2, c3, c4, c5, c6, e1, rescaled  # noqa: F401  (registers R, B, C1..C6, E1)
+from theorycheck.proofs import c1, c2, c3, c4, c5, c6, e1, e2_linear, rescaled  # noqa: F401  (registers R, B, C1..C6, E1, E2)
 from theorycheck.proofs._core import MARKS, REGISTRY, ProveResult, Theorem, TheoremResult, prove
 
 __all__ = ["MARKS", "ORDER", "REGISTRY", "ProveResult", "Theorem", "TheoremResult", "check_keys", "claims", "prove",

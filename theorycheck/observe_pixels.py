@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["background_fraction", "flat_baseline", "dominant_pixel", "intensity_quantile", "accuracy",
-           "first_at_or_below", "angle_degrees_rows"]
+           "first_at_or_below", "angle_degrees_rows", "matched"]
 
 
 def background_fraction(beta, background) -> np.ndarray:
@@ -82,3 +82,18 @@ def angle_degrees_rows(beta, direction) -> np.ndarray:
         s = np.linalg.norm(u - c[..., None] * v, axis=-1)
         ang = np.degrees(np.arctan2(s, c))
     return np.where((nb > 0) & np.isfinite(nb), ang, np.nan)
+
+
+def matched(loss_a, value_a, loss_b, value_b) -> dict | None:
+    """Two runs' observable at matched training loss: the level is the larger of the two runs'
+    smallest recorded losses, each run is read at its first output at or below it. Returns
+    {level, index_a, index_b, a, b, difference (b − a)} or None when a run has no finite loss."""
+    la, lb = np.asarray(loss_a, float), np.asarray(loss_b, float)
+    if not (np.isfinite(la).any() and np.isfinite(lb).any()):
+        return None
+    level = float(max(np.nanmin(la), np.nanmin(lb)))
+    ia, ib = first_at_or_below(la, level), first_at_or_below(lb, level)
+    a, b = float(np.asarray(value_a, float)[ia]), float(np.asarray(value_b, float)[ib])
+    diff = b - a if np.isfinite(a) and np.isfinite(b) else None
+    return {"level": level, "index_a": ia, "index_b": ib, "loss_a": float(la[ia]), "loss_b": float(lb[ib]),
+            "a": a, "b": b, "difference": diff}
