@@ -95,6 +95,9 @@ class Config:
             raise TheorycheckError(f"preprocess {self.preprocess!r}: choose one of {', '.join(PREPROCESSING)}")
         if self.max_steps < 1:
             raise TheorycheckError("max_steps must be ≥ 1")
+        from theorycheck.batched.pixels import device_ops
+
+        device_ops(self.array_backend, self.device)  # cuda without a CUDA device: refused here, before any work
         return replace(self, classes=classes)
 
 
