@@ -58,17 +58,17 @@ def main() -> None:
     kw = dict(depth=2, time_kind="tau", grid=grid, loss_target=1e-2, max_steps=a.max_steps)
     run_pixels(Z[:50], opts[:3], als[:3], rhos[:3], **{**kw, "max_steps": 5})  # compile (lambdify) before timing
     tracemalloc.start()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     batched = run_pixels(Z, opts, als, rhos, progress="batched", **kw)
-    t_batched = time.perf_counter() - t0
+    t_batched, c_batched = time.perf_counter() - t0, time.process_time() - c0
     peak_batched = tracemalloc.get_traced_memory()[1]
     tracemalloc.reset_peak()
     members = list(range(len(opts)))[:: (a.loop_members or 1)]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     singles = {}
     for b in members:
-        singles[b] = run_pixels(Z, [opts[b]], [als[b]], [rhos[b]], **kw)
-    t_loop = time.perf_counter() - t0
+        singles[b] = run_pixels(Z, [opts[b]], [als[b]], [rhos[b]], progress=f"loop {b}", **kw)
+    t_loop, c_loop = time.perf_counter() - t0, time.process_time() - c0
     peak_loop = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     scale = len(opts) / len(members)
@@ -91,6 +91,7 @@ def main() -> None:
         "batched_seconds": t_batched, "loop_seconds": t_loop * scale, "loop_members_run": len(members),
         "loop_extrapolated": scale != 1, "speedup": t_loop * scale / t_batched,
         "total_seconds": t_batched + t_loop,
+        "cpu_seconds": {"batched": c_batched, "loop": c_loop * scale, "speedup": c_loop * scale / c_batched},
         "peak_traced_bytes": {"batched": peak_batched, "loop": peak_loop},
         "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "status_batched": {o: [str(batched.status[b]) for b in range(len(opts)) if opts[b] == o] for o in set(opts)},
