@@ -27,6 +27,7 @@ fraction is reported per pair beside the finite-time ones (the limit predicts D 
 
 from __future__ import annotations
 
+import functools
 import math
 
 #: the replicates of the verify run (five disjoint class pairs) and their training subset size
@@ -91,7 +92,7 @@ def pair_difference(classes, optimizer: str = "sam-l2", *, n_train: int | None =
                gd=m["a"] if m else None, sam=m["b"] if m else None, difference=m["difference"] if m else None,
                flat_baseline=ob.flat_baseline(task.background, task.active))
     if limit and out["usable"]:
-        from theorycheck.solve.maxmargin import l1_max_margin
+        from theorycheck.solvers.maxmargin import l1_max_margin
 
         mm = l1_max_margin(Z[:, task.active])
         beta = np.zeros(Z.shape[1])
@@ -120,11 +121,12 @@ def verdict(rows: list[dict]) -> dict:
     return out
 
 
-def _register():
+@functools.cache
+def claims() -> tuple:
+    """This module's claims (E2.linear, E2.linear-linf), built once; the pack's manifest lists them."""
     from hypothesis import strategies as st
 
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.claim import register as register_claim
 
     def check(x) -> Outcome:
         from theorycheck.imagedata import DataError
@@ -142,14 +144,13 @@ def _register():
     base = {"pairs": [list(p) for p in PAIRS], "n_train": N_TRAIN}
     tol = ("95 % t-interval of the mean paired difference D = bg(SAM) − bg(GD) at matched loss over the usable "
            "class pairs: holds if it lies above 0, fails if below 0, otherwise inconclusive (deviation: −lower end)")
+    found = []
     for key, opt, name in (("E2.linear", "sam-l2", "ℓ2-SAM"), ("E2.linear-linf", "sam-linf", "ℓ∞-SAM")):
         x = {**base, "optimizer": opt}
-        register_claim(Claim(
+        found.append(Claim(
             key=key,
             statement=f"E2 (diagonal linear network on MNIST pixels, L = 2): in the intermediate regime {name}'s β "
                       "puts more mass on background (low-intensity) pixels than GD's at matched training loss",
             inputs=st.just(x), check=check, pinned=[x], max_examples=1, tolerance=tol,
             describe=lambda x: {**x, "model": "doubled diagonal network, raw intensities, rescaled flow, loss 1e-2"}))
-
-
-_register()
+    return tuple(found)

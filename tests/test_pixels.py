@@ -56,7 +56,7 @@ def test_batched_pixels_equal_the_single_trajectory_solver_on_doubled_data(L, op
     """The doubled network on X is THEORY.md's network on (X, −X): the general-layer solver
     (solve/integrate.py, real time) gives the same β = β̃_+ − β̃_− to ≤ 1e-8."""
     from theorycheck.setting import Setting
-    from theorycheck.solve.integrate import solve
+    from theorycheck.solvers.integrate import solve
 
     X, y, Z = _data()
     grid = np.array([0.0, 1.0, 4.0])
@@ -198,7 +198,7 @@ def test_observables_by_hand():
 
 
 def test_large_l2_max_margin_equals_slsqp_on_small_data():
-    from theorycheck.solve.maxmargin import l2_max_margin, l2_max_margin_large
+    from theorycheck.solvers.maxmargin import l2_max_margin, l2_max_margin_large
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 15))

@@ -25,7 +25,7 @@ from theorycheck.batched.pixels import TIME_KINDS, run_pixels
 from theorycheck.errors import TheorycheckError
 from theorycheck.pixel_task import PREPROCESSING, PixelTask, parse_classes, pixel_task
 from theorycheck.predict.pixels import REGIME_NAMES, alpha_collapse, alpha_gd_like, regime_of
-from theorycheck.report.record import Record
+from theorycheck.record import Record
 
 __all__ = ["Config", "quick_config", "linear_images", "LinearImagesResult", "compare", "DEFAULT_RHO"]
 
@@ -221,7 +221,7 @@ def linear_images(config: Config | None = None, *, save: str | Path | None = Non
     # max-margin directions on the active pixels (ℓ1: HiGHS LP; ℓ2: dual working set)
     mm_info, dirs = {}, {}
     if cfg.margins:
-        from theorycheck.solve.maxmargin import l1_max_margin, l2_max_margin_large
+        from theorycheck.solvers.maxmargin import l1_max_margin, l2_max_margin_large
 
         Za = Z[:, active]
         for name, fn in (("l1", l1_max_margin), ("l2", l2_max_margin_large)):

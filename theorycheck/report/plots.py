@@ -18,7 +18,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from theorycheck.errors import TheorycheckError  # noqa: E402
 from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
-from theorycheck.solve.trajectory import Trajectory  # noqa: E402
+from theorycheck.solvers.trajectory import Trajectory  # noqa: E402
 
 
 def _samples(traj: Trajectory, n: int = 400, log: bool = False) -> tuple[np.ndarray, np.ndarray]:

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     require_torch()
     from theorycheck.cnn.experiment import cnn
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
 
     res = cnn(config_from_args(args), args.out)
     if args.json:

@@ -22,7 +22,7 @@ def _alpha_c(setting) -> float | None:
     accuracy under a budget; None when it is not certified."""
     import numpy as np
 
-    from theorycheck.claims import thresholds as th
+    from theorycheck.predict import thresholds as th
 
     if setting.n != 1 or not np.any(setting.Z[0] > 0):
         return None
@@ -36,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from theorycheck.cli import checks
+    from theorycheck.jsonio import emit
     from theorycheck.report import plots
-    from theorycheck.report.json import emit
     from theorycheck.sweep.grid import time_grid, visits
     from theorycheck.sweep.recipes import heatmap
 

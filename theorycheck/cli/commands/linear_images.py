@@ -42,7 +42,7 @@ def config_from_args(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.images.experiment import linear_images
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
 
     res = linear_images(config_from_args(args), save=args.save, figures=args.figures)
     if args.json:
