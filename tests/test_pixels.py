@@ -71,6 +71,7 @@ def test_batched_pixels_equal_the_single_trajectory_solver_on_doubled_data(L, op
         assert r.beta[0, k, -1] == 0.0  # the always-zero pixel never moves
 
 
+@pytest.mark.slow
 def test_one_batch_equals_one_member_at_a_time_and_zero_pixels_stay_zero():
     _, _, Z = _data(n=30, d=6, seed=3)
     opts = ["gd", "sam-l2", "sam-linf", "sam-l2"]
@@ -236,6 +237,7 @@ def test_pixel_task_rows_labels_background_and_centring():
         pixel_task("mnist", "1,1", images=S)
 
 
+@pytest.mark.slow
 def test_saved_runs_load_without_pickles_and_recompute(tmp_path):
     from theorycheck.images.experiment import Config, linear_images
     from theorycheck.pixel_task import pixel_task
