@@ -71,7 +71,7 @@ def pair_difference(classes, optimizer: str = "sam-l2", *, n_train: int | None =
     out = {"classes": list(task.classes), "n_train": int(Z.shape[0]), "alpha_collapse": ac["bracket"],
            "alpha_gd_like": agd["value"]}
     br = ac["bracket"]
-    if br is None or not (math.isfinite(agd["value"]) and agd["value"] > br[1]):
+    if br is None or agd["value"] is None or agd["value"] <= br[1]:
         out.update(usable=False, why="no intermediate regime on the scan")
         return out
     alpha = math.sqrt(br[1] * agd["value"])
@@ -151,6 +151,6 @@ def claims() -> tuple:
             key=key,
             statement=f"E2 (diagonal linear network on MNIST pixels, L = 2): in the intermediate regime {name}'s β "
                       "puts more mass on background (low-intensity) pixels than GD's at matched training loss",
-            inputs=st.just(x), check=check, pinned=[x], max_examples=1, tolerance=tol,
+            inputs=st.just(x), check=check, max_examples=1, tolerance=tol,
             describe=lambda x: {**x, "model": "doubled diagonal network, raw intensities, rescaled flow, loss 1e-2"}))
     return tuple(found)

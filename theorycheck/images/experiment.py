@@ -133,9 +133,9 @@ def _grid(cfg: Config) -> np.ndarray:
 def _alpha_grid(ac: dict, agd: dict, lo: float, hi: float, k: int) -> np.ndarray:
     br = ac.get("bracket")
     a_lo = br[0] / 3 if br else lo
-    a_hi = 3 * agd["value"] if math.isfinite(agd["value"]) else hi
+    a_hi = 3 * agd["value"] if agd["value"] is not None else hi
     if k == 3 and br:  # one per regime: collapse, the geometric middle of the intermediate range, GD-like
-        mid = math.sqrt(br[1] * min(agd["value"], hi))
+        mid = math.sqrt(br[1] * min(agd["value"] if agd["value"] is not None else hi, hi))
         return np.array([br[0] / 2, mid, a_hi])
     return np.geomspace(a_lo, max(a_hi, a_lo * 10), k)
 

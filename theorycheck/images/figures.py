@@ -87,8 +87,9 @@ def background_curves(path: Path, run, task, out: dict, bg: np.ndarray) -> Path:
     for j in range(len(alphas), nrow * ncol):
         axes[j // ncol, j % ncol].axis("off")
     ac = out["regimes"]["alpha_collapse"].get("bracket")
+    agd = out["regimes"]["alpha_gd_like"]["value"]
     fig.suptitle(f"{task.label}: background fraction vs training loss (α_c ∈ {['—'] if ac is None else [round(v, 4) for v in ac]}, "
-                 f"α_gd = {out['regimes']['alpha_gd_like']['value']:.3g}, ρ = {out['regimes']['rho']})", fontsize=9)
+                 f"α_gd = {'beyond the scan' if agd is None else f'{agd:.3g}'}, ρ = {out['regimes']['rho']})", fontsize=9)
     return save(fig, path)[0]
 
 
@@ -122,7 +123,7 @@ def jdag_heatmap(path: Path, run, task, out: dict, q: np.ndarray) -> Path:
         im = ax.pcolormesh(xe, ye, np.ma.masked_invalid(M), cmap="viridis", norm=colors.Normalize(0, 1))
         ax.set_xscale("log")
         ax.set_yscale("log")
-        for v, name in ((ac[1] if ac else None, "α_c"), (agd if math.isfinite(agd) else None, "α_gd")):
+        for v, name in ((ac[1] if ac else None, "α_c"), (agd, "α_gd")):
             if v is not None:
                 ax.axhline(v, color="w", ls="--", lw=1)
                 ax.text(xe[0], v, f" {name}", color="w", va="bottom", fontsize=7)

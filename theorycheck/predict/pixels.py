@@ -58,8 +58,8 @@ def alpha_gd_like(Z, rho: float, *, depth: int, lo: float, hi: float, points: in
         value = float(grid[0])
         note = f"ℓ2-SAM's initial pixel is GD's on the whole scan [{lo:.3g}, {hi:.3g}]: α_gd ≤ {lo:.3g}"
     elif bad[-1] == points - 1:
-        value = math.inf
-        note = f"ℓ2-SAM's initial pixel differs from GD's up to α = {hi:.3g}: α_gd > {hi:.3g}"
+        value = None  # beyond the scan (JSON has no inf)
+        note = f"ℓ2-SAM's initial pixel differs from GD's up to α = {hi:.3g}: α_gd > {hi:.3g} (value null)"
     else:
         value = float(grid[bad[-1] + 1])
         note = f"from α = {value:.4g} on (scan of {points} values) ℓ2-SAM's initial pixel is GD's ({jgd})"

@@ -65,7 +65,7 @@ def _print(r: dict) -> None:
           f"{t['flat_baseline']:.3f} over the active pixels ({t['flat_baseline_all']:.3f} over all)")
     ac = g["alpha_collapse"]
     print(f"ρ = {g['rho']} (ℓ∞: {g['rho_linf']:.4g}); α_c(Z) ∈ {ac['bracket']} (not certified), "
-          f"α_gd(Z) = {g['alpha_gd_like']['value']:.4g}")
+          f"α_gd(Z) = {_f(g['alpha_gd_like']['value'], '{:.4g}')}")
     for name, m in r["max_margin"].items():
         print(f"{name} max margin: γ = {m['margin']:.4g}, background fraction {m['background_fraction']:.3f}, "
               f"{m['nonzero_pixels']} nonzero pixels ({m['method']})")
