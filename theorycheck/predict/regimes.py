@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.predict import thresholds as th
 from theorycheck.record import Record
 from theorycheck.setting import Setting, parse_floats
+from theorycheck.symbolic import compile as C
+from theorycheck.vocabulary import REGIME_DESCRIPTIONS
 
 __all__ = ["REGIMES", "ThresholdsResult", "thresholds", "thresholds_data"]
 
@@ -26,10 +28,19 @@ class ThresholdsResult(Record):
     predicted_index. ``--data``: data, n, d, alpha_collapse (not certified, with evidence)."""
 
 
-REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
-           2: "sequential amplification (minor features before the major one; near α_c the path first moves "
-              "to a more minor feature: verify's C4.sequential)",
-           3: "GD-like (straight to the major feature)"}
+#: regime code -> what happens (the one table: :data:`theorycheck.vocabulary.REGIMES`)
+REGIMES = REGIME_DESCRIPTIONS
+
+
+#: the longest default horizon (rescaled τ): 40/min|z_j| overflows for subnormal z_j
+MAX_DEFAULT_HORIZON = 1e300
+
+
+def default_horizon(z) -> float:
+    """The trajectory's default horizon: 40/min_j |z_j| over z_j ≠ 0 (40 time units of the
+    slowest coordinate), at most :data:`MAX_DEFAULT_HORIZON`."""
+    zmin = float(np.min(np.abs(z[z != 0])))
+    return min(40.0 / zmin, MAX_DEFAULT_HORIZON) if zmin > 40.0 / MAX_DEFAULT_HORIZON else MAX_DEFAULT_HORIZON
 
 
 def _trajectory_facts(setting: Setting, t_max: float) -> dict:
@@ -49,14 +60,14 @@ def _trajectory_facts(setting: Setting, t_max: float) -> dict:
 
 def _depth_l(out: dict, z: np.ndarray, rho: float, L: int, alpha, setting, T) -> dict:
     """ℓ2-SAM at depth L ≥ 3 (predict/depth.py): derived initial-rate thresholds, α_c(L) for even
-    L (certified bracket), the statement of what happens at small α, and with --alpha the
+    L (certified bracket), the statement of what happens at small α, and with ``alpha`` the
     initial index, the side of α_c and the trajectory."""
     from theorycheck.predict import depth as dl
 
     out.update(dl.thresholds(z, rho, L))
     if alpha is not None:
         if np.size(alpha) != 1:
-            raise TheorycheckError("give one scalar --alpha for ℓ2-SAM (uniform init)")
+            raise ArgumentError("give one scalar alpha for ℓ2-SAM (uniform init)", "alpha")
         a = float(np.asarray(alpha).reshape(-1)[0])
         out["alpha"] = a
         out["initial_index"] = dl.initial_index(z, a, rho, L)
@@ -95,35 +106,44 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         s = Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho, alpha=alpha)  # validates
     else:
         Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho)
-    T = t_max or 40.0 / float(np.min(np.abs(z[z != 0])))
+    T = t_max or default_horizon(z)
     if optimizer == "sam-l2":
         if np.any(z <= 0):
             raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
         if depth == 1:
-            raise TheorycheckError("ℓ2-SAM at depth L = 1 has no regimes (C1: every α goes to z/‖z‖): use --depth ≥ 2")
+            raise ArgumentError("ℓ2-SAM at L = 1 has no regimes (C1: every α goes to z/‖z‖): use depth ≥ 2",
+                                "depth")
         if depth >= 3:
             return ThresholdsResult(_depth_l(out, z, rho, depth, alpha, s if alpha is not None else None, T))
         ac = th.collapse_threshold(z, rho, digits=digits, progress=progress)
-        out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
-                   alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
-                   alpha_collapse=ac.to_dict())
+        out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).as_dict(),
+                   alpha_gd_like=th.alpha_gd_like(z, rho).as_dict(),
+                   alpha_collapse=ac.as_dict())
         for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for
             if out[key]["value"] is not None and digits > 15:
                 out[key]["value_text"] = th.closed_form_text(key, z, rho, digits)
         if alpha is not None:
             a = float(np.asarray(alpha).reshape(-1)[0])
             if np.size(alpha) != 1:
-                raise TheorycheckError("give one scalar --alpha for ℓ2-SAM (uniform init)")
+                raise ArgumentError("give one scalar alpha for ℓ2-SAM (uniform init)", "alpha")
             out["alpha"] = a
             out["initial_index"] = th.initial_index(z, a, rho)
             gd = out["alpha_gd_like"]["value"]
+            saddle = False
             if ac.value is None:
                 out["regime"] = 1 if a < out["alpha_all_shrink"]["value"] else (3 if a >= gd else None)
+            elif ac.certificate is None:  # all z_j equal: α_c in closed form, the fate decided exactly
+                sign = th.initial_norm_sign(z, a, rho, float(z.min()))
+                out["regime"] = {-1: 1, 1: 3}.get(sign)
+                saddle = sign == 0
             else:
                 lo_b, hi_b = (float(x) for x in ac.certificate["bracket"])
                 out["regime"] = 1 if a <= lo_b else (3 if a >= gd else (2 if a >= hi_b else None))
             out["regime_name"] = REGIMES.get(out["regime"], "undecided: α lies in α_c's certified bracket, or α_c "
                                              "is inconclusive")
+            if saddle:
+                out["regime_name"] = ("at the saddle: N0 = ρ z exactly (all z_j equal), every rate is 0, the state "
+                                      "is an equilibrium: neither collapse nor growth")
             out.update(_trajectory_facts(s, T))
             if out["regime"] is not None and (out["regime"] == 1) != out["collapsed"]:
                 out["warning"] = ("the regime from α_c and the trajectory's fate disagree (the trajectory's horizon or "
@@ -131,7 +151,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         return ThresholdsResult(out)
     if optimizer == "sam-linf":
         if alpha is None:
-            raise TheorycheckError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give --alpha")
+            raise ArgumentError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give alpha", "alpha")
         a = np.broadcast_to(np.asarray(alpha, float), z.shape)
         out["alpha"] = a
         out["grows"] = (a > rho).tolist()
@@ -139,8 +159,8 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         out["predicted_index"] = th.linf_prediction(z, a, rho, depth)
         out["predicted_direction"] = th.linf_limit_direction(z, a, rho, depth)
         if depth >= 3:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ts = np.where(a > rho, 1.0 / ((depth - 2) * z * (a - rho) ** (depth - 2)), np.inf)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # beyond float64: null
+                ts = np.where(a > rho, C.linf_blowup_time(depth)(a, z, rho), np.inf)  # C3
             out["blowup_times"] = [float(t) if np.isfinite(t) else None for t in ts]
         out.update(_trajectory_facts(s, T))
         out.setdefault("initial_index", out["trajectory_initial_index"])  # no competing prediction here
@@ -152,15 +172,18 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     return ThresholdsResult(out)
 
 
-def thresholds_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: int = 2) -> ThresholdsResult:
-    """``theorycheck thresholds --data FILE.csv``: α_c(Z) for ℓ2-SAM, L = 2, several examples
-    (predict/dataset.py: a bracket from full integrations, with its evidence; not certified)."""
+def thresholds_data(setting: Setting) -> ThresholdsResult:
+    """α_c(Z) for ℓ2-SAM, L = 2, several examples (what ``theorycheck thresholds --data FILE.csv``
+    prints; predict/dataset.py: a bracket from full integrations, with its evidence; not certified).
+    ``data`` is the file the setting was read from (``Setting.source``), or null."""
     from theorycheck.predict import dataset as ds
 
-    if optimizer != "sam-l2" or depth != 2:
-        raise TheorycheckError("--data thresholds are computed for ℓ2-SAM at L = 2 (--optimizer sam-l2 --depth 2)")
-    s = Setting.from_csv(path, depth=2, optimizer="sam-l2", rho=rho)  # validates (separability included)
-    return ThresholdsResult({"optimizer": optimizer, "depth": depth, "data": str(path), "n": int(s.X.shape[0]), "d": int(s.X.shape[1]),
-            "rho": rho, "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)})
+    if setting.optimizer != "sam-l2" or setting.depth != 2:
+        raise ArgumentError("thresholds of several examples are computed for ℓ2-SAM at L = 2 "
+                            "(optimizer='sam-l2', depth=2)", "optimizer", "depth")
+    s, rho = setting, setting.rho
+    return ThresholdsResult({"optimizer": s.optimizer, "depth": s.depth, "data": s.source, "n": int(s.X.shape[0]),
+                             "d": int(s.X.shape[1]), "rho": rho,
+                             "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)})
 
 

@@ -22,6 +22,7 @@ result does not depend on the backend or the chunking: it is bitwise the same.
 from __future__ import annotations
 
 import concurrent.futures as cf_futures
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,11 +33,12 @@ from theorycheck import status as bst
 from theorycheck.batched import engine as bt
 from theorycheck.batched import ops as bops
 from theorycheck.batched import systems as bsys
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.progress import Progress
+from theorycheck.vocabulary import ARRAY_BACKENDS, SWEEP_BACKENDS, SWEEP_METHODS
 
-BACKENDS = ("serial", "processes", "dask")
-METHODS = ("auto", "reduced", "balanced", "multi")
+BACKENDS = SWEEP_BACKENDS
+METHODS = SWEEP_METHODS
 #: chunks smaller than this are not worth a process
 MIN_CHUNK = 32
 
@@ -78,7 +80,6 @@ class SystemSpec:
 
 #: array backends: "auto" = the compiled kernel (numba) for C4's reduced ODE when numba is
 #: installed, numpy otherwise; "numpy"; "numba" (reduced ODE only); "torch" (GPU when present)
-ARRAY_BACKENDS = ("auto", "numpy", "numba", "torch")
 
 
 @dataclass
@@ -90,6 +91,16 @@ class RunOptions:
     max_steps: int = 200_000
     array_backend: str = "auto"
     device: str | None = None
+
+    def __post_init__(self) -> None:
+        # checked here, where every sweep starts: an inf tolerance accepted every step and
+        # reached the JSON output as inf
+        if not (isinstance(self.rtol, (int, float)) and 0 < self.rtol < 1):
+            raise TheorycheckError(f"rtol = {self.rtol!r}: give a relative tolerance in (0, 1)")
+        if not (isinstance(self.atol, (int, float)) and 0 < self.atol < math.inf):
+            raise TheorycheckError(f"atol = {self.atol!r}: give a finite absolute tolerance > 0")
+        if not (isinstance(self.max_steps, int) and self.max_steps > 0):
+            raise TheorycheckError(f"max_steps = {self.max_steps!r}: give a whole number > 0")
 
 
 def _numba_installed() -> bool:
@@ -109,8 +120,9 @@ def resolve_array_backend(requested: str, spec: SystemSpec) -> str:
         return "numba" if compiled_ok and _numba_installed() else "numpy"
     if requested == "numba":
         if not compiled_ok:
-            raise TheorycheckError("array backend 'numba' covers C4's reduced ℓ2 ODE only (one example, ℓ2-SAM, "
-                                   "L = 2, uniform α); use --array-backend numpy or torch for this sweep")
+            raise ArgumentError("array backend 'numba' covers C4's reduced ℓ2 ODE only (one example, ℓ2-SAM, "
+                                   "L = 2, uniform α); use array_backend='numpy' (or torch) for this sweep",
+                                "array_backend")
         if not _numba_installed():
             raise TheorycheckError("array backend 'numba' needs numba: pip install 'theorycheck[fast]'")
     return requested
@@ -165,7 +177,9 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
     if backend not in BACKENDS:
         raise TheorycheckError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
     if backend == "dask" and scheduler is None:
-        raise TheorycheckError("the dask backend needs a scheduler address (--scheduler tcp://HOST:PORT)")
+        raise ArgumentError("backend='dask' needs scheduler='tcp://HOST:PORT' (the address of a running Dask "
+                            "cluster)", "backend",
+                            "scheduler")
     bar = Progress(label, progress)
     how = {"backend": backend, "workers": 1, "chunks": 1}
     try:
@@ -214,12 +228,12 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
 
 def _checked_workers(workers: int | None) -> int | None:
     if workers is not None and workers < 1:
-        raise TheorycheckError(f"--workers {workers}: give a number ≥ 1")
+        raise ArgumentError(f"workers={workers!r}: give a number ≥ 1", "workers")
     return workers
 
 
 def _auto_workers(B: int, workers: int | None) -> int:
-    """Processes for B members: never more than members or cores (an explicit --workers too)."""
+    """Processes for B members: never more than members or cores (an explicit ``workers`` too)."""
     cap = max(1, min(os.cpu_count() or 1, B))
     w = _checked_workers(workers)
     return min(w, cap) if w else max(1, min(cap, B // MIN_CHUNK))
