@@ -5,7 +5,7 @@ and :func:`claims` list the theorems and claims of the modules below, explicitly
 module registers nothing.
 """
 
-from theorycheck.proofs import c1, c2, c3, c4, c5, c6, e1, lockin, persisting, rescaled
+from theorycheck.proofs import c1, c2, c3, c4, c5, c6, e1, e2_linear, lockin, persisting, rescaled
 from theorycheck.proofs._core import MARKS, ProveResult, Theorem, TheoremResult, prove
 
 __all__ = ["MARKS", "ORDER", "REGISTRY", "THEOREMS", "ProveResult", "Theorem", "TheoremResult", "check_keys",
@@ -41,4 +41,5 @@ def theorems() -> list[Theorem]:
 def claims() -> list:
     """The pack's claims, listed module by module (each module builds its claims once, beside
     its derivation)."""
-    return [*c1.claims(), *c2.claims(), *c3.claims(), *c4.claims(), *c5.claims(), *c6.claims(), *e1.claims()]
+    return [*c1.claims(), *c2.claims(), *c3.claims(), *c4.claims(), *c5.claims(), *c6.claims(), *e1.claims(),
+            *e2_linear.claims()]

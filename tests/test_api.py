@@ -60,7 +60,7 @@ def test_building_the_parser_loads_no_heavy_dependency_and_registers_every_comma
     from theorycheck.cli.parser import COMMAND_MODULES, build_parser
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
-    assert list(sub.choices) == [m.rsplit(".", 1)[1].replace("_", "-") for m in COMMAND_MODULES]  # check_certificate: check-certificate
+    assert list(sub.choices) == [m.rsplit(".", 1)[1].replace("_", "-") for m in COMMAND_MODULES]  # check_certificate, linear_images: hyphenated
 
 
 def test_public_names_resolve_lazily_and_unknown_names_raise():

@@ -39,6 +39,8 @@ EXPECTED = {
     "E1.gd-static": (FAILS, HOLDS),
     "E1.sam-order": (FAILS, HOLDS),
     "E1.sam-limit": ("holds-or-inconclusive", None),  # directions converge like (log t)^(−p): some stay undecided
+    "E2.linear": (HOLDS, None),  # 4 of 5 MNIST pairs at n = 120: +0.008 [+0.002, +0.014]
+    "E2.linear-linf": ("holds-or-inconclusive", None),  # ℓ∞ flows chatter on 2 of 5 pairs: too few pairs
 }
 
 
@@ -51,7 +53,10 @@ EXAMPLES = {"fast": 4, "thorough": 100}[os.environ.get("THEORYCHECK_PROFILE", "f
 
 
 #: claims whose check takes more than a few seconds (slow tier; the other claims of the same theorem stay fast)
-SLOW_CLAIMS = {"C5.regimes"}
+SLOW_CLAIMS = {"C5.regimes", "E2.linear", "E2.linear-linf"}
+
+#: claims whose one input is a fixed set of replicates (class pairs), not drawn data
+ONE_INPUT = {"E2.linear", "E2.linear-linf"}
 
 
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.slow) if k in SLOW_CLAIMS else k
@@ -60,14 +65,15 @@ def test_verdicts(key):
     v = run_claim(REGISTRY[key], examples=EXAMPLES, seed_=1)
     want, want_refined = EXPECTED[key]
     if want == "holds-or-inconclusive":
-        assert v.status in (HOLDS, "inconclusive") and v.tried >= 4, (v.message, v.counterexample)
+        assert v.status in (HOLDS, "inconclusive") and v.tried >= (1 if key in ONE_INPUT else 4), (v.message,
+                                                                                                v.counterexample)
         return
     assert v.status == want, (v.message, v.counterexample, v.counterexample_detail)
     if want == FAILS:
         assert v.counterexample is not None and v.refined is not None
         assert v.refined.status == want_refined, (v.refined.message, v.refined.counterexample)
     else:
-        assert v.inconclusive == 0 and v.tried >= 4
+        assert v.inconclusive == 0 and v.tried >= (1 if key in ONE_INPUT else 4)
 
 
 def test_sequential_counterexample_goes_down_then_up():

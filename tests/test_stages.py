@@ -25,13 +25,13 @@ RANKS: dict[str, int] = {
     "theorycheck.vocabulary": 0, "theorycheck.status": 0, "theorycheck.errors": 0,
     "theorycheck.record": 0, "theorycheck.jsonio": 0, "theorycheck.progress": 0, "theorycheck.version": 0,
     # 1: a validated problem
-    "theorycheck.setting": 1,
+    "theorycheck.setting": 1, "theorycheck.imagedata": 1, "theorycheck.pixel_task": 1,
     # 2: sympy: model, closed forms, compile (the only lambdify)
     "theorycheck.symbolic": 2,
     # 3: every integrator
     "theorycheck.solvers": 3, "theorycheck.batched": 3,
     # 4: a trajectory -> j†, switches, margins, angles
-    "theorycheck.observe": 4,
+    "theorycheck.observe": 4, "theorycheck.observe_pixels": 4,
     # 5: what a theory says for an input
     "theorycheck.predict": 5,
     # 6: grids and their execution, figures (the packs' experiments drive sweeps and draw)
@@ -41,7 +41,7 @@ RANKS: dict[str, int] = {
     # 8: packs: manifests, theorems, claims, experiments
     "theorycheck.packs": 8, "theorycheck.proofs": 8, "theorycheck.numerics": 8,
     # 9: experiments and outputs outside a pack
-    "theorycheck.cnn": 9, "theorycheck.derivation": 9,
+    "theorycheck.cnn": 9, "theorycheck.derivation": 9, "theorycheck.images": 9,
     # 10: the public API
     "theorycheck.api": 10, "theorycheck.testing": 10, "theorycheck": 10,
     # 11: the command line

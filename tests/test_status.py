@@ -21,9 +21,10 @@ def test_words_messages_and_codes():
     # the batched codes saved in sweep files keep their numbers
     assert {c: s.value for c, s in S.STATUS.items()} == {
         0: "running", 1: "done", 2: "collapse", 3: "blowup", 4: "no-collapse", 5: "max_steps",
-        6: "step_size_underflow", 7: "non_finite", 8: "sign_change", 9: "critical_point"}
+        6: "step_size_underflow", 7: "non_finite", 8: "sign_change", 9: "critical_point", 10: "loss_reached",
+        11: "chattering"}
     assert (S.DONE, S.COLLAPSE, S.NO_COLLAPSE, S.NON_FINITE) == (1, 2, 4, 7)
-    assert S.FINISHED_OK == (1, 2, 3, 4, 9)
+    assert S.FINISHED_OK == (1, 2, 3, 4, 9, 10)
     assert Status.from_code(np.int8(6)) is Status.STEP_SIZE_UNDERFLOW
     with pytest.raises(ValueError):
         Status.from_code(99)
@@ -32,8 +33,8 @@ def test_words_messages_and_codes():
     assert json.dumps({Status.DONE: Status.NON_FINITE}) == '{"done": "non_finite"}'
     assert str({Status.DONE: 2}) == "{'done': 2}" and Status("no-collapse") is Status.NO_COLLAPSE
     assert [s.value for s in Status if s.ok] == ["t_max", "collapse", "blowup", "stationary", "critical_point",
-                                                 "proved_event", "steps", "norm_reached", "done", "no-collapse",
-                                                 "converged", "reached"]
+                                                 "proved_event", "steps", "norm_reached", "loss_reached", "done",
+                                                 "no-collapse", "converged", "reached"]
 
 
 def test_trajectory_and_discrete_runs_use_the_vocabulary():

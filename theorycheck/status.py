@@ -64,6 +64,9 @@ class Status(StrEnum):
     # ---- discrete algorithms (single runs)
     STEPS = "steps", "ran the requested number of steps", True
     NORM_REACHED = "norm_reached", "‖β‖ reached the requested level", True
+    LOSS_REACHED = "loss_reached", "the training loss reached the requested level", True, 10
+    CHATTERING = ("chattering", "ℓ∞-SAM flow: on a surface where the perturbation ρ sign(∇Lo) jumps the steps "
+                  "shrank to nothing (a sliding mode of several examples); run the discrete algorithm there", False, 11)
     # ---- members of batched sweeps
     RUNNING = "running", "still integrating", False, 0
     DONE = "done", "reached the end of the time grid", True, 1
@@ -106,11 +109,13 @@ STEP_SIZE_UNDERFLOW = Status.STEP_SIZE_UNDERFLOW.code
 NON_FINITE = Status.NON_FINITE.code
 SIGN_CHANGE = Status.SIGN_CHANGE.code
 CRITICAL_POINT = Status.CRITICAL_POINT.code
+LOSS_REACHED = Status.LOSS_REACHED.code
+CHATTERING = Status.CHATTERING.code
 #: codes of statuses that end a member without a budget running out
 FINISHED_OK: tuple[int, ...] = tuple(sorted(c for c, s in STATUS.items() if s.ok))
 
 __all__ = ["Budget", "BudgetExhausted", "Fate", "Status", "STATUS", "FINISHED_OK", "RUNNING", "DONE", "COLLAPSE", "BLOWUP", "NO_COLLAPSE", "MAX_STEPS",
-           "STEP_SIZE_UNDERFLOW", "NON_FINITE", "SIGN_CHANGE", "CRITICAL_POINT"]
+           "STEP_SIZE_UNDERFLOW", "NON_FINITE", "SIGN_CHANGE", "CRITICAL_POINT", "LOSS_REACHED", "CHATTERING"]
 
 
 class Fate(StrEnum):

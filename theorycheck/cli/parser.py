@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.cli.commands.heatmap",
     "theorycheck.cli.commands.reproduce",
     "theorycheck.cli.commands.cnn",
+    "theorycheck.cli.commands.linear_images",
     "theorycheck.cli.commands.packs",
     "theorycheck.cli.commands.predict",
 )

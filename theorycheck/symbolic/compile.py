@@ -259,6 +259,15 @@ def stable_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tup
             lambdify((sy.s,), sy.loss_derivative_stable(loss), backend))
 
 
+@lru_cache(maxsize=16)
+def log_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[Callable, Callable]:
+    """(ln ℓ, ln|ℓ'|) compiled from :func:`symbolic.loss_log_stable` and
+    :func:`symbolic.loss_log_derivative_stable`: the per-example loss and weight in log space,
+    finite for every finite margin (the pixel flows' weights and log-loss)."""
+    return (lambdify((sy.s,), sy.loss_log_stable(loss), backend),
+            lambdify((sy.s,), sy.loss_log_derivative_stable(loss), backend))
+
+
 # ---------------------------------------------------------------- the model, coordinatewise (sweeps)
 @lru_cache(maxsize=32)
 def predictor(L: int, backend: str = "numpy") -> Callable:

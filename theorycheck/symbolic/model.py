@@ -237,3 +237,31 @@ def loss_derivative_stable(loss: str = "logistic") -> sp.Expr:
         d = loss_derivative(loss)
         return sp.simplify(d * sp.exp(s) / sp.exp(s))
     return loss_derivative(loss)
+
+
+#: where :func:`loss_log_stable` switches to its asymptote (ln ℓ(s) = −s for the logistic loss
+#: to float64 precision there: the next term, −e^{−s}/2, is below 1e-300)
+LOG_LOSS_ASYMPTOTE = 700
+
+
+def loss_log_stable(loss: str = "logistic") -> sp.Expr:
+    """ln ℓ(s) where ℓ(s) itself underflows (margins beyond ~745): logistic
+    ``log(ℓ_stable(s))`` for s < 700 and ``−s`` beyond (exact in float64 there), exponential
+    ``−s``. Equal to ``log(loss_expr)`` (tests/test_pixels.py, with mpmath)."""
+    check_loss(loss)
+    if loss == "logistic":
+        return sp.Piecewise((sp.log(loss_expr_stable(loss)), s < LOG_LOSS_ASYMPTOTE), (-s, True))
+    return -s
+
+
+def loss_log_derivative_stable(loss: str = "logistic") -> sp.Expr:
+    """ln |ℓ'(s)| without underflow or overflow: logistic ``−((|s| + s)/2 + log1p(e^{−|s|}))``
+    (= −log(1 + e^{s})), exponential ``−s``. The weights of several examples in log space:
+    they stay comparable when every ℓ'(m_i) underflows. Equal to ``log(−loss_derivative)``."""
+    from sympy.codegen.cfunctions import log1p
+
+    check_loss(loss)
+    if loss == "logistic":
+        a = sp.Abs(s)
+        return -((a + s) / 2 + log1p(sp.exp(-a)))
+    return -s

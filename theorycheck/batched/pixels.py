@@ -1,0 +1,441 @@
+"""Many members of an L-layer diagonal network on pixel data at full size: every member (an
+optimizer, an init scale α, a radius ρ) in one matrix product per field evaluation.
+
+The model. A pixel is never negative, so a network with β = u^L (u > 0, THEORY.md's balanced
+start α·1) predicts ⟨β, x⟩ > 0 for every image and cannot separate two classes. The network
+here is THEORY.md's L-layer diagonal network on the doubled input x̃ = (x, −x) ∈ R^{2d} with
+every layer started at α·1 (balanced): β̃ = u^L ∈ R^{2d}, and on the pixels
+β = β̃_+ − β̃_− = u_+^L − u_−^L (β(0) = 0). Every formula is the one of THEORY.md's setting
+for the data z̃_i = (z_i, −z_i): the flow, ε (ℓ2: the norm over all layers and all 2d
+coordinates jointly) and the losses come compiled from :mod:`theorycheck.symbolic`.
+
+Where nothing moves. A pixel that is 0 in every training image has G_j = 0, so its rate is 0
+under GD, ℓ2-SAM (r_j = 1) and ℓ∞-SAM (sign 0 = 0): it stays at β_j = 0 and is left out of the
+products (exactly).
+
+Coordinates. L ≥ 2: θ = ln u (u stays > 0 under the flow), the several-examples forms
+:func:`compile.balanced_multi_log`; ℓ∞-SAM coordinates that slide to u_j = 0 are frozen there
+(Filippov, as in :class:`~theorycheck.batched.systems.MultiExample`). L = 1: u itself (it may
+change sign), ε from :func:`compile.perturbation`.
+
+Time. ``time_kind="t"``: real time. ``"tau"``: rescaled time dτ = (1/n) Σ_i |ℓ'(m̂_i)| dt at the
+perturbed point (for one example THEORY.md's rescaled time; the path is the same — ε is
+invariant under a positive factor of ∇Lo). The weights |ℓ'(m_i)| are handled in log space
+(:func:`compile.log_loss_functions`): relative to their largest they never underflow, so the
+rescaled field stays finite however large the margins grow, and ε's direction is exact there.
+
+The products m = β Zᵀ and G = w Z/n go through BLAS (numpy or torch, float64, CPU or CUDA):
+a member's numbers can differ in the last bits from a run of that member alone (blocking);
+tests/test_pixels.py bounds the difference.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from theorycheck.batched.engine import integrate
+from theorycheck.batched.ops import get_ops
+from theorycheck.batched.systems import EVENT_LOG, _ClockedTheta
+from theorycheck.errors import TheorycheckError
+from theorycheck.status import CHATTERING, COLLAPSE, DONE, LOSS_REACHED, NON_FINITE, Status
+from theorycheck.symbolic import compile as C
+
+__all__ = ["OPTIMIZER_CODES", "PixelFlow", "PixelRun", "run_pixels", "device_ops", "TIME_KINDS"]
+
+#: the optimizers and their codes inside a batch
+OPTIMIZER_CODES = {"gd": 0, "sam-l2": 1, "sam-linf": 2}
+TIME_KINDS = ("t", "tau", "discrete")
+
+
+def device_ops(array_backend: str = "numpy", device: str | None = None):
+    """The array operations for ``array_backend`` ("numpy" or "torch") on ``device`` ("cpu",
+    "cuda" or None: CUDA when torch sees one). ``device="cuda"`` without a CUDA device is a
+    one-line error (never a silent CPU run)."""
+    if device not in (None, "cpu", "cuda"):
+        raise TheorycheckError(f"device {device!r}: choose cpu or cuda")
+    if array_backend == "numpy":
+        if device == "cuda":
+            raise TheorycheckError("device 'cuda' needs array_backend 'torch'")
+        return get_ops("numpy")
+    if array_backend != "torch":
+        raise TheorycheckError(f"unknown array backend {array_backend!r}: choose numpy or torch")
+    try:
+        import torch
+    except ImportError:
+        raise TheorycheckError("array backend 'torch' needs torch: pip install 'torch==2.13.0'") from None
+    if device == "cuda" and not torch.cuda.is_available():
+        raise TheorycheckError("device 'cuda': torch sees no CUDA device here; use device 'cpu'")
+    return get_ops("torch", device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+
+class PixelFlow(_ClockedTheta):
+    """The doubled diagonal network on pixels (module docstring) for members
+    (``optimizers[b]``, ``alphas[b]``, ``rhos[b]``), depth ``L`` ∈ {1, 2, 3, …}, in time
+    ``time_kind`` ("t" or "tau"). ``Z``: (n, d) rows z_i = y_i x_i. ``grid``: the output times;
+    β is kept at each of them (``snapshots``, (B, T, d_active)). ``loss_target``: a member
+    stops with status ``loss_reached`` at the first grid time where its training loss is at
+    or below it."""
+
+    observables = {"loss": (np.float64, np.nan), "log_loss": (np.float64, np.nan)}
+    CHATTER_STEPS = 200
+
+    def __init__(self, Z, optimizers: Sequence[str], alphas, rhos, *, L: int, time_kind: str = "t",
+                 loss: str = "logistic", ops=None, grid=None, loss_target: float | None = None):
+        self.ops = o = ops or get_ops("numpy")
+        Z = np.asarray(Z, dtype=float)
+        if Z.ndim != 2 or Z.shape[0] < 1 or not np.all(np.isfinite(Z)):
+            raise TheorycheckError("Z must be a finite n×d array (rows z_i = y_i x_i)")
+        if time_kind not in ("t", "tau"):
+            raise TheorycheckError(f"time_kind {time_kind!r}: choose 't' (real) or 'tau' (rescaled)")
+        L = int(L)
+        if L < 1:
+            raise TheorycheckError(f"depth must be ≥ 1, got {L}")
+        bad = [op for op in optimizers if op not in OPTIMIZER_CODES]
+        if bad:
+            raise TheorycheckError(f"unknown optimizer(s) {', '.join(bad)}; choose from {', '.join(OPTIMIZER_CODES)}")
+        alphas = np.asarray(alphas, float).reshape(-1)
+        rhos = np.broadcast_to(np.asarray(rhos, float).reshape(-1), alphas.shape).copy()
+        if len(optimizers) != alphas.size:
+            raise TheorycheckError("one optimizer per member: optimizers, alphas (and rhos) must have equal lengths")
+        if not (np.all(alphas > 0) and np.all(np.isfinite(alphas)) and np.all(rhos >= 0) and np.all(np.isfinite(rhos))):
+            raise TheorycheckError("every member needs α > 0 and ρ ≥ 0, finite")
+        self.active = np.flatnonzero(np.any(Z != 0, axis=0))  # always-zero pixels never move
+        if self.active.size == 0:
+            raise TheorycheckError("every pixel is 0 in every image: there is nothing to fit")
+        Za = np.ascontiguousarray(Z[:, self.active])
+        self.n, self.d_full = Z.shape
+        self.d = da = self.active.size
+        self.B, self.m, self.L, self.loss = alphas.size, 2 * da, L, loss
+        self.time_kind = time_kind
+        self.optimizers = list(optimizers)
+        self.opt_np = np.array([OPTIMIZER_CODES[op] for op in optimizers], dtype=np.int64)
+        self.alpha_np, self.rho_np = alphas, rhos
+        self.Z = o.asarray(Za)
+        self.ZT = o.asarray(np.ascontiguousarray(Za.T))
+        self.rho = o.asarray(rhos)
+        self.ln_ell, self.ln_dell = C.log_loss_functions(loss, o.name)
+        self.beta_of = C.predictor(L, o.name)
+        if L >= 2:
+            self.forms = {op: C.balanced_multi_log(L, op, o.name) for op in ("sam-l2", "sam-linf")}
+            self.rate_form = C.balanced_multi_log(L, "gd", o.name).rate
+        else:
+            self.eps = {op: C.perturbation(op, o.name) for op in ("sam-l2", "sam-linf")}
+        self.c = float(np.linalg.norm(Za, axis=1).max())
+        self.dead = o.zeros((self.B, 2 * da), dtype=bool)
+        self.events = {"collapse": np.full(self.B, np.inf), "first_zero": np.full(self.B, np.inf),
+                       "event_time_error": np.zeros(self.B)}
+        self.grid = None if grid is None else np.asarray(grid, float)
+        T = 0 if grid is None else self.grid.size
+        self.snapshots = np.full((self.B, T, da), np.nan)
+        self.loss_target = loss_target
+        self.reached = np.zeros(self.B, dtype=bool)
+        self.loss0 = float(C.stable_loss_functions(loss, "numpy")[0](0.0))
+        # chattering detector (ℓ∞): accepted steps since the last check and the time there
+        self._acc = np.zeros(self.B, dtype=np.int64)
+        self._tau_mark = np.zeros(self.B)
+
+    # ------------------------------------------------------------------ the model
+    def initial(self):
+        o = self.ops
+        a = np.repeat(self.alpha_np[:, None], 2 * self.d, axis=1)
+        return o.zeros(self.B), o.asarray(np.log(a) if self.L >= 2 else a)
+
+    def _u(self, idx, y):
+        o = self.ops
+        if self.L == 1:
+            return y
+        with o.errstate():
+            return o.where(self.dead[idx], 0.0, o.exp(y))
+
+    def signed_beta(self, u):
+        """β = β̃_+ − β̃_− on the active pixels, β̃ = u^L (compiled predictor)."""
+        bt = self.beta_of(*([u] * self.L))
+        return bt[:, : self.d] - bt[:, self.d:]
+
+    def _weights(self, beta):
+        """(ln max_i |ℓ'(m_i)|, |ℓ'(m_i)| / max, m) per member: log-space weights."""
+        o = self.ops
+        m = beta @ self.ZT
+        with o.errstate():
+            a = self.ln_dell(m)
+        A = o.amax(a, 1)
+        return A, o.exp(a - A[:, None]), m
+
+    def _grad(self, w):
+        """G̃ = (G, −G) with G = −(1/n) Σ_i w_i z_i (∂Lo/∂β up to the factor e^A)."""
+        G = -(w @ self.Z) * (1.0 / self.n)
+        return self.ops.cat([G, -G], 1)
+
+    def field(self, idx, y):
+        """(du/dt or dθ/dt in the member's time, ln of the real-time factor): the flow's rate."""
+        o = self.ops
+        oc = self.opt_np[o.to_numpy(idx)]
+        u = self._u(idx, y)
+        A, w, _ = self._weights(self.signed_beta(u))
+        Gt = self._grad(w)
+        sam = np.flatnonzero(oc != 0)
+        Gh, Ah, wh = Gt, A, w
+        if self.L >= 2:
+            r = o.where(self.dead[idx], 0.0, 1.0)
+            for op, code in (("sam-l2", 1), ("sam-linf", 2)):
+                sel = np.flatnonzero(oc == code)
+                if sel.size == 0:
+                    continue
+                si = o.asarray(sel, dtype=int)
+                f = self.forms[op]
+                th, G = y[si], Gt[si]
+                with o.errstate():
+                    if op == "sam-l2":
+                        ls = o.where(self.dead[idx][si], -math.inf, f.log_summand(G, th))
+                        lnS = 0.5 * o.logsumexp(ls, 1)[:, None]
+                    else:
+                        lnS = 0.0
+                    rr = f.ratio(G, th, lnS, self.rho[idx][si][:, None]) * 1.0
+                r[si] = o.where(self.dead[idx][si], 0.0, rr)
+            uh = r * u
+        else:
+            uh = u
+            for op, code in (("sam-l2", 1), ("sam-linf", 2)):
+                sel = np.flatnonzero(oc == code)
+                if sel.size == 0:
+                    continue
+                si = o.asarray(sel, dtype=int)
+                G = Gt[si]
+                S = o.sqrt(o.sum(G * G, 1))[:, None]  # ‖∇Lo‖ over the 2d coordinates (one layer)
+                uh = uh * 1.0 if uh is u else uh
+                uh[si] = u[si] + self.eps[op](G, o.where(S > 0, S, 1.0), self.rho[idx][si][:, None])
+        if sam.size:
+            si = o.asarray(sam, dtype=int)
+            Ah_s, wh_s, _ = self._weights(self.signed_beta(uh[si]))
+            Gh, Ah, wh = Gt * 1.0, A * 1.0, w * 1.0
+            Gh[si], Ah[si], wh[si] = self._grad(wh_s), Ah_s, wh_s
+        if self.L >= 2:
+            rate = o.where(self.dead[idx], 0.0, self.rate_form(Gh, r, y))
+        else:
+            rate = -Gh
+        if self.time_kind == "t":
+            with o.errstate():
+                rate = rate * o.exp(Ah)[:, None]
+        else:
+            rate = rate / o.mean(wh, 1)[:, None]
+        return rate
+
+    def theta_rate(self, idx, tau, y):
+        return self.field(idx, y)
+
+    def after_step(self, idx, tau, y, dtau, dy):
+        o = self.ops
+        idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
+        codes = np.zeros(len(idx_np), dtype=int)
+        codes[self.reached[idx_np]] = LOSS_REACHED
+        changed = None
+        # ℓ∞-SAM on several examples: where some G_j changes sign, ε_j = ρ sign(g_j) jumps and the
+        # steps can shrink to nothing; CHATTER_STEPS accepted steps that advance the member's time
+        # by less than 1e-3 of it (and of its scale 1/c) stop it (the discrete algorithm runs there)
+        self._acc[idx_np] += 1
+        due = self._acc[idx_np] >= self.CHATTER_STEPS
+        if due.any():
+            b = idx_np[due]
+            moved = tau_np[due] - self._tau_mark[b]
+            stuck = (moved < 1e-3 * np.maximum(tau_np[due], 1.0 / self.c)) & (self.opt_np[b] == 2)
+            codes[np.flatnonzero(due)[stuck]] = CHATTERING
+            self._tau_mark[b], self._acc[b] = tau_np[due], 0
+        if self.L >= 2:
+            r = dy / dtau[:, None]
+            rc = r * (1.0 / self.c)
+            big = -math.exp(EVENT_LOG)
+            live = ~self.dead[idx]
+            oc = self.opt_np[idx_np]
+            linf = o.asarray(oc == 2, dtype=bool)[:, None]
+            changed = self._mark_dead(idx, idx_np, tau_np, live & (rc < big) & linf, r)
+            top = o.to_numpy(o.amax(o.where(live, rc, -math.inf), 1))
+            collapse = ((oc == 1) & (top < big)) | ((oc == 2) & o.to_numpy(o.all(self.dead[idx], 1)))
+            codes[(codes == 0) & collapse] = COLLAPSE
+            self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
+        return codes, changed
+
+    def observe(self, idx, tau, y):
+        return self.observe_beta(idx, tau, self.signed_beta(self._u(idx, y)))
+
+    def observe_beta(self, idx, tau, beta):
+        """Training loss (and its log) of β for members idx at output time tau; keeps β."""
+        o = self.ops
+        idx_np = o.to_numpy(idx)
+        m = beta @ self.ZT
+        with o.errstate():
+            ll = self.ln_ell(m)
+        mx = o.amax(ll, 1)
+        log_loss = mx + o.log(o.sum(o.exp(ll - mx[:, None]), 1) / self.n)
+        loss = o.exp(log_loss)
+        if self.grid is not None and tau is not None:
+            k = np.searchsorted(self.grid, o.to_numpy(tau))
+            self.snapshots[idx_np, k] = o.to_numpy(beta)
+        if self.loss_target is not None:
+            self.reached[idx_np[o.to_numpy(loss) <= self.loss_target]] = True
+        return {"loss": loss, "log_loss": log_loss}
+
+    def fill(self, idx, codes):
+        return {}
+
+    def metadata(self) -> dict:
+        return {"system": "pixels-doubled-diagonal", "L": self.L, "loss": self.loss, "time_kind": self.time_kind,
+                "n": self.n, "d": self.d_full, "d_active": self.d,
+                "clock": "dt/ds = 1/(1 + |rate|_2/max_i |z_i|_2)"}
+
+
+@dataclass
+class PixelRun:
+    """What :func:`run_pixels` returns: ``times`` (T,) the output grid (real t, rescaled τ, or
+    t = kη for the discrete algorithm), ``beta`` (B, T, d) β on every pixel at every output
+    time (NaN after a member stopped), ``loss`` / ``log_loss`` (B, T), ``status`` (B,)
+    :class:`~theorycheck.status.Status` words, ``t_stop`` (B,), ``steps`` (B,), and ``meta``."""
+
+    times: np.ndarray
+    beta: np.ndarray
+    loss: np.ndarray
+    log_loss: np.ndarray
+    status: list
+    t_stop: np.ndarray
+    steps: np.ndarray
+    time_kind: str
+    meta: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def last(self, b: int) -> int:
+        """Index of member b's last recorded output time (−1: none)."""
+        ok = np.flatnonzero(np.isfinite(self.loss[b]))
+        return int(ok[-1]) if ok.size else -1
+
+
+def _stderr_progress(label: str) -> Callable[[float], None]:
+    state = {"last": -1.0}
+
+    def report(frac: float) -> None:
+        if frac >= 1.0 or frac - state["last"] >= 0.05:
+            state["last"] = frac
+            print(f"\r{label}: {100 * frac:5.1f} %", end="\n" if frac >= 1.0 else "", file=sys.stderr, flush=True)
+
+    return report
+
+
+def _discrete(system: PixelFlow, eta: float, grid: np.ndarray, max_steps: int,
+              progress: Callable[[float], None] | None):
+    """The algorithm u ← u − η ∂Lo/∂w_1(û) (all layers alike: balanced stays balanced), in
+    linear coordinates u (the algorithm may overshoot 0; u^L then keeps the sign the
+    algorithm gives it). A step budget ``max_steps``; non-finite → ``non_finite``."""
+    o = system.ops
+    if not (eta > 0 and math.isfinite(eta)):
+        raise TheorycheckError(f"eta = {eta}: the step size must be finite and > 0")
+    ks = np.ceil(grid / eta - 1e-9).astype(np.int64)
+    if ks[-1] > max_steps:
+        raise TheorycheckError(f"discrete run: t_max/eta = {ks[-1]} steps exceeds max_steps = {max_steps}")
+    B, L = system.B, system.L
+    lg = C.layer_gradient(L, o.name)
+    out = {k: np.full((B, grid.size), np.nan) for k in system.observables}
+    status = np.full(B, DONE, dtype=np.int64)
+    t_stop = np.full(B, np.nan)
+    u = o.asarray(np.repeat(system.alpha_np[:, None], 2 * system.d, axis=1))
+    alive = np.ones(B, dtype=bool)
+
+    def record(k_out, n_step):
+        rec = np.flatnonzero(alive)
+        if rec.size:
+            ri = o.asarray(rec, dtype=int)
+            vals = system.observe_beta(ri, o.asarray(np.full(rec.size, grid[k_out])), system.signed_beta(u[ri]))
+            for name, v in vals.items():
+                out[name][rec, k_out] = o.to_numpy(v)
+        for b in rec[system.reached[rec]]:
+            status[b], t_stop[b], alive[b] = LOSS_REACHED, n_step * eta, False
+
+    k_out, n = 0, 0
+    while k_out < grid.size and ks[k_out] == 0:
+        record(k_out, 0)
+        k_out += 1
+    while k_out < grid.size and alive.any():
+        idx_np = np.flatnonzero(alive)
+        idx = o.asarray(idx_np, dtype=int)
+        uu = u[idx]
+        oc = system.opt_np[idx_np]
+        A, w, _ = system._weights(system.signed_beta(uu))
+        with o.errstate():
+            Gt = system._grad(w) * o.exp(A)[:, None]
+        g = lg(Gt, *([uu] * L))[0]
+        uh = uu * 1.0
+        for op, code in (("sam-l2", 1), ("sam-linf", 2)):
+            sel = np.flatnonzero(oc == code)
+            if sel.size == 0:
+                continue
+            si = o.asarray(sel, dtype=int)
+            S = o.sqrt(L * o.sum(g[si] * g[si], 1))[:, None]  # the L equal layers' joint norm
+            uh[si] = uu[si] + C.perturbation(op, o.name)(g[si], o.where(S > 0, S, 1.0),
+                                                          system.rho[idx][si][:, None])
+        Ah, wh, _ = system._weights(system.signed_beta(uh))
+        with o.errstate():
+            Gh = system._grad(wh) * o.exp(Ah)[:, None]
+        u[idx] = uu - eta * lg(Gh, *([uh] * L))[0]
+        n += 1
+        fin = o.to_numpy(o.all(o.isfinite(u[idx]), 1))
+        if not fin.all():
+            bad = idx_np[~fin]
+            status[bad], t_stop[bad], alive[bad] = NON_FINITE, n * eta, False
+        while k_out < grid.size and ks[k_out] == n:
+            record(k_out, n)
+            k_out += 1
+        if progress is not None and n % 50 == 0:
+            progress(k_out / grid.size)
+    t_stop[status == DONE] = n * eta
+    return ks * eta, out, status, t_stop, np.full(B, n)
+
+
+def run_pixels(Z, optimizers: Sequence[str], alphas, rhos, *, depth: int, time_kind: str, grid,
+               loss_target: float | None = None, eta: float | None = None, loss: str = "logistic",
+               rtol: float = 1e-6, atol: float = 1e-9, max_steps: int = 20_000, array_backend: str = "numpy",
+               device: str | None = None, progress: bool | str = False) -> PixelRun:
+    """Run every member (``optimizers[b]``, ``alphas[b]``, ``rhos[b]``) of the doubled diagonal
+    network on ``Z`` (n×d, z_i = y_i x_i) in one batch, recording β on ``grid``.
+    ``time_kind``: "t" (real-time flow), "tau" (rescaled flow) — both the batched
+    Dormand–Prince engine (``rtol``, ``atol``, ``max_steps`` attempted steps per member) — or
+    "discrete" (the algorithm with step ``eta``, real time t = kη, ``max_steps`` iterations).
+    A member stops at the first output time whose training loss is ≤ ``loss_target``
+    (status ``loss_reached``), at a collapse, or when its budget runs out (its status says
+    which). ``progress``: True or a label prints progress to stderr."""
+    ops = device_ops(array_backend, device)
+    grid = np.asarray(grid, dtype=float).reshape(-1)
+    if grid.size == 0 or grid[0] < 0 or np.any(np.diff(grid) <= 0) or not np.all(np.isfinite(grid)):
+        raise TheorycheckError("the output grid must be finite, ≥ 0 and strictly increasing")
+    if loss_target is not None and not (loss_target > 0 and math.isfinite(loss_target)):
+        raise TheorycheckError(f"loss_target = {loss_target}: must be > 0 and finite")
+    if time_kind not in TIME_KINDS:
+        raise TheorycheckError(f"time_kind {time_kind!r}: choose one of {', '.join(TIME_KINDS)}")
+    sys_kind = "t" if time_kind == "discrete" else time_kind
+    system = PixelFlow(Z, optimizers, alphas, rhos, L=depth, time_kind=sys_kind, loss=loss, ops=ops, grid=grid,
+                       loss_target=loss_target)
+    rep = _stderr_progress(progress if isinstance(progress, str) else f"pixels {time_kind}") if progress else None
+    t0 = time.perf_counter()
+    if time_kind == "discrete":
+        if eta is None:
+            raise TheorycheckError("the discrete algorithm needs a step eta > 0")
+        times, obs, status, t_stop, steps = _discrete(system, float(eta), grid, max_steps, rep)
+        meta = {"method": f"discrete GD/SAM, eta = {eta}", "eta": float(eta), **system.metadata()}
+    else:
+        res = integrate(system, grid, rtol=rtol, atol=atol, max_steps=max_steps, progress=rep)
+        times, obs, status, t_stop, steps = res.grid, res.obs, res.status.astype(np.int64), res.t_stop, res.steps
+        meta = dict(res.meta)
+    if rep is not None:
+        rep(1.0)
+    B, T = system.B, times.size
+    beta = np.zeros((B, T, system.d_full))
+    beta[:, :, system.active] = system.snapshots[:, :T]
+    beta[~np.isfinite(obs["loss"])] = np.nan
+    words = [Status.from_code(int(c)) for c in status]
+    return PixelRun(times=np.asarray(times, float), beta=beta, loss=obs["loss"], log_loss=obs["log_loss"],
+                    status=words, t_stop=np.asarray(t_stop, float), steps=np.asarray(steps), time_kind=time_kind,
+                    meta={**meta, "events": {k: v.tolist() for k, v in system.events.items()}},
+                    seconds=time.perf_counter() - t0)
+

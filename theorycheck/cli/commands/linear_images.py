@@ -1,0 +1,128 @@
+"""``theorycheck linear-images``: GD vs ℓ2-SAM vs ℓ∞-SAM on an L-layer diagonal linear network
+over image pixels (β is the pixel map). A thin layer over :func:`theorycheck.images.linear_images`."""
+
+from __future__ import annotations
+
+import argparse
+
+from theorycheck.errors import TheorycheckError
+
+
+def _floats(text: str, what: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(v) for v in text.split(","))
+    except ValueError:
+        raise TheorycheckError(f"{what} {text!r}: give comma-separated numbers, e.g. 0.02,0.2,2") from None
+
+
+def config_from_args(args: argparse.Namespace):
+    from dataclasses import replace
+
+    from theorycheck.images.experiment import Config, quick_config
+
+    base = quick_config() if args.quick else Config()
+    given: dict = {"dataset": args.dataset, "progress": not args.json}
+    if args.optimizers is not None:
+        given["optimizers"] = tuple(o.strip() for o in args.optimizers.split(","))
+    if args.alphas is not None:
+        given["alphas"] = _floats(args.alphas, "--alphas")
+    if args.classes is not None:
+        given["classes"] = args.classes
+    if args.time is not None:
+        given["time_kind"] = args.time
+    if args.no_margins:
+        given["margins"] = False
+    for name in ("depth", "rho", "rho_linf", "eta", "loss_target", "t_max", "checkpoints", "n_train", "n_test",
+                 "preprocess", "max_steps", "array_backend", "device", "threads", "seed", "data_dir"):
+        v = getattr(args, name)
+        if v is not None:
+            given[name] = v
+    return replace(base, **given).validate()
+
+
+def run(args: argparse.Namespace) -> int:
+    from theorycheck.images.experiment import linear_images
+    from theorycheck.jsonio import emit
+
+    res = linear_images(config_from_args(args), save=args.save, figures=args.figures)
+    if args.json:
+        emit(res.as_dict())
+        return 0
+    _print(res.as_dict())
+    return 0
+
+
+def _f(v, fmt="{:.3f}") -> str:
+    return "—" if v is None else fmt.format(v)
+
+
+def _print(r: dict) -> None:
+    t, g = r["task"], r["regimes"]
+    print(f"theorycheck linear-images — {t['label']} ({t['source']})")
+    print(f"{t['n_train']} train / {t['n_test']} test images, d = {t['d']} pixels ({t['d_active']} not always 0), "
+          f"preprocess {t['preprocess']}, depth L = {r['config']['depth']}, time {r['config']['time_kind']}")
+    print(f"background: {t['background_definition']} ({t['background_pixels']} pixels); flat-map baseline "
+          f"{t['flat_baseline']:.3f} over the active pixels ({t['flat_baseline_all']:.3f} over all)")
+    ac = g["alpha_collapse"]
+    print(f"ρ = {g['rho']} (ℓ∞: {g['rho_linf']:.4g}); α_c(Z) ∈ {ac['bracket']} (not certified), "
+          f"α_gd(Z) = {_f(g['alpha_gd_like']['value'], '{:.4g}')}")
+    for name, m in r["max_margin"].items():
+        print(f"{name} max margin: γ = {m['margin']:.4g}, background fraction {m['background_fraction']:.3f}, "
+              f"{m['nonzero_pixels']} nonzero pixels ({m['method']})")
+    print()
+    print(f"{'optimizer':9s} {'α':>8s} {'regime':>12s} {'status':>12s} {'loss':>9s} {'bg frac':>8s} {'test acc':>8s} "
+          f"{'j† q':>5s} {'∠ℓ1':>6s} {'∠ℓ2':>6s}")
+    for run in r["runs"]:
+        c = run["checkpoints"][-1] if run["checkpoints"] else {}
+        print(f"{run['optimizer']:9s} {run['alpha']:8.4g} {run['regime_name']:>12s} {run['status']:>12s} "
+              f"{_f(c.get('train_loss'), '{:.2e}'):>9s} {_f(c.get('background_fraction')):>8s} "
+              f"{_f(c.get('test_accuracy')):>8s} {_f(c.get('jdag_intensity_quantile'), '{:.2f}'):>5s} "
+              f"{_f(c.get('angle_l1'), '{:.1f}'):>6s} {_f(c.get('angle_l2'), '{:.1f}'):>6s}")
+    print("(last checkpoint; bg frac = background fraction of |β|; j† q = intensity quantile of j†, 0 dim, 1 bright)")
+    print()
+    print("SAM − GD background fraction:")
+    for c in r["comparisons"]:
+        ml, mt = c["matched_loss"], c["matched_time"]
+        print(f"  {c['optimizer']:8s} α={c['alpha']:<8.4g} {c['regime_name']:12s} matched loss {ml['level']:.2e}: "
+              f"{_f(ml['difference'], '{:+.4f}')} (GD {ml['gd']:.3f}, SAM {ml['sam']:.3f});  matched time "
+              f"{mt['time']:.3g}: {_f(mt['difference'], '{:+.4f}')}")
+    if r["figures"]:
+        print("figures: " + ", ".join(r["figures"]))
+    if r["saved"]:
+        print(f"saved runs: {r['saved']}")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "linear-images", help="E2 on a diagonal linear network over pixels: GD vs ℓ2/ℓ∞-SAM, β as the pixel map",
+        description="Train an L-layer diagonal linear network (on the doubled input (x, −x), balanced start α) "
+        "on the pixels of a binary MNIST or CIFAR-10 task with GD, ℓ2-SAM and ℓ∞-SAM (flows in rescaled or "
+        "real time, or the discrete algorithm), all (optimizer, α) members in one batch, and report where β "
+        "puts its mass: background fraction, j†'s intensity, angles to the max-margin directions.")
+    p.add_argument("--dataset", choices=["mnist", "cifar10"], default="mnist")
+    p.add_argument("--classes", metavar="A,B", help="two classes (A: +1, B: −1) or one class A against the rest (default 0,1)")
+    p.add_argument("--depth", type=int, choices=[1, 2, 3], help="layers L (default 2)")
+    p.add_argument("--optimizers", metavar="gd,sam-l2,sam-linf", help="optimizers; gd is the reference (default all)")
+    p.add_argument("--alphas", metavar="A1,A2,…", help="init scales (default: 8 spanning the regimes; --quick 3)")
+    p.add_argument("--rho", type=float, help="ℓ2-SAM radius (default 1)")
+    p.add_argument("--rho-linf", type=float, help="ℓ∞-SAM radius (default ρ/√P: the same ‖ε‖₂)")
+    p.add_argument("--time", choices=["tau", "t", "discrete"], help="rescaled flow (default), real-time flow, or the algorithm")
+    p.add_argument("--eta", type=float, help="step of the discrete algorithm (--time discrete)")
+    p.add_argument("--loss-target", type=float, help="stop each run at this training loss (default 0.01)")
+    p.add_argument("--t-max", type=float, help="last time (default τ 200, t 20000)")
+    p.add_argument("--checkpoints", type=int, help="output times, geometric (default 120; --quick 60)")
+    p.add_argument("--n-train", type=int, help="class-balanced training subset (default: every image of the classes)")
+    p.add_argument("--n-test", type=int, help="class-balanced test subset (default: all)")
+    p.add_argument("--preprocess", choices=["raw", "centred"], help="raw intensities in [0, 1] (default) or centred")
+    p.add_argument("--max-steps", type=int, help="step budget per run (default 3000)")
+    p.add_argument("--array-backend", choices=["numpy", "torch"], help="default numpy")
+    p.add_argument("--device", choices=["cpu", "cuda"], help="torch device (default: cuda when torch sees one)")
+    p.add_argument("--threads", type=int, help="torch CPU threads")
+    p.add_argument("--seed", type=int, help="seed of the subsets (default 0)")
+    p.add_argument("--data-dir", help="folder with the official CIFAR-10 batches (else the shared subset) or mnist.npz")
+    p.add_argument("--no-margins", action="store_true", help="skip the ℓ1/ℓ2 max-margin programs (angles)")
+    p.add_argument("--quick", action="store_true", help="200 images, 3 α: under a minute")
+    p.add_argument("--save", metavar="DIR", help="one .npz per run and runs.json")
+    p.add_argument("--figures", metavar="DIR", help="write beta_grid.png, background_curves.png, jdag_heatmap.png")
+    p.add_argument("--json", action="store_true", help="print the JSON result")
+    p.set_defaults(func=run)
