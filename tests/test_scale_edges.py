@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _hang import hang_guard
 
 import theorycheck as tc
-from _hang import hang_guard
 from theorycheck import observe as ob
 
 

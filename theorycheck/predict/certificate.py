@@ -44,8 +44,9 @@ def certificate_of(result, z, rho) -> dict:
                      "end": [ball_text(v) for v in s.end]}
                     for i, s in enumerate(fp.steps)]})
         runs.append({"alpha": fate.alpha, "fate": fate.fate, "lemma": fate.lemma, "prec": prec, "segments": segs})
-    from theorycheck.solvers.validated.balls import exact_decimal
     from flint import arb
+
+    from theorycheck.solvers.validated.balls import exact_decimal
 
     cert = {"format": FORMAT,
             "statement": "ℓ2-SAM, L = 2, one example z, balanced init α·1: α = lower collapses and α = upper grows "

@@ -335,7 +335,9 @@ def _hold_observation(steps, ts, obs, t_end, ts_x, obs_x) -> None:
     """The last observation, held constant from the last stored time to ``t_end``."""
     la, sg = obs[-1]
 
-    def observe(s, y, la=np.array(la, copy=True), sg=np.array(sg, copy=True)):
+    la, sg = np.array(la, copy=True), np.array(sg, copy=True)
+
+    def observe(s, y):
         return la.copy(), sg.copy()
 
     steps.append(_Step(float(ts[-1]), float(t_end), lambda s: None, observe))

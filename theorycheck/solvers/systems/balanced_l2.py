@@ -8,8 +8,16 @@ import mpmath
 import numpy as np
 
 from theorycheck.solvers.steppers import MpBackend
-from theorycheck.solvers.systems.base import (Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot, ldexp,
-                                              z_scale_exponent)
+from theorycheck.solvers.systems.base import (
+    Backend,
+    EventAction,
+    EventFn,
+    FlowSystem,
+    Thresholds,
+    _softmax_dot,
+    ldexp,
+    z_scale_exponent,
+)
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
