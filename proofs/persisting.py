@@ -197,6 +197,6 @@ THEOREM = Theorem(
     title="Persisting lemmas of ℓ2-SAM (what a proved fate rests on)",
     statement="N < ρ z_min ⇒ collapse; N_S > ρ max_S z ⇒ growth; the fate is monotone in α (cooperative field)",
     build=_build,
-    notes="Used by `theorycheck thresholds --prove`: a proved fate is an enclosure of the state at some τ that "
+    notes="Used by the proved thresholds (thresholds(prove=True)): a proved fate is an enclosure of the state at some τ that "
           "satisfies P1 or P2 at every point of the box; P3 turns the two fates into a bracket of α_c.",
 )
