@@ -197,11 +197,10 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
             where = f"pack {pack!r} has no experiment" if pack is not None else "unknown experiment"
             raise TheorycheckError(f"{where} {unknown[0]!r}: choose one of {', '.join(known)} or all")
         plan = [x for x in plan if x[1] in names]
-    out = Path(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TheorycheckError(f"--out {out}: cannot create the directory ({exc.strerror})") from None
+    from theorycheck.outputs import make_parent, output_folder
+
+    out = output_folder(out, "out")
+    make_parent(out / "SUMMARY.md", "out")
     ctx = numerics.Context(backend="dask" if scheduler else backend, workers=workers, scheduler=scheduler,
                            progress=progress)
     reports = []

@@ -478,13 +478,11 @@ def cnn(cfg: Config, out: str | Path, *, log: Callable[[str], None] = _stderr) -
     """Run the E2 experiment (:func:`run_experiment`), draw its figures in ``out``
     (``gradcam_grid.png``, ``curves.png``) and write ``out/results.json``."""
     from theorycheck.cnn import figures
+    from theorycheck.outputs import make_parent, output_folder
     from theorycheck.report.json import emit
 
-    out = Path(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TheorycheckError(f"--out {out}: cannot create the directory ({exc.strerror})") from None
+    out = output_folder(out, "out")
+    make_parent(out / "results.json", "out")
     result = run_experiment(cfg, log=log)
     grid = figures.gradcam_grid(result, out / "gradcam_grid.png")
     curves = figures.curves(result, out / "curves.png")

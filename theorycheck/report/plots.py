@@ -16,8 +16,8 @@ import numpy as np  # noqa: E402
 from matplotlib import colors  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from theorycheck.errors import TheorycheckError  # noqa: E402
 from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
+from theorycheck.outputs import FIGURE_SUFFIXES, make_parent, output_file  # noqa: E402
 from theorycheck.solve.trajectory import Trajectory  # noqa: E402
 
 
@@ -74,9 +74,7 @@ def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = N
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    path = Path(path)
-    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise TheorycheckError(f"--plot {path}: give a file name ending in .png, .svg or .pdf")
+    path = make_parent(output_file(path, "path", suffixes=FIGURE_SUFFIXES), "path")
     sw = switches(traj) if sw is None else sw
     log_t = use_log_time(float(traj.t[-1]), [w.time for w in sw])
     t, la = _samples(traj, log=log_t)
@@ -218,17 +216,16 @@ def figure(width: float = 6.0, height: float = 4.0, ncols: int = 1, nrows: int =
 def save(fig: Figure, path: str | Path, formats: Sequence[str] | None = None) -> list[Path]:
     """Save ``fig``: at ``path`` (its suffix chooses the format) or, with ``formats``, at
     path.with_suffix(f) for each f in formats ("png", "svg")."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     out = []
+    if not formats:
+        path = output_file(path, "path", suffixes=FIGURE_SUFFIXES)
+    path = make_parent(Path(path), "path")
     if formats:
         for f in formats:
             p = path.with_suffix("." + f)
             fig.savefig(p, dpi=130)
             out.append(p)
     else:
-        if path.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise TheorycheckError(f"figure file {str(path)!r}: use a .png, .svg or .pdf name")
         fig.savefig(path, dpi=130)
         out.append(path)
     return out

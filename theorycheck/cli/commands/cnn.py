@@ -51,8 +51,10 @@ def config_from_args(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    from theorycheck.cli.checks import check_output_dir
     from theorycheck.cnn import require_torch
 
+    check_output_dir(args.out, "--out")
     require_torch()
     from theorycheck.cnn.experiment import cnn
     from theorycheck.report.json import emit

@@ -4,7 +4,6 @@ A thin shell over :func:`theorycheck.heatmap` (the JSON is the SweepResult's ``a
 from __future__ import annotations
 
 import argparse
-import os
 
 from theorycheck.cli.arguments import (
     add_run_arguments,
@@ -44,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if not (args.out or args.json or args.save):
         raise TheorycheckError("say what to write: --out FIGURE.png|svg, --json and/or --save PREFIX")
     checks.check_output_file(args.out, "--out", suffixes=checks.FIGURE_SUFFIXES)
-    checks.check_output_dir(os.path.dirname(args.save) or "." if args.save else None, "--save")
+    checks.check_output_prefix(args.save, "--save")
     checks.check_scheduler(args.scheduler)
     setting = setting_from_args(args, alpha=1.0)
     alphas = parse_range(args.alphas, "--alphas", log=args.log)

@@ -23,6 +23,10 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{name:18s} [{pack.name}] {importlib.import_module(mod).TITLE}")
         return 0
 
+    from theorycheck.cli.checks import check_output_dir
+
+    check_output_dir(args.out, "--out")
+
     def announce(name: str) -> None:
         if not args.json:
             print(f"[{name}] {'redrawing' if args.redraw else 'running'} …", file=sys.stderr, flush=True)
