@@ -47,5 +47,14 @@ def test_tiny_pack_installs_and_runs(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     (v,) = json.loads(r.stdout)["claims"]
     assert v["key"] == "tiny.interpolates" and v["status"] == "holds" and v["pack"] == "tiny" and v["tried"] == 5
+    assert (v["pinned"], v["drawn"], v["requested"], v["cap"]) == (1, 4, 4, None)
+    # the claim's own cap (max_examples=10) is below what --examples 50 asks for: the output says what was drawn
+    r = tc("verify", "--pack", "tiny", "--examples", "50")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 claim, 50 drawn inputs each" in r.stdout and "1 claims" not in r.stdout
+    assert "tiny.interpolates draws at most 10 inputs, its own cap (max_examples; 50 requested): 11 tried = " \
+           "1 pinned + 10 drawn." in r.stdout
     r = tc("prove", "--pack", "tiny", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["theorems"][0]["status"] == "verified"
+    r = tc("prove", "--pack", "tiny")
+    assert r.returncode == 0 and "1 step in 1 theorem, " in r.stdout

@@ -12,7 +12,7 @@ import math
 from theorycheck.errors import SettingError
 
 __all__ = ["OPTIMIZERS", "LOSSES", "OPTIMIZER_DESCRIPTIONS", "LOSS_DESCRIPTIONS", "check_optimizer",
-           "check_loss", "check_depth", "check_rho"]
+           "check_loss", "check_depth", "check_rho", "counted"]
 
 #: optimizer name -> one line
 OPTIMIZER_DESCRIPTIONS: dict[str, str] = {
@@ -66,3 +66,9 @@ def check_rho(rho) -> float:
     if rho < 0:
         raise SettingError(f"rho = {rho:g}: the SAM radius ρ must be ≥ 0")
     return rho
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 claim"``, ``"2 claims"``: a count with its noun in the right number (``plural``
+    when it is not noun + "s")."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

@@ -75,11 +75,20 @@ class Verdict:
     refined: Verdict | None = None
     #: the first few inputs whose check ran out of budget, each {"input", "detail"} (what ran out)
     inconclusive_examples: list = field(default_factory=list)
+    #: checks of pinned edge cases, and of drawn inputs (with hypothesis's shrinking steps after a
+    #: disagreement): ``tried`` = ``pinned`` + ``drawn``
+    pinned: int = 0
+    drawn: int = 0
+    #: drawn inputs asked for (the profile's or ``examples``), and the claim's own cap (its
+    #: ``max_examples``) when it is below that; hypothesis draws at most min(requested, cap)
+    requested: int = 0
+    cap: int | None = None
 
     def to_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "inconclusive",
-                                            "worst_deviation", "tolerance", "seconds", "counterexample",
-                                            "counterexample_detail", "message", "inconclusive_examples")}
+        d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "pinned", "drawn", "requested",
+                                            "cap", "inconclusive", "worst_deviation", "tolerance", "seconds",
+                                            "counterexample", "counterexample_detail", "message",
+                                            "inconclusive_examples")}
         d["seconds"] = round(self.seconds, 3)
         d["refined"] = self.refined.to_dict() if self.refined else None
         return d

@@ -66,7 +66,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
     on the claim, ``examples`` and ``seed_`` (not on what ran before in the process: see
     :func:`_no_local_constants`)."""
     t0 = time.perf_counter()
-    stats = {"tried": 0, "inconclusive": 0, "worst": None}
+    stats = {"tried": 0, "inconclusive": 0, "worst": None, "pinned": 0}
     undecided: list[dict] = []  # the first MAX_INCONCLUSIVE_SHOWN inconclusive inputs
     last_fail: dict[str, Any] = {}
 
@@ -92,7 +92,10 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
     def verdict(status, message="", ce=None, ce_detail=None) -> Verdict:
         v = Verdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
                     claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message,
-                    inconclusive_examples=list(undecided))
+                    inconclusive_examples=list(undecided), pinned=stats["pinned"],
+                    drawn=stats["tried"] - stats["pinned"], requested=int(examples),
+                    cap=claim.max_examples if claim.max_examples is not None and claim.max_examples < examples
+                    else None)
         if claim.refined is not None and status == FAILS:
             v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress)
         return v
@@ -107,6 +110,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             out = one(x)
         except _Crashed:
             return crashed()
+        stats["pinned"] += 1
         if out.ok is False and pinned_fail is None:
             pinned_fail = (x, out)
 

@@ -38,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for rep in res.reports:
         print(rep.text())
-    print(f"wrote {res.summary_file} and {len(sum((r.figures for r in res.reports), []))} figures in {res.out}")
+    from theorycheck.vocabulary import counted
+
+    print(f"wrote {res.summary_file} and {counted(len(sum((r.figures for r in res.reports), [])), 'figure')} in {res.out}")
     return 0
 
 
