@@ -22,15 +22,11 @@ from typing import Any
 
 from theorycheck.errors import TheorycheckError
 
-__all__ = ["Pack", "available", "get", "select", "select_claims", "ENTRY_POINT_GROUP",
-           # the pack author's API, loaded on first use
-           "Theorem", "Step", "Identity", "Fact", "StepResult", "verified", "refuted", "incomplete", "Claim",
-           "Outcome"]
-
-#: public name → the module that defines it
+#: the pack author's API, loaded on first use: public name → the module that defines it
 _AUTHOR_API = {**dict.fromkeys(("Theorem", "Step", "Identity", "Fact", "StepResult", "verified", "refuted",
                                 "incomplete"), "theorycheck.proofs._core"),
                **dict.fromkeys(("Claim", "Outcome"), "theorycheck.claims.claim")}
+__all__ = ["Pack", "available", "get", "select", "select_claims", "ENTRY_POINT_GROUP", *_AUTHOR_API]
 
 
 def __getattr__(name: str):

@@ -152,7 +152,8 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     return ThresholdsResult(out)
 
 
-def thresholds_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: int = 2) -> ThresholdsResult:
+def thresholds_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: int = 2,
+                    progress: bool | None = None) -> ThresholdsResult:
     """``theorycheck thresholds --data FILE.csv``: α_c(Z) for ℓ2-SAM, L = 2, several examples
     (claims/dataset.py: a bracket from full integrations, with its evidence; not certified)."""
     from theorycheck.claims import dataset as ds
@@ -161,6 +162,6 @@ def thresholds_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: 
         raise TheorycheckError("--data thresholds are computed for ℓ2-SAM at L = 2 (--optimizer sam-l2 --depth 2)")
     s = Setting.from_csv(path, depth=2, optimizer="sam-l2", rho=rho)  # validates (separability included)
     return ThresholdsResult({"optimizer": optimizer, "depth": depth, "data": str(path), "n": int(s.X.shape[0]), "d": int(s.X.shape[1]),
-            "rho": rho, "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)})
+            "rho": rho, "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho, progress=progress)})
 
 
