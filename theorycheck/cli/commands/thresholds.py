@@ -61,13 +61,15 @@ def run(args: argparse.Namespace) -> int:
     if "blowup_times" in res:
         print(f"  blow-up times τ_j*: {res['blowup_times']}")
     if "final_index" in res:
-        sw = " → ".join([str(res["trajectory_initial_index"])] + [str(s["to"]) for s in res["switches"]])
+        sym = "τ" if res["time_kind"] == "rescaled" else "t"
+        sw = " → ".join([str(res["trajectory_initial_index"])]
+                        + [f"{s['to']} ({sym} = {s['time']:.6g})" for s in res["switches"]])
         if "initial_index" in res:
             print(f"  j†(0+) from the initial rates: {res['initial_index']}"
                   + ("" if res["initial_index"] == res["trajectory_initial_index"] else
                      f" (the trajectory's observation says {res['trajectory_initial_index']})"))
         print(f"  trajectory ({res['time_kind']} time): j† {sw}; final index {res['final_index']}"
-              + (f"; collapse at τ = {res['collapse_time']:.10g}" if res["collapsed"] else "")
+              + (f"; collapse at {sym} = {res['collapse_time']:.10g}" if res["collapsed"] else "")
               + f" [{res['stopped_because']}]")
     if "warning" in res:
         print(f"  warning: {res['warning']}")
