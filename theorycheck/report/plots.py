@@ -16,6 +16,7 @@ import numpy as np  # noqa: E402
 from matplotlib import colors  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from theorycheck.errors import TheorycheckError  # noqa: E402
 from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
 from theorycheck.outputs import FIGURE_SUFFIXES, make_parent, output_file  # noqa: E402
 from theorycheck.solve.trajectory import Trajectory  # noqa: E402
@@ -240,9 +241,43 @@ def data_label(data, n: int, max_entries: int = 6) -> str:
     return f"z = ({shown})"
 
 
-def heatmap_figure(result, *, title: str | None = None, lines: Sequence[tuple[float, str, str]] = ()) -> Figure:
-    """One heatmap from a :class:`sweep.SweepResult` of kind "heatmap"."""
+def _alpha_c_for_figure(z: np.ndarray, rho: float) -> float | None:
+    """α_c to plotting accuracy (8 certified digits) within 30 s; None when not certified."""
+    from theorycheck.claims import thresholds as th
+
+    try:
+        return th.collapse_threshold(z, rho, digits=8, max_seconds=30.0).value
+    except TheorycheckError:
+        return None
+
+
+def threshold_lines(result, *, alpha_c: bool = True) -> list[tuple[float, str, str]]:
+    """The (α, label, style) lines a heatmap of ``result`` shows: for ℓ2-SAM, L = 2, one example
+    with a positive entry, the closed forms alpha_all_shrink and alpha_gd_like and (``alpha_c``)
+    the certified α_c; for ℓ∞-SAM with ρ > 0, α = ρ (where each coordinate's fate changes)."""
     m = result.meta
+    if m["optimizer"] == "sam-linf" and m["rho"] > 0:
+        return [(float(m["rho"]), "α = ρ", ":")]
+    thr = m.get("thresholds")
+    if not thr:
+        return []
+    lines = [(thr["alpha_all_shrink"], "alpha_all_shrink", "--"), (thr["alpha_gd_like"], "alpha_gd_like", "-.")]
+    z = np.asarray(m.get("data"), float).reshape(-1) if m.get("data") is not None else None
+    if alpha_c and m["n"] == 1 and z is not None and np.any(z > 0):
+        ac = _alpha_c_for_figure(z, float(m["rho"]))
+        if ac is not None:
+            lines.append((ac, "α_c (collapse threshold)", "-"))
+    return lines
+
+
+def heatmap_figure(result, *, title: str | None = None, lines: Sequence[tuple[float, str, str]] | None = None) -> Figure:
+    """The figure of ``theorycheck heatmap --out``, from a :class:`~theorycheck.sweep.SweepResult`
+    of kind "heatmap" (what :func:`theorycheck.heatmap` returns): j† over (time, α), a log α axis
+    for a geometric grid, an integer colorbar (0 = collapse), z in the title and the threshold
+    lines of :func:`threshold_lines` (``lines`` replaces them; ``[]``: none). Save it with
+    :func:`save` or show it in a notebook (a matplotlib Figure)."""
+    m = result.meta
+    lines = threshold_lines(result) if lines is None else lines
     fig, axes = figure(6.4, 4.2)
     opt = OPTIMIZER_LABEL.get(m["optimizer"], m["optimizer"])
     t = title or (f"j† of {opt}, L = {m['depth']}, ρ = {m['rho']:g}, " + data_label(m.get("data"), m["n"]))

@@ -16,21 +16,6 @@ from theorycheck.cli.arguments import (
 from theorycheck.errors import TheorycheckError
 
 
-def _alpha_c(setting) -> float | None:
-    """α_c for the figure (ℓ2-SAM, L = 2, one example with a positive entry), to plotting
-    accuracy under a budget; None when it is not certified."""
-    import numpy as np
-
-    from theorycheck.claims import thresholds as th
-
-    if setting.n != 1 or not np.any(setting.Z[0] > 0):
-        return None
-    try:
-        return th.collapse_threshold(setting.Z[0], setting.rho, digits=8, max_seconds=30.0).value
-    except TheorycheckError:
-        return None
-
-
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -55,15 +40,7 @@ def run(args: argparse.Namespace) -> int:
     thr = res.meta["thresholds"]
     saved = [str(p) for p in res.save(args.save)] if args.save else None
     if args.out:
-        lines = []
-        if thr:
-            lines = [(thr["alpha_all_shrink"], "alpha_all_shrink", "--"), (thr["alpha_gd_like"], "alpha_gd_like", "-.")]
-            alpha_c = _alpha_c(setting)
-            if alpha_c is not None:
-                lines.append((alpha_c, "α_c (collapse threshold)", "-"))
-        if setting.optimizer == "sam-linf" and setting.rho > 0:
-            lines = [(setting.rho, "α = ρ", ":")]
-        plots.save(plots.heatmap_figure(res, lines=lines), args.out)
+        plots.save(plots.heatmap_figure(res), args.out)
         res.outputs["out"] = args.out
     if args.json:
         emit(res.as_dict())
