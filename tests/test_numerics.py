@@ -91,3 +91,35 @@ def test_reproduce_all_quick_from_the_command_line(tmp_path):
         assert f"{stem}.png" in names and f"{stem}.svg" in names
     summary = (tmp_path / "SUMMARY.md").read_text()
     assert "ℓ2-SAM, α =" in summary and "j† visits" in summary
+
+
+def test_ranges_in_summaries_are_never_degenerate():
+    import re
+
+    from theorycheck.numerics._common import span
+
+    assert span([0.3207]) == "α = 0.3207" and span([0.32070001, 0.32070002]) == "α = 0.3207"
+    assert span([0.32, 0.41]) == "α ∈ [0.32, 0.41]" and span([1.0, 2.0], ".3g", "t") == "t ∈ [1, 2]"
+    # no summary line of the experiments' modules formats a range by hand: every "∈ [" goes through span(),
+    # or names two different quantities
+    degenerate = re.compile(r"∈ \[([^,\]]+), \1\]")
+    assert degenerate.search("α ∈ [0.3207, 0.3207]") and not degenerate.search(span([0.3207, 0.3207]))
+
+
+def test_lp_margin_directional_title_renders_the_norm_and_names_the_depths_drawn(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import mathtext
+
+    from theorycheck.numerics.lp_margin import directional
+
+    title = directional.figure_title([2, 3])
+    assert title.endswith("(L = 2, 3)") and "‖β‖_{2/L}" not in title
+    math = title[title.index("$"): title.rindex("$") + 1]
+    w, h, depth = mathtext.MathTextParser("path").parse(math)[:3]  # mathtext renders it (raises if it cannot)
+    assert w > 0 and h > 0
+    res = {"rows": [{"depth": L, "log_t": [1.0, 10.0], "kkt": [1e-2, 1e-3], "kkt_orthant": [1e-3, 1e-4]}
+                    for L in (2, 3)]}
+    (png, svg) = directional.draw(res, tmp_path)
+    assert png.stat().st_size > 10_000 and svg.stat().st_size > 10_000
