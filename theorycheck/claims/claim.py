@@ -84,6 +84,27 @@ class Verdict:
     requested: int = 0
     cap: int | None = None
 
+    def rows(self, depth: int = 0) -> list[tuple]:
+        """Table rows (claim, verdict, tried, worst deviation, statement or counterexample) of this
+        verdict and its refined statement's, for :meth:`_repr_markdown_`."""
+        from theorycheck.markdown import number
+
+        tried = f"{self.tried} ({self.pinned} pinned + {self.drawn} drawn"
+        tried += f"; capped at {self.cap} of {self.requested}" if self.cap is not None else ""
+        tried += f"; {self.inconclusive} out of budget)" if self.inconclusive else ")"
+        what = self.statement
+        if self.counterexample is not None:
+            what += f" — counterexample: {self.counterexample}"
+        elif self.message:
+            what += f" — {self.message}"
+        out = [("↳ " * depth + self.key, self.status, tried, number(self.worst_deviation, 3), what)]
+        return out + (self.refined.rows(depth + 1) if self.refined is not None else [])
+
+    def _repr_markdown_(self) -> str:
+        from theorycheck.markdown import table
+
+        return table(("claim", "verdict", "tried", "worst deviation", "statement"), self.rows())
+
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "pinned", "drawn", "requested",
                                             "cap", "inconclusive", "worst_deviation", "tolerance", "seconds",

@@ -25,6 +25,48 @@ class ThresholdsResult(Record):
     stationary, predicted_index, predicted_direction, blowup_times (L ≥ 3); GD:
     predicted_index. ``--data``: data, n, d, alpha_collapse (not certified, with evidence)."""
 
+    _THRESHOLDS = ("alpha_all_shrink", "alpha_all_grow", "alpha_gd_like", "alpha_collapse")
+
+    def _repr_markdown_(self) -> str:
+        """A notebook's view: each threshold with its digits and how it was obtained, then where
+        ``alpha`` lies and what its trajectory does (the numbers of :meth:`as_dict`)."""
+        from theorycheck.markdown import number, table
+
+        d = self.as_dict()
+        where = (f"z = ({', '.join(number(v, 4) for v in d['z'])})" if "z" in d
+                 else f"data {d.get('data')} ({d.get('n')} examples)")
+        head = f"**thresholds of {d.get('optimizer')}**, L = {d.get('depth')}, ρ = {number(d.get('rho'))}, {where}"
+        rows = []
+        for key in self._THRESHOLDS:
+            if key in d and d[key] is not None:
+                t = d[key]
+                value = t.get("value_text") or number(t.get("value"), 12)
+                how = (f"closed form {t['expression']}" if t.get("closed_form") else
+                       ("certified" if t.get("certificate") else "computed (not certified)"))
+                rows.append((key, value, how, t.get("note") or ""))
+        parts = [head]
+        if rows:
+            parts.append(table(("threshold", "value", "how", "note"), rows))
+        facts = []
+        if "alpha" in d:
+            a = d["alpha"]
+            facts.append(("α", number(a) if np.ndim(a) == 0 else "(" + ", ".join(number(v) for v in np.ravel(a)) + ")"))
+        for key in ("regime", "regime_name", "initial_index", "predicted_index", "final_index"):
+            if key in d and d[key] is not None:
+                facts.append((key, d[key]))
+        if "switches" in d:
+            sym = "τ" if d.get("time_kind") == "rescaled" else "t"
+            facts.append(("j† of the trajectory", " → ".join(
+                [str(d.get("trajectory_initial_index"))] + [f"{w['to']} ({sym} = {number(w['time'])})"
+                                                            for w in d["switches"]])))
+        if d.get("collapsed"):
+            facts.append(("collapse", f"{number(d['collapse_time'], 10)}"))
+        if "warning" in d:
+            facts.append(("warning", d["warning"]))
+        if facts:
+            parts.append(table(("", "value"), facts))
+        return "\n\n".join(parts)
+
 
 REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
            2: "sequential amplification (minor features before the major one; near α_c the path first moves "

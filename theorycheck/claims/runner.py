@@ -176,6 +176,17 @@ class VerifyResult:
                 return v
         raise KeyError(key)
 
+    def _repr_markdown_(self) -> str:
+        """A notebook's view: one row per claim (and refined statement), as `theorycheck verify` prints."""
+        from theorycheck.markdown import table
+        from theorycheck.vocabulary import counted
+
+        head = (f"**{counted(len(self.verdicts), 'claim')}**, {counted(self.examples, 'drawn input')} each (profile "
+                f"{self.profile}, seed {self.seed}), {self.seconds:.1f} s; "
+                + (f"fail as stated: {', '.join(self.failed)}" if self.failed else "nothing fails"))
+        rows = [r for v in self.verdicts for r in v.rows()]
+        return head + "\n\n" + table(("claim", "verdict", "tried", "worst deviation", "statement"), rows)
+
     def as_dict(self) -> dict:
         """Keys: profile, examples, seed, seconds, claims (one verdict dict each, with its
         ``pack``), failed, packs (the packs whose claims ran)."""
