@@ -177,11 +177,11 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
         miss = np.flatnonzero(final != pred)
         below = np.array([np.all(r["alpha0"][i] < RHO) for i in miss], dtype=bool)
         if miss.size and L % 2 == 1 and below.any():
-            dev.append(f"ℓ∞-SAM, L = {L}: {int(below.sum())} seeds have every α_j < ρ; for odd L each u_j then rises "
+            dev.append(f"ℓ∞-SAM, L = {L}: {counted(int(below.sum()), 'seed')} with every α_j < ρ; for odd L each u_j then rises "
                        "to ρ (C3 incomplete: never 0), so β → ρ^L·(1,…,1) — neither 0 nor a basis vector: a tie, "
                        "which thresholds.linf_prediction reports as index 1 by convention (its predicted direction "
                        "is (1,…,1)/√d); at finite τ = 40 the flow's j† is the coordinate closest to ρ (the largest "
                        f"z_j): observed {sorted(set(final[miss[below]].tolist()))}.")
         if (~below).any():
-            dev.append(f"ℓ∞-SAM, L = {L}: {int((~below).sum())} seeds end at a j† other than the closed form's.")
+            dev.append(f"ℓ∞-SAM, L = {L}: {counted(int((~below).sum()), 'seed')} end at a j† other than the closed form's.")
     return summary, dev

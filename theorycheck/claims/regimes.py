@@ -34,7 +34,7 @@ class ThresholdsResult(Record):
 
         d = self.as_dict()
         where = (f"z = ({', '.join(number(v, 4) for v in d['z'])})" if "z" in d
-                 else f"data {d.get('data')} ({d.get('n')} examples)")
+                 else f"data {d.get('data')} ({d.get('n')} example{'s' * (d.get('n') != 1)})")
         head = f"**thresholds of {d.get('optimizer')}**, L = {d.get('depth')}, ρ = {number(d.get('rho'))}, {where}"
         rows = []
         for key in self._THRESHOLDS:

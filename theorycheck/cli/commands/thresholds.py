@@ -15,6 +15,7 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.claims.regimes import thresholds, thresholds_data
     from theorycheck.report.json import emit
     from theorycheck.setting import parse_floats
+    from theorycheck.vocabulary import counted
 
     if args.data is not None:
         res = thresholds_data(args.data, args.rho, optimizer=args.optimizer, depth=args.depth)
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
             emit(res.as_dict())
             return 0
         t = res["alpha_collapse"]
-        print(f"{args.optimizer}, L = {args.depth}, data {args.data} ({res['n']} examples, d = {res['d']}), "
+        print(f"{args.optimizer}, L = {args.depth}, data {args.data} ({counted(res['n'], 'example')}, d = {res['d']}), "
               f"ρ = {args.rho:g}")
         print(f"  alpha_collapse = {t['value_text'] or 'none'}   (not certified)\n  {t['note']}")
         return 0

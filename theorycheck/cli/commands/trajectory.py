@@ -9,10 +9,11 @@ import sys
 
 from theorycheck.cli.arguments import add_setting_arguments, count, positive, setting_from_args
 from theorycheck.errors import TheorycheckError
+from theorycheck.vocabulary import counted
 
 
 def _progress(t: float, t_max: float, steps: int) -> None:
-    print(f"  … t = {t:.6g} of {t_max:.6g} ({steps} steps)", file=sys.stderr, flush=True)
+    print(f"  … t = {t:.6g} of {t_max:.6g} ({counted(steps, 'step')})", file=sys.stderr, flush=True)
 
 
 def _discrete_progress(k: int, steps: int) -> None:
