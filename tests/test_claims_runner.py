@@ -133,8 +133,7 @@ def test_a_claims_own_cap_is_reported_with_what_was_drawn():
 
 
 def test_verify_text_says_what_each_claim_drew(capsys):
-    from theorycheck import register_claim
-    from theorycheck.claims.registry import REGISTRY
+    from theorycheck import register_claim, unregister_claim
     from theorycheck.cli.main import main
 
     c = Claim("user.cap", "x² ≥ 0", st.floats(-10, 10), lambda x: Outcome(x * x >= 0, 0.0), "exact", pinned=[0.0],
@@ -143,7 +142,7 @@ def test_verify_text_says_what_each_claim_drew(capsys):
     try:
         rc = main(["verify", "--claims", "user.cap", "--examples", "20"])
     finally:
-        REGISTRY.pop("user.cap", None)
+        unregister_claim("user.cap")
     out = capsys.readouterr().out
     assert rc == 0
     assert "1 claim, 20 drawn inputs each" in out and "1 claims" not in out
