@@ -153,3 +153,37 @@ def test_prove_counts_are_what_prove_prints():
         steps.count("verified"), steps.count("incomplete"), steps.count("refuted"))
     for m in re.finditer(r"(\d+) theorems, (\d+) steps", README):
         assert (int(m.group(1)), int(m.group(2))) == (len(res.results), len(steps)), m.group(0)
+
+
+def test_the_python_example_is_the_commands_json(capsys):
+    """The README's Python block, run as written, gives what the command in its comment prints."""
+    block = re.search(r"^## Python\n.*?```python\n(.*?)```", README, re.S | re.M).group(1)
+    expr, command = re.search(r"^(tr\.as_dict\(\)\[\"switches\"\])\s+# == `theorycheck (.*?)`$", block, re.M).groups()
+    ns: dict = {}
+    exec(block.split(expr)[0], ns)  # noqa: S102 - the README's own example
+    value = eval(expr, ns)  # noqa: S307
+    rc, out = run(command.split(), capsys)
+    assert rc == 0 and json.loads(out)["switches"] == json.loads(json.dumps(value)) and len(value) == 2
+
+
+def test_the_trajectory_example_reports_what_the_readme_says(capsys):
+    import math
+
+    m = re.search(r"Example: `theorycheck (trajectory [^`]*--json)`\s+reports `slide` events for features "
+                  r"(\d+) and (\d+) at τ = ln 2 and ln 10 / 3 \(C2\) and\s+`final_index` (\d+)", README)
+    assert m, "README's trajectory example not found"
+    rc, out = run(m.group(1).split(), capsys)
+    doc = json.loads(out)
+    slides = [(e["index"], e["time"]) for e in doc["events"] if e["kind"] == "slide"]
+    assert [i for i, _ in slides] == [int(m.group(2)), int(m.group(3))]
+    assert [t for _, t in slides] == pytest.approx([math.log(2), math.log(10) / 3], rel=1e-9)
+    assert doc["final_index"] == int(m.group(4))
+
+
+@pytest.mark.slow
+def test_the_api_study_prints_what_docs_api_shows(capsys):
+    api = (ROOT / "docs" / "api.md").read_text()
+    code = re.search(r"## A study in ten lines\n\n```python\n(.*?)```", api, re.S).group(1)
+    shown = re.search(r"prints \(run as written, on this checkout\):\n\n```\n(.*?)```", api, re.S).group(1)
+    exec(code, {})  # noqa: S102 - the documentation's own example
+    assert capsys.readouterr().out == shown
