@@ -145,5 +145,5 @@ def test_verify_text_says_what_each_claim_drew(capsys):
         unregister_claim("user.cap")
     out = capsys.readouterr().out
     assert rc == 0
-    assert "1 claim, 20 drawn inputs each" in out and "1 claims" not in out
+    assert "1 claim, up to 20 drawn inputs each" in out and "1 claims" not in out
     assert "user.cap draws at most 3 inputs, its own cap (max_examples; 20 requested): 4 tried = 1 pinned + 3 drawn." in out

@@ -48,5 +48,5 @@ def test_verdicts_render_as_the_verify_table_with_refined_rows():
     assert f"| ↳ md.small.refined | holds | {v.refined.tried} (0 pinned + {v.refined.drawn} drawn) |" in md
     res = tc.verify("C4.switch-level", examples=2)
     md = res._repr_markdown_()
-    assert md.startswith("**1 claim**, 2 drawn inputs each (profile fast, seed 0)") and "nothing fails" in md
+    assert md.startswith("**1 claim**, up to 2 drawn inputs each (profile fast, seed 0)") and "nothing fails" in md
     assert "| C4.switch-level | holds |" in md

@@ -181,7 +181,7 @@ class VerifyResult:
         from theorycheck.markdown import table
         from theorycheck.vocabulary import counted
 
-        head = (f"**{counted(len(self.verdicts), 'claim')}**, {counted(self.examples, 'drawn input')} each (profile "
+        head = (f"**{counted(len(self.verdicts), 'claim')}**, up to {counted(self.examples, 'drawn input')} each (profile "
                 f"{self.profile}, seed {self.seed}), {self.seconds:.1f} s; "
                 + (f"fail as stated: {', '.join(self.failed)}" if self.failed else "nothing fails"))
         rows = [r for v in self.verdicts for r in v.rows()]

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             for ex in r.inconclusive_examples:
                 print(textwrap.fill(f"inconclusive: {ex['input']} — {ex['detail']}", 110, initial_indent=" " * 28,
                                     subsequent_indent=" " * 30, max_lines=3))
-    print(f"\n{counted(len(verdicts), 'claim')}, {counted(examples, 'drawn input')} each (profile {args.profile}, "
+    print(f"\n{counted(len(verdicts), 'claim')}, up to {counted(examples, 'drawn input')} each (profile {args.profile}, "
           f"seed {args.seed}) plus pinned edge cases, {elapsed:.0f} s; 'tried' counts the checks: the pinned edge "
           "cases and the drawn inputs.")
     for r in capped:
