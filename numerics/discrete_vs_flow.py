@@ -52,7 +52,7 @@ def compute(*, quick: bool, ctx) -> dict:
         out[f"eta-{eta:g}"] = S.SweepResult(arrays, meta)
     # cross-check: discrete.run (layers, sam_step) for the largest η at the second α
     from theorycheck.setting import Setting
-    from theorycheck.solve import discrete
+    from theorycheck.solvers import discrete
 
     eta = etas[0]
     traj = discrete.run(Setting.from_z(Z, optimizer="sam-l2", rho=RHO, alpha=float(alphas[1])), eta=eta,

@@ -28,8 +28,8 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from theorycheck import sweep as S
-from theorycheck.claims import thresholds as th
 from theorycheck.numerics._common import describe_row, fmt, nearest, span
+from theorycheck.predict import thresholds as th
 from theorycheck.report import plots
 from theorycheck.status import COLLAPSE, DONE
 from theorycheck.vocabulary import counted

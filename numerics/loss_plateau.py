@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from theorycheck import sweep as S
-from theorycheck.claims import thresholds as th
 from theorycheck.numerics._common import describe_row, fmt
+from theorycheck.predict import thresholds as th
 from theorycheck.report import plots
 
 NAME = "loss-plateau"
@@ -79,7 +79,7 @@ def compute(*, quick: bool, ctx) -> dict:
         out[opt] = r
     # cross-check with the single-trajectory integrator (integrate.solve) on one curve
     from theorycheck.setting import Setting
-    from theorycheck.solve.integrate import solve
+    from theorycheck.solvers.integrate import solve
 
     k = DELTAS.index(1e-3)
     from theorycheck.symbolic.compile import stable_loss_functions

@@ -1,4 +1,4 @@
-"""The machinery of executable proofs: steps, theorems, a registry.
+"""The machinery of executable proofs: steps and theorems (a pack's manifest lists its theorems).
 
 A :class:`Theorem` is a statement of THEORY.md and a list of steps. An
 :class:`Identity` step is verified when ``simplify(lhs − rhs)`` is 0; when sympy cannot
@@ -239,16 +239,6 @@ def prove(keys: Iterable[str] | str | None = None, *, pack: str | None = None,
             on_theorem(theorems[k])
         results.append(theorems[k].run())
     return ProveResult(results, time.perf_counter() - t0, owner)
-
-
-REGISTRY: dict[str, Theorem] = {}
-
-
-def register(theorem: Theorem) -> Theorem:
-    if theorem.key in REGISTRY:
-        raise ValueError(f"theorem {theorem.key} registered twice")
-    REGISTRY[theorem.key] = theorem
-    return theorem
 
 
 def verified(detail: str) -> StepResult:

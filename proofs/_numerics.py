@@ -1,5 +1,5 @@
 """Numerical observations used by the claims of proofs/: thin wrappers over
-:mod:`theorycheck.solve.integrate` and :mod:`theorycheck.observe`, imported lazily so that
+:mod:`theorycheck.solvers.integrate` and :mod:`theorycheck.observe`, imported lazily so that
 ``theorycheck prove`` stays purely symbolic."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ TIE = 1e-9
 
 def solve(setting, t_max: float, **kw):
     """integrate.solve with a 30 s budget unless another is given."""
-    from theorycheck.solve.integrate import solve as _solve
-    from theorycheck.solve.trajectory import Budget
+    from theorycheck.solvers.integrate import solve as _solve
+    from theorycheck.solvers.trajectory import Budget
 
     kw.setdefault("budget", Budget(max_seconds=30.0))
     return _solve(setting, t_max=t_max, **kw)

@@ -7,9 +7,11 @@ max-margin direction (KKT)."""
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
-from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
@@ -64,26 +66,26 @@ def build():
     yield Fact("z/‖z‖ is the ℓ2 max-margin direction for one example", _max_margin)
 
 
-register(Theorem(
+THEOREM = Theorem(
     key="C1",
     title="L = 1: every flow converges to the ℓ2 max-margin direction",
     statement="For L = 1, GD, ℓ∞-SAM and ℓ2-SAM converge in direction to the ℓ2 max-margin "
               "classifier (one example: z/‖z‖).",
     build=build,
-))
+)
 
 
 # ---------------------------------------------------------------------------- claims
-def _c1_register():
+def _c1_claims():
     import numpy as np
     from hypothesis import strategies as st
 
     from theorycheck.claims import strategies as tcs
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
     from theorycheck.symbolic.compile import lambdify
+    found: list[Claim] = []
 
     w_of = lambdify((cf.alpha_j, cf.z_j, sy.tau), cf.l1_solution())
 
@@ -110,7 +112,7 @@ def _c1_register():
         return Outcome(ok, angle, {"relative_error_vs_alpha_plus_z_tau": rel, "angle_at_T": angle,
                                    "angle_bound": float(bound), "T": T})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C1.one-example",
         statement="L = 1, one example, GD / ℓ2-SAM / ℓ∞-SAM: w(τ) = α + zτ and the direction converges to "
                   "z/‖z‖ at rate ‖α‖/(τ‖z‖)",
@@ -130,8 +132,8 @@ def _c1_register():
     decades = np.array([1e10, 1e25, 1e50, 1e100])
 
     def check_several(x) -> Outcome:
-        from theorycheck.solve.maxmargin import l2_max_margin
-        from theorycheck.solve.trajectory import Budget
+        from theorycheck.solvers.maxmargin import l2_max_margin
+        from theorycheck.solvers.trajectory import Budget
 
         s = Setting(np.array(x["X"]), np.array(x["y"]), depth=1, optimizer=x["optimizer"], rho=x["rho"],
                     alpha=x["alpha"])
@@ -159,7 +161,7 @@ def _c1_register():
         return Outcome(ok, abs(intercept), {"angles_deg": ang.tolist(), "t": decades.tolist(),
                                             "extrapolated_angle_deg": intercept, "error_bar_deg": err})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C1.several-examples",
         statement="L = 1, several examples, real time: GD, ℓ2-SAM and ℓ∞-SAM converge in direction to the ℓ2 "
                   "max-margin classifier",
@@ -170,6 +172,10 @@ def _c1_register():
                   "from the extrapolation through 1e25, 1e50), else inconclusive",
         describe=lambda x: {k: (np.round(v, 6).tolist() if isinstance(v, list) else v) for k, v in x.items()},
     ))
+    return found
 
 
-_c1_register()
+@functools.cache
+def claims() -> tuple:
+    """This module's claims, built once; the pack's manifest (``theorycheck.proofs.claims``) lists them."""
+    return (*_c1_claims(),)

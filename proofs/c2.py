@@ -5,9 +5,11 @@ is e_(j°), j° = argmax{z_j : α_j > ρ}, or 0 when no α_j > ρ."""
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
-from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
@@ -98,26 +100,26 @@ def build():
     yield Fact("limit 0 when no α_j > ρ", _boundary)
 
 
-register(Theorem(
+THEOREM = Theorem(
     key="C2",
     title="ℓ∞-SAM, L = 2: the limit depends on init and ρ",
     statement="u_j = ρ + (α_j − ρ)e^(z_j τ) (α_j > ρ); u_j hits 0 at ln(ρ/(ρ − α_j))/z_j and slides (α_j < ρ); "
               "α_j = ρ stationary; limit e_(j°), j° = argmax{z_j : α_j > ρ}, or 0 when no α_j > ρ.",
     build=build,
-))
+)
 
 
 # ---------------------------------------------------------------------------- claims
-def _c2_register():
+def _c2_claims():
     import numpy as np
     from hypothesis import strategies as st
 
     from theorycheck.claims import strategies as tcs
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
     from theorycheck.symbolic.compile import lambdify
+    found: list[Claim] = []
 
     u_of = lambdify((cf.alpha_j, cf.z_j, rho, tau), cf.linf_l2_solution())
     tau0_of = lambdify((cf.alpha_j, cf.z_j, rho), cf.linf_l2_zero_time())
@@ -165,7 +167,7 @@ def _c2_register():
                         return Outcome(False, np.inf, {"left_zero": j + 1, "log_abs_beta": float(la[j])})
         return Outcome(worst <= 1e-8, worst, {"T": T, "slide_times": slides})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C2.solution",
         statement="ℓ∞-SAM, L = 2: u_j = ρ + (α_j − ρ)e^(z_j τ) for α_j > ρ; for α_j < ρ, u_j hits 0 at "
                   "τ_j = ln(ρ/(ρ − α_j))/z_j and stays there (sliding)",
@@ -202,7 +204,7 @@ def _c2_register():
         return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
 
     def check_limit_refined(x) -> Outcome:
-        from theorycheck.claims.thresholds import linf_limit_direction
+        from theorycheck.predict.thresholds import linf_limit_direction
 
         d, tr = observed_direction(x)
         if d is None:
@@ -220,12 +222,16 @@ def _c2_register():
         inputs=inputs(ties=True), check=check_limit_refined, pinned=[tie, boundary],
         tolerance="‖direction(T) − prediction‖ ≤ 1e-6 at T = 20/gap",
     )
-    register_claim(Claim(
+    found.append(Claim(
         key="C2.limit",
         statement="ℓ∞-SAM, L = 2: the limit direction is e_(j°), j° = argmax{z_j : α_j > ρ}, or 0 when no α_j > ρ",
         inputs=inputs(ties=True), check=check_limit, pinned=[tie, boundary], refined=refined,
         tolerance="‖direction(T) − e_(j°)‖ ≤ 1e-6 at T = 20/gap (gap: smallest difference of distinct z)",
     ))
+    return found
 
 
-_c2_register()
+@functools.cache
+def claims() -> tuple:
+    """This module's claims, built once; the pack's manifest (``theorycheck.proofs.claims``) lists them."""
+    return (*_c2_claims(),)

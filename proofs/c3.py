@@ -4,9 +4,11 @@ j = argmax z_j (α_j − ρ)^(L−2) among α_j > ρ. Checked with the depth L s
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
-from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
@@ -96,26 +98,26 @@ def build():
     yield Fact("coordinates with α_j < ρ when L ≥ 3", _below_rho)
 
 
-register(Theorem(
+THEOREM = Theorem(
     key="C3",
     title="ℓ∞-SAM, L ≥ 3: finite-time blow-up, the first one wins",
     statement="du_j/dτ = z_j (u_j − ρ)^(L−1) blows up at τ_j* = 1/((L−2) z_j (α_j − ρ)^(L−2)); "
               "the winner is argmax_j z_j (α_j − ρ)^(L−2) among α_j > ρ.",
     build=build,
-))
+)
 
 
 # ---------------------------------------------------------------------------- claims
-def _c3_register():
+def _c3_claims():
     import numpy as np
     from hypothesis import strategies as st
 
     from theorycheck.claims import strategies as tcs
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
     from theorycheck.symbolic.compile import lambdify
+    found: list[Claim] = []
 
     Li = sp.Symbol("Li", positive=True)
     t_star = lambdify((cf.alpha_j, cf.z_j, rho, Li), cf.linf_blowup_time(Li))
@@ -150,7 +152,7 @@ def _c3_register():
         rel = abs(tr.blowup_time - ts.min()) / ts.min()
         return Outcome(rel <= 1e-6, rel, {"observed": tr.blowup_time, "predicted": float(ts.min())})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C3.blowup-time",
         statement="ℓ∞-SAM, L ≥ 3: the flow blows up at min_j τ_j*, τ_j* = 1/((L−2) z_j (α_j − ρ)^(L−2)) over α_j > ρ",
         inputs=inputs(), check=check_time, tolerance="relative 1e-6 on the blow-up time",
@@ -174,7 +176,7 @@ def _c3_register():
         return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
 
     def check_winner_refined(x) -> Outcome:
-        from theorycheck.claims.thresholds import linf_limit_direction
+        from theorycheck.predict.thresholds import linf_limit_direction
 
         d, tr = winner_direction(x)
         if d is None:
@@ -185,7 +187,7 @@ def _c3_register():
 
     tie = {"z": [1.0, 2.0], "alpha": [3.0, 2.0], "rho": 1.0, "L": 3}
     minor = {"z": [1.0, 2.0], "alpha": [3.0, 1.2], "rho": 1.0, "L": 3}
-    register_claim(Claim(
+    found.append(Claim(
         key="C3.winner",
         statement="ℓ∞-SAM, L ≥ 3: the first coordinate to blow up wins: the direction tends to e_j, "
                   "j = argmax z_j (α_j − ρ)^(L−2) among α_j > ρ (it can be a minor coordinate)",
@@ -220,7 +222,7 @@ def _c3_register():
         dev = max(abs(slides[j + 1] - tau0[j]) / tau0[j] for j in range(z.size))
         return Outcome(dev <= 1e-8, dev, {"slides": slides, "predicted": tau0.tolist(), "collapsed": tr.collapsed})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C3.below-rho",
         statement="(found by theorycheck) ℓ∞-SAM, L ≥ 3, α_j < ρ: for odd L, u_j rises to ρ (u = ρ − v, "
                   "v^(−(L−2)) = (ρ−α)^(−(L−2)) + (L−2)zτ), never reaching 0; for even L, u_j hits 0 at "
@@ -228,6 +230,10 @@ def _c3_register():
         inputs=inputs(below=True), check=check_below,
         tolerance="odd L: relative 1e-6 on ρ − u at τ = 1e4/z_min; even L: relative 1e-8 on τ0",
     ))
+    return found
 
 
-_c3_register()
+@functools.cache
+def claims() -> tuple:
+    """This module's claims, built once; the pack's manifest (``theorycheck.proofs.claims``) lists them."""
+    return (*_c3_claims(),)

@@ -6,9 +6,11 @@ N̄ = τ / I; a switch j → k happens where N̄ = ρ (z_j + z_k)."""
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
-from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
@@ -67,13 +69,13 @@ def build():
     yield Fact("j† is the z_j nearest N̄/(2ρ)", _vertex)
 
 
-register(Theorem(
+THEOREM = Theorem(
     key="C4",
     title="ℓ2-SAM, L = 2: reduction to one scalar ODE and the formula for j†",
     statement="θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ), dI/dτ = 1/N(τ, I); j†(τ) = argmax_j z_j (1 − ρ z_j / N̄), "
               "N̄ = τ/I; a switch j → k happens where N̄ = ρ(z_j + z_k).",
     build=build,
-))
+)
 
 
 # ---------------------------------------------------------------------------- claims
@@ -83,7 +85,7 @@ def _l2_inputs(lo_factor: float = 0.5, hi_factor: float = 2.0, ties: bool = Fals
     from hypothesis import strategies as st
 
     from theorycheck.claims import strategies as tcs
-    from theorycheck.claims.thresholds import alpha_all_shrink, alpha_gd_like
+    from theorycheck.predict.thresholds import alpha_all_shrink, alpha_gd_like
 
     @st.composite
     def inputs(draw):
@@ -103,14 +105,14 @@ def _alpha_for_N0(z, N0):
     return float(N0 / (np.sqrt(2) * np.linalg.norm(z)))
 
 
-def _c4_register():
+def _c4_claims():
     import numpy as np
 
-    from theorycheck.claims import thresholds as th
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.registry import register as register_claim
+    from theorycheck.predict import thresholds as th
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
+    found: list[Claim] = []
 
     def setting(x):
         return Setting.from_z(x["z"], depth=2, optimizer="sam-l2", rho=x["rho"], alpha=x["alpha"])
@@ -144,7 +146,7 @@ def _c4_register():
         return Outcome(dev <= 1e-8, dev, {"theta_full_vs_reduced": worst_theta, "I_spread_over_j": worst_I,
                                           "collapse_times": both})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C4.reduction",
         statement="ℓ2-SAM, L = 2: θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ) with one I for all j, and the scalar ODE "
                   "dI/dτ = 1/N(τ, I) reproduces the full d-dimensional flow",
@@ -173,7 +175,7 @@ def _c4_register():
             rows.append({"time": ts, "from": a, "to": b, "Nbar": nbar, "rho(z_from+z_to)": want})
         return Outcome(worst <= 1e-6, worst, {"switches": rows})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C4.switch-level",
         statement="ℓ2-SAM, L = 2: every switch j → k of j† happens where N̄ = τ/I = ρ (z_j + z_k)",
         inputs=_l2_inputs(1.0, 1.0), check=check_switch_level,
@@ -210,7 +212,7 @@ def _c4_register():
         excess = 0 if ok else max(1, turns - (0 if ups and ups[0] else 1))
         return Outcome(ok, float(excess), {"switches": [list(s_) for s_ in sw], "collapsed": tr.collapsed})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C4.sequential",
         statement="ℓ2-SAM, L = 2 ('minor first, major last'): along τ, j† only moves to larger z",
         inputs=_l2_inputs(1.0, 1.0), check=check_sequential, pinned=[nonmono, nonmono2],
@@ -243,7 +245,7 @@ def _c4_register():
         dev = float(np.linalg.norm(d - e))
         return Outcome(dev <= 1e-6, dev, {"direction": d.tolist(), "T": tr.t_end})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C4.limit",
         statement="ℓ2-SAM, L = 2: the limit direction is the ℓ1 max-margin solution e_(argmax z), as for GD",
         inputs=_l2_inputs(0.3, 3.0), check=lambda x: check_limit(x, False),
@@ -257,6 +259,10 @@ def _c4_register():
             pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0, "alpha": 0.1}],
             tolerance="‖direction(τ = 120/z_min + 10/gap) − e_(argmax z)‖ ≤ 1e-6 when no collapse"),
     ))
+    return found
 
 
-_c4_register()
+@functools.cache
+def claims() -> tuple:
+    """This module's claims, built once; the pack's manifest (``theorycheck.proofs.claims``) lists them."""
+    return (*_c4_claims(),)

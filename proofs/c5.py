@@ -7,11 +7,12 @@ has no known closed form (computed by ``theorycheck thresholds``)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import sympy as sp
 
-from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
@@ -122,7 +123,7 @@ def _saddle():
 
 def _depth_rates():
     """Depth L: the initial log-rate z_j α^(L−2)(1 − r_j)^(L−1), r_j = ρ z_j/(α√L‖z‖₂), from the field."""
-    from theorycheck.claims import depth as dl
+    from theorycheck.predict import depth as dl
 
     out = []
     for L in (2, 3, 4, 5, 6):
@@ -159,27 +160,27 @@ def build():
     yield Fact("depth L ≥ 2: the initial-rate conditions (derived), odd L never shrinks", _depth_rates)
 
 
-register(Theorem(
+THEOREM = Theorem(
     key="C5",
     title="ℓ2-SAM, L = 2: start-of-training conditions of the three regimes",
     statement="N0 = α√2‖z‖₂; all shrink at the start iff N0 < ρ z_min; the major coordinate grows fastest iff "
               "N0 ≥ ρ(z_(d) + z_(d−1)); j†(0+) = argmax_j z_j(1 − ρ z_j/N0).",
     build=build,
-))
+)
 
 
 # ---------------------------------------------------------------------------- claims
-def _c5_register():
+def _c5_claims():
     import numpy as np
     from hypothesis import strategies as st
 
     from theorycheck.claims import strategies as tcs
-    from theorycheck.claims import thresholds as th
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.registry import register as register_claim
+    from theorycheck.predict import thresholds as th
     from theorycheck.proofs import _numerics as num
     from theorycheck.proofs.c4 import _alpha_for_N0, _l2_inputs
     from theorycheck.setting import Setting
+    found: list[Claim] = []
 
     def setting(x, alpha=None):
         return Setting.from_z(x["z"], depth=2, optimizer="sam-l2", rho=x["rho"],
@@ -202,7 +203,7 @@ def _c5_register():
         return Outcome(ok, 0.0 if ok else 1.0, {"observed": obs, "predicted": pred, "rates": rates.tolist()})
 
     tie = {"z": [1.0, 2.0, 3.0], "rho": 1.0, "alpha": _alpha_for_N0([1.0, 2.0, 3.0], 3.0)}
-    register_claim(Claim(
+    found.append(Claim(
         key="C5.initial-index",
         statement="ℓ2-SAM, L = 2: j†(0+) = argmax_j z_j (1 − ρ z_j/N0), N0 = α√2‖z‖ (ties of the rates broken at "
                   "second order by the sign of N'(0), as refined by theorycheck prove)",
@@ -254,7 +255,7 @@ def _c5_register():
         return {"z": z.tolist(), "rho": r, "alpha": max(a, 1e-3)}
 
     top_tie = {"z": [1.0, 2.0, 2.0], "rho": 1.0, "alpha": _alpha_for_N0([1.0, 2.0, 2.0], 3.5)}
-    register_claim(Claim(
+    found.append(Claim(
         key="C5.gd-like",
         statement="ℓ2-SAM, L = 2: the major coordinate leads from the start (and j† stays on it: regime 3) iff "
                   "N0 ≥ ρ (z_(d) + z_(d−1))",
@@ -312,7 +313,7 @@ def _c5_register():
         z = draw(tcs.single_examples(d=(2, 4), min_value=0.5, max_value=4.0, sort=True))
         return {"z": z.tolist(), "rho": draw(st.floats(0.2, 2.0))}
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C5.regimes",
         statement="ℓ2-SAM, L = 2: three regimes in α: collapse for α < α_c; sequential amplification (j† starts "
                   "below the major coordinate and ends on it) for α_c < α < α_gd_like; GD-like above",
@@ -322,7 +323,7 @@ def _c5_register():
     ))
 
     # ------------------------------------------------------------ α_c: the saddle and the bounds
-    from theorycheck.claims import collapse as col
+    from theorycheck.solvers import taylor as col
 
     @st.composite
     def zonly(draw):
@@ -356,7 +357,7 @@ def _c5_register():
                                          "Nmin_over_rho_zmin_minus_1": x_min,
                                          "saddle": f"u = ρ/√(2·{k}) on the z_min coordinates, 0 elsewhere"})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C5.saddle",
         statement="ℓ2-SAM, L = 2: at α = α_c the path tends to the saddle u* = (ρ/√(2k)) on the k coordinates of "
                   "z_min (0 elsewhere), where N = ρ z_min; eigenvalues z_min (unstable) and z_j(1 − z_j/z_min) (theorycheck "
@@ -384,7 +385,7 @@ def _c5_register():
                                                  "alpha_c_over_lower": t.value / b_lo,
                                                  "alpha_c_over_upper": t.value / b_hi})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C5.alpha-c-bounds",
         statement="ℓ2-SAM, L = 2: ρ z_min/(√2‖z‖) < α_c < ρ z_max/(√2‖z‖) ≤ alpha_gd_like (the upper bound: N0 ≥ ρ z_max "
                   "makes every rate ≥ 0, and that persists; it is sharper than alpha_gd_like)",
@@ -407,7 +408,7 @@ def _c5_register():
                 bad.append([t_, a, b])
         return Outcome(not bad, float(len(bad)), {"switches": [list(w) for w in num.switches(tr)], "jumps": bad})
 
-    register_claim(Claim(
+    found.append(Claim(
         key="C4.neighbour-switches",
         statement="ℓ2-SAM, L = 2: j† only moves between neighbouring values of z (j† = argmax z(1 − ρz/N̄) maximises a "
                   "concave parabola in z over the values, whose vertex N̄/(2ρ) moves continuously)",
@@ -415,6 +416,10 @@ def _c5_register():
         pinned=[{"z": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "rho": 1.0, "alpha": 0.3194848765749644 * (1 + 1e-6)}],
         tolerance="exact: no switch from value a to value b with another value of z strictly between",
     ))
+    return found
 
 
-_c5_register()
+@functools.cache
+def claims() -> tuple:
+    """This module's claims, built once; the pack's manifest (``theorycheck.proofs.claims``) lists them."""
+    return (*_c5_claims(),)

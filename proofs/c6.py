@@ -3,9 +3,11 @@ the ℓ1 max-margin direction for one example."""
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
-from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, incomplete, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
@@ -55,24 +57,24 @@ def build():
     yield Fact("ties in max z", _ties)
 
 
-register(Theorem(
+THEOREM = Theorem(
     key="C6",
     title="GD, L = 2: no sequential amplification",
     statement="GD, L = 2, uniform init: j†(t) = argmax z from the start; limit e_(argmax z) (ℓ1 max margin).",
     build=build,
-))
+)
 
 
 # ---------------------------------------------------------------------------- claims
-def _c6_register():
+def _c6_claims():
     import numpy as np
     from hypothesis import strategies as st
 
     from theorycheck.claims import strategies as tcs
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.registry import register as register_claim
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
+    found: list[Claim] = []
 
     @st.composite
     def inputs(draw):
@@ -113,7 +115,7 @@ def _c6_register():
         return Outcome(ok, dev, {"switches": [list(s_) for s_ in sw], "first_index": first, "direction": d.tolist()})
 
     tie = {"z": [1.0, 2.0, 2.0], "alpha": 0.5}
-    register_claim(Claim(
+    found.append(Claim(
         key="C6.gd",
         statement="GD, L = 2, uniform α: j† = argmax z from the start, no switch, limit direction e_(argmax z)",
         inputs=inputs(), check=lambda x: check(x, False), pinned=[tie],
@@ -124,6 +126,10 @@ def _c6_register():
             inputs=inputs(), check=lambda x: check(x, True), pinned=[tie, {"z": [1.5], "alpha": 0.2}],
             tolerance="exact switches/index; ‖direction(T) − prediction‖ ≤ 1e-6"),
     ))
+    return found
 
 
-_c6_register()
+@functools.cache
+def claims() -> tuple:
+    """This module's claims, built once; the pack's manifest (``theorycheck.proofs.claims``) lists them."""
+    return (*_c6_claims(),)

@@ -32,15 +32,17 @@ The claims here still report such members as inconclusive (never as holding), an
 
 from __future__ import annotations
 
+import functools
 
-def _e1_register():
+
+def _e1_claims():
     import numpy as np
     from hypothesis import strategies as st
 
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.claim import register as register_claim
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
+    found: list[Claim] = []
 
     def check(x, refined: bool) -> Outcome:
         Z = np.array(x["Z"], float)
@@ -65,7 +67,7 @@ def _e1_register():
         return {"Z": Z.round(3).tolist(), "alpha": float(draw(st.floats(0.05, 1.0))), "t_max": 60.0}
 
     counterexample = {"Z": [[4.0, 1.0], [-1.0, 1.0]], "alpha": 0.1, "t_max": 60.0}
-    register_claim(Claim(
+    found.append(Claim(
         key="E1.gd-static",
         statement="E1 (several examples): GD's j† does not move (balanced, L = 2, uniform α)",
         inputs=datasets(False), check=lambda x: check(x, False), pinned=[counterexample], max_examples=4,
@@ -78,7 +80,7 @@ def _e1_register():
             inputs=datasets(True), check=lambda x: check(x, True), max_examples=4,
             tolerance="exact: no switch of j† on (0, t_max]"),
     ))
-
+    return found
 
 
 #: the heatmap of E1.sam-order: α geometric on [0.02, 3], t geometric on [1e-2, 1e5] (real time)
@@ -143,12 +145,12 @@ def sam_order(Z, rho: float, order: str = "sum", rtol: float = 1e-8, atol: float
     return out
 
 
-def _e1_sam_register():
+def _e1_sam_claims():
     import numpy as np
     from hypothesis import strategies as st
 
     from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.claims.claim import register as register_claim
+    found: list[Claim] = []
 
     def check_order(x, refined: bool) -> Outcome:
         o = sam_order(x["Z"], x["rho"])
@@ -178,7 +180,7 @@ def _e1_sam_register():
     cross = {"Z": [[1.2, 1.5], [2.7, 2.0]], "rho": 0.5}
     # one order in every example (the refinement's hypothesis): still down before up along t
     common_down = {"Z": [[0.4, 1.2, 1.8], [0.2, 0.5, 1.1]], "rho": 0.8}
-    register_claim(Claim(
+    found.append(Claim(
         key="E1.sam-order",
         statement="E1 (several examples): ℓ2-SAM's j† moves from minor to major features with time and with α "
                   "(balanced, L = 2, uniform α, real time; features ordered by strength Σ_i z_ij): along t the "
@@ -202,8 +204,8 @@ def _e1_sam_register():
         from theorycheck.proofs import _numerics as num
         from theorycheck.proofs.lp_margin import _trend
         from theorycheck.setting import Setting
-        from theorycheck.solve.lp_flow import orthant_l1_max_margin
-        from theorycheck.solve.trajectory import Budget
+        from theorycheck.solvers.lp_flow import orthant_l1_max_margin
+        from theorycheck.solvers.trajectory import Budget
 
         Z = np.array(x["Z"], float)
         s = Setting(Z, np.ones(Z.shape[0]), depth=2, optimizer="sam-l2", rho=x["rho"], alpha=x["alpha"])
@@ -245,7 +247,7 @@ def _e1_sam_register():
         return {"Z": Z.round(3).tolist(), "rho": round(float(draw(st.floats(0.05, 0.3))), 3),
                 "alpha": round(float(draw(st.floats(0.5, 1.5))), 3)}
 
-    register_claim(Claim(
+    found.append(Claim(
         key="E1.sam-limit",
         statement="E1 (several examples): ℓ2-SAM's limit direction (balanced, L = 2, uniform α above collapse, "
                   "logistic, real time) is the ℓ1 max margin over the directions the network reaches (β ≥ 0): "
@@ -258,7 +260,12 @@ def _e1_sam_register():
                   "when > 1e-3 under every rate model a + c·(log t or log log t)^(−p) and no longer decreasing",
         max_examples=4,
     ))
+    return found
 
 
-_e1_register()
-_e1_sam_register()
+
+
+@functools.cache
+def claims() -> tuple:
+    """This module's claims, built once; the pack's manifest (``theorycheck.proofs.claims``) lists them."""
+    return (*_e1_claims(), *_e1_sam_claims(),)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, register, verified
+from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 
@@ -81,13 +81,13 @@ def build_R():
     yield from _flow_steps()
 
 
-register(Theorem(
+THEOREM_R = Theorem(
     key="R",
     title="Rescaled flow (one example)",
     statement="dτ = −ℓ'(m̂) dt turns the SAM flow into dw_k/dτ = z ⊙ Π_(m≠k) ŵ_m, ŵ = w + ε(g), "
               "g_k = −z ⊙ Π_(m≠k) w_m.",
     build=build_R,
-))
+)
 
 
 def build_B():
@@ -112,10 +112,10 @@ def build_B():
                        cf.balanced_field_linf_positive(L).subs({cf.z_j: zp, cf.u_j: up}))
 
 
-register(Theorem(
+THEOREM_B = Theorem(
     key="B",
     title="Balanced reduction (one example)",
     statement="w_k = u for all k is preserved; GD du/dτ = z ⊙ u^(L−1); ℓ2-SAM û = u − ρ z ⊙ u^(L−1)/N, "
               "N = sqrt(L Σ z_j² u_j^(2L−2)); ℓ∞-SAM (z, u > 0) du/dτ = z ⊙ (u − ρ)^(L−1).",
     build=build_B,
-))
+)

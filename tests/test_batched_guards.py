@@ -9,10 +9,10 @@ from _hang import hang_guard
 from theorycheck.batched.systems import MultiExample
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
-from theorycheck.solve.guards import scaled_norm
-from theorycheck.solve.integrate import solve
+from theorycheck.solvers.guards import scaled_norm
+from theorycheck.solvers.integrate import solve
 from theorycheck.status import Status
-from theorycheck.sweep.run import heatmap
+from theorycheck.sweep.recipes import heatmap
 
 
 def test_scaled_norm_neither_underflows_nor_overflows():

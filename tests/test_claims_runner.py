@@ -65,7 +65,7 @@ def test_inconclusive_inputs_are_reported_with_what_ran_out():
 def test_numpy_numbers_become_plain_python():
     import numpy as np
 
-    from theorycheck.report.json import to_plain
+    from theorycheck.jsonio import to_plain
 
     d = to_plain({"a": np.float64(0.25), "b": [np.float64("inf"), np.int64(3)], "c": np.array([1.0])})
     assert type(d["a"]) is float and repr(d) == "{'a': 0.25, 'b': [inf, 3], 'c': [1.0]}"
@@ -101,7 +101,7 @@ def test_drawn_inputs_do_not_depend_on_modules_loaded_before(tmp_path):
 def test_a_claim_verdict_is_the_same_alone_and_after_other_claims(tmp_path):
     """LM.l1 alone, then after other packs' claims ran (and a new local module was imported):
     the same verdict dict (tried, inconclusive, worst deviation, counterexample), seconds aside."""
-    from theorycheck.claims.registry import candidates
+    from theorycheck.packs import candidates
 
     by_key = {c.key: c for _, c in candidates(None)}
 

@@ -76,7 +76,7 @@ def test_scheduler_addresses_refused(address):
 
 
 def test_time_grid_lies_in_zero_tmax():
-    from theorycheck.sweep.run import time_grid
+    from theorycheck.sweep.grid import time_grid
 
     assert time_grid(10.0, 1).tolist() == [10.0]
     assert time_grid(10.0, 1, t_min=10.0).tolist() == [10.0]
@@ -99,7 +99,7 @@ def test_workers_capped_at_members_and_cores():
 
 
 def test_saved_sweep_with_a_pickle_is_refused_with_our_error(tmp_path):
-    from theorycheck.sweep.run import SweepResult
+    from theorycheck.sweep.result import SweepResult
 
     np.savez(tmp_path / "s.npz", jdag=np.array([object()], dtype=object))
     (tmp_path / "s.json").write_text("{}")

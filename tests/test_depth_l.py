@@ -1,5 +1,5 @@
 """ℓ2-SAM at depth L ≥ 3 (balanced, one example): the trajectory handles collapse (even L) and
-blow-up, and the depth-L thresholds (claims/depth.py) against independent integrations."""
+blow-up, and the depth-L thresholds (predict/depth.py) against independent integrations."""
 
 import json
 
@@ -61,8 +61,8 @@ def test_depth_l_trajectory_fates_match_u_space(capsys, L, alpha):
 
 
 # ------------------------------------------------------------------ depth-L thresholds
-from theorycheck.claims import depth as dl  # noqa: E402
-from theorycheck.claims import thresholds as th  # noqa: E402
+from theorycheck.predict import depth as dl  # noqa: E402
+from theorycheck.predict import thresholds as th  # noqa: E402
 from theorycheck.symbolic.compile import balanced_field  # noqa: E402
 
 
@@ -175,7 +175,7 @@ def test_precision_keeps_mpmath_values_in_the_trajectory():
     import mpmath as mp
 
     from theorycheck.setting import Setting
-    from theorycheck.solve.integrate import solve
+    from theorycheck.solvers.integrate import solve
 
     tr = solve(Setting.from_z([1, 2, 3], optimizer="sam-l2", rho=1.0, alpha=0.6), t_max=2.0, precision=30)
     assert isinstance(tr.t_exact[-1], mp.mpf) and isinstance(tr.log_abs_beta_exact[-1][0], mp.mpf)

@@ -9,8 +9,8 @@ import sympy as sp
 from theorycheck import observe as ob
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
-from theorycheck.solve.discrete import run, sam_step
-from theorycheck.solve.integrate import solve
+from theorycheck.solvers.discrete import run, sam_step
+from theorycheck.solvers.integrate import solve
 from theorycheck.symbolic import model as sy
 
 RNG = np.random.default_rng(7)

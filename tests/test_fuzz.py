@@ -240,7 +240,7 @@ def test_separator_and_max_margin_at_every_scale(n, d, k, data):
     """The same problem at scale 2^k: the same directions (exactly, for normal numbers) and
     margins as claimed; separable data are never refused at any scale."""
     from theorycheck.setting import check_separable
-    from theorycheck.solve.maxmargin import max_margin
+    from theorycheck.solvers.maxmargin import max_margin
 
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     Z = rng.normal(size=(n, d))
@@ -266,7 +266,7 @@ def test_separator_and_max_margin_at_every_scale(n, d, k, data):
 @fuzz_settings(25)
 @given(z=z_vectors(max_d=6, positive=True), rho=st.floats(0.1, 5.0), k=st.integers(-200, 200))
 def test_closed_form_thresholds_are_scale_invariant(z, rho, k):
-    from theorycheck.claims import thresholds as th
+    from theorycheck.predict import thresholds as th
 
     z = np.abs(z)
     if np.min(z) < 1e-200 or np.max(z) > 1e200:
@@ -288,7 +288,7 @@ def test_closed_form_thresholds_are_scale_invariant(z, rho, k):
 @fuzz_settings(25)
 @given(z=z_vectors(max_d=6, positive=True), rho=st.floats(0.1, 5.0))
 def test_closed_form_thresholds_are_ordered(z, rho):
-    from theorycheck.claims import thresholds as th
+    from theorycheck.predict import thresholds as th
 
     z = np.abs(z)
     try:
@@ -405,7 +405,7 @@ def test_trajectory_switches_chain(inp):
        s=st.integers(0, 2**31))
 def test_large_d_setting_and_max_margin(n, d, k, s):
     from theorycheck import Setting
-    from theorycheck.solve.maxmargin import max_margin
+    from theorycheck.solvers.maxmargin import max_margin
 
     rng = np.random.default_rng(s)
     Z = rng.normal(size=(n, d))
@@ -439,7 +439,7 @@ def test_malformed_csv_long(tmp_path_factory, data, cmd):
 def test_collapse_threshold_certified_or_inconclusive(z, rho):
     """α_c lies between the closed-form brackets and depends neither on the scale of z nor
     on the time budget (a budget may only make it inconclusive)."""
-    from theorycheck.claims import thresholds as th
+    from theorycheck.predict import thresholds as th
 
     z = np.abs(z)
     if np.min(z) < 1e-200 or np.max(z) > 1e200:

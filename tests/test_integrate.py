@@ -12,9 +12,9 @@ from scipy.integrate import quad
 from theorycheck import observe as ob
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
-from theorycheck.solve.integrate import solve
-from theorycheck.solve.steppers import MpBackend, gbs_fixed
-from theorycheck.solve.trajectory import Budget
+from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.steppers import MpBackend, gbs_fixed
+from theorycheck.solvers.trajectory import Budget
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic import model as sy
@@ -173,7 +173,7 @@ def test_collapse_l2_float_and_mp_agree(alpha):
 def test_arc_clock_round_trip(monkeypatch):
     """Force the switch to the arc-length clock on a mere dip of the state (α = 0.44 dips by
     a factor 0.65 and regrows): the path must not change."""
-    from theorycheck.solve.systems import BalancedL2System
+    from theorycheck.solvers.systems import BalancedL2System
 
     s = Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0, alpha=0.44)
     plain = solve(s, t_max=30.0)

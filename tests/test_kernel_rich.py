@@ -8,8 +8,8 @@ from scipy.integrate import quad
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.proofs import kernel_rich as KR
-from theorycheck.solve.interpolate import Q_value, argmin_Q, h_inverse, min_l1, min_l2, q_D
-from theorycheck.solve.pm_flow import flow_pm
+from theorycheck.solvers.interpolate import Q_value, argmin_Q, h_inverse, min_l1, min_l2, q_D
+from theorycheck.solvers.pm_flow import flow_pm
 from theorycheck.symbolic import regression as R
 
 
@@ -126,7 +126,7 @@ def test_small_alpha_limits_reach_l1_and_large_alpha_l2():
 
 
 def test_claim_verdicts():
-    from theorycheck.claims.claim import run_claim
+    from theorycheck.claims.runner import run_claim
 
     claims = {c.key: c for c in KR.claims()}
     v = run_claim(claims["KR.limit"], examples=3)

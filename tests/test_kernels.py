@@ -10,8 +10,8 @@ from theorycheck import status as bst
 from theorycheck import sweep as S
 from theorycheck.batched import engine as bt
 from theorycheck.batched import systems as bsys
-from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
+from theorycheck.predict import thresholds as th
 
 kn = pytest.importorskip("theorycheck.batched.kernel")
 if not kn.available():  # pragma: no cover

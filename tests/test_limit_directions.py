@@ -13,8 +13,8 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
+from theorycheck.predict import thresholds as th
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic.model import rho, tau
 

@@ -9,7 +9,7 @@ import sympy as sp
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.proofs import lp_margin as LM
-from theorycheck.solve.lp_flow import (
+from theorycheck.solvers.lp_flow import (
     aitken_limit,
     flow_margin,
     kkt_residual,
@@ -121,7 +121,7 @@ def test_trend_fails_only_on_a_stalled_positive_limit():
 
 def test_slow_l1_convergence_is_not_a_failure():
     """seed 640: undecided at s = 16, followed to s = 40 the gap keeps falling and extrapolates to 0."""
-    from theorycheck.solve.lp_flow import flow_margin
+    from theorycheck.solvers.lp_flow import flow_margin
 
     Z = np.array(SEED640["Z"])
     out = {c.key: c for c in LM.claims()}["LM.l1"].check(SEED640)
@@ -150,7 +150,7 @@ def test_flow_from_positive_start_cannot_reach_negative_coordinates():
 
 
 def test_claim_verdicts():
-    from theorycheck.claims.claim import run_claim
+    from theorycheck.claims.runner import run_claim
 
     c = {x.key: x for x in LM.claims()}
     v = run_claim(c["LM.kkt"], examples=2)

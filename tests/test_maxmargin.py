@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import linprog, minimize
 
 from theorycheck.errors import NotSeparableError, TheorycheckError
-from theorycheck.solve.maxmargin import angle_degrees, l1_max_margin, l2_max_margin, max_margin
+from theorycheck.solvers.maxmargin import angle_degrees, l1_max_margin, l2_max_margin, max_margin
 
 RNG = np.random.default_rng(11)
 

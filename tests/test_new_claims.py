@@ -5,9 +5,12 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from theorycheck import proofs  # noqa: F401  (registers the claims)
-from theorycheck.claims import thresholds as th
-from theorycheck.claims.claim import REGISTRY, run_claim
+from theorycheck.claims.runner import run_claim
+from theorycheck.packs import candidates
+from theorycheck.predict import thresholds as th
+
+#: the claims of the pack minor-first by key (its manifest lists them)
+REGISTRY = {c.key: c for _, c in candidates("minor-first")}
 
 
 def gd_u_path(Z, alpha, t_max=60.0):
@@ -55,8 +58,8 @@ def test_alpha_c_bounds_are_strict_and_sharper_than_gd_like():
 
 @pytest.mark.slow
 def test_dataset_threshold_reduces_to_one_example_and_brackets_the_fates(tmp_path, capsys):
-    from theorycheck.claims import dataset as ds
     from theorycheck.cli.main import main
+    from theorycheck.predict import dataset as ds
 
     # one example as a data set (real time): the bracket from full integrations contains the certified α_c
     r = ds.collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=1e-5)

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from theorycheck import observe as ob
 from theorycheck.setting import Setting
-from theorycheck.solve.discrete import run
-from theorycheck.solve.integrate import solve
-from theorycheck.solve.trajectory import Budget, Trajectory, _Step
+from theorycheck.solvers.discrete import run
+from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.trajectory import Budget, Trajectory, _Step
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 

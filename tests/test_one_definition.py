@@ -15,9 +15,9 @@ import sympy as sp
 from theorycheck import status as S_
 from theorycheck.batched import kernel as kn
 from theorycheck.batched import systems as bsys
-from theorycheck.solve import discrete
-from theorycheck.solve.steppers import FloatBackend, MpBackend
-from theorycheck.solve.systems import LayersSystem, ReducedL2System, Thresholds
+from theorycheck.solvers import discrete
+from theorycheck.solvers.steppers import FloatBackend, MpBackend
+from theorycheck.solvers.systems import LayersSystem, ReducedL2System, Thresholds
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic import model as sy
@@ -202,7 +202,7 @@ def test_certificate_levels_equal_the_symbolic_ones_everywhere_they_are_used():
 
 
 def test_thresholds_classification_uses_the_certificates():
-    from theorycheck.claims import thresholds as th
+    from theorycheck.predict import thresholds as th
 
     z = np.array([1.0, 2.0, 3.0])
     c = th.classify_collapse(z, 0.2, 1.0)

@@ -40,7 +40,7 @@ def test_data_label():
 def test_trajectory_figure_with_early_switches(tmp_path):
     from theorycheck import Setting
     from theorycheck.observe import switches
-    from theorycheck.solve.integrate import solve
+    from theorycheck.solvers.integrate import solve
 
     tr = solve(Setting.from_z([1.0, 2.0, 3.0], rho=1.0, alpha=0.44), t_max=5000.0)
     sw = switches(tr)
@@ -51,7 +51,7 @@ def test_trajectory_figure_with_early_switches(tmp_path):
 
 
 def test_heatmap_figure_title_and_alpha_c(tmp_path):
-    from theorycheck.sweep.run import SweepResult
+    from theorycheck.sweep.result import SweepResult
 
     res = SweepResult({"jdag": np.array([[1, 2], [0, 0]]), "alpha": np.array([0.5, 1.0]), "time": np.array([1.0, 2.0])},
                       {"optimizer": "sam-l2", "depth": 2, "rho": 1.0, "n": 1, "d": 2, "time_kind": "tau",
@@ -70,8 +70,8 @@ def _legend(fig) -> list[str]:
 def test_heatmap_figure_from_python_draws_the_clis_threshold_lines(tmp_path, monkeypatch, capsys):
     """One drawing path: tc.heatmap(...) → plots.heatmap_figure(res) has the lines `heatmap --out` draws."""
     import theorycheck as tc
-    from theorycheck.claims import thresholds as th
     from theorycheck.cli.main import main
+    from theorycheck.predict import thresholds as th
 
     z = np.array([1.0, 2.0, 3.0])
     res = tc.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=np.geomspace(0.05, 1.5, 6), times=np.array([1.0, 5.0]),

@@ -11,7 +11,7 @@ import pytest
 
 
 def test_dataset_alpha_c_draws_a_progress_bar(capsys):
-    from theorycheck.claims import dataset as ds
+    from theorycheck.predict import dataset as ds
 
     r = ds.collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=0.3, alpha_range=(0.1, 1.0), progress=True)
     err = capsys.readouterr().err
@@ -54,7 +54,7 @@ def test_heatmap_on_the_kernel_shows_the_compile_notice_on_stderr(monkeypatch):
     pytest.importorskip("numba")
     import theorycheck as tc
     from theorycheck.batched import kernel
-    from theorycheck.report import progress as progress_mod
+    from theorycheck import progress as progress_mod
     from theorycheck.sweep.run import RunOptions
 
     monkeypatch.setattr(kernel, "_run_serial", _FirstCall(kernel.COMPILE_NOTICE_AFTER + 0.4, kernel._run_serial))

@@ -215,7 +215,7 @@ def test_not_separable_in_the_reachable_cone_has_a_certificate():
 
 def test_reachable_agrees_with_a_flow_whose_loss_stays_positive():
     """GD from α = 1 on NEG (d = 2, L = 2): β stays ≥ 0 and the loss stays ≥ log 2 / n."""
-    from theorycheck.solve.discrete import run
+    from theorycheck.solvers.discrete import run
 
     s = Setting(NEG, np.ones(4), depth=2, optimizer="gd", rho=0.0, alpha=0.5)
     tr = run(s, eta=0.1, steps=2000, max_seconds=20)

@@ -29,11 +29,12 @@ from hypothesis import strategies as st
 from theorycheck import observe as ob
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
-from theorycheck.solve import discrete
-from theorycheck.solve.integrate import solve
-from theorycheck.solve.trajectory import Budget
+from theorycheck.solvers import discrete
+from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.trajectory import Budget
 from theorycheck.status import STATUS, Status
-from theorycheck.sweep.run import RunOptions, heatmap
+from theorycheck.sweep.recipes import heatmap
+from theorycheck.sweep.run import RunOptions
 
 SEED = int(os.environ.get("THEORYCHECK_FUZZ_SEED", "20261201"))
 OPTIMIZERS = ("gd", "sam-l2", "sam-linf")

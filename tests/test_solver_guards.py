@@ -10,10 +10,10 @@ from _hang import hang_guard
 
 from theorycheck import observe as ob
 from theorycheck.setting import Setting
-from theorycheck.solve.guards import BudgetExhausted, FieldBudget, time_scale_bounds
-from theorycheck.solve.integrate import solve
-from theorycheck.solve.steppers import GBSStepper
-from theorycheck.solve.trajectory import Budget
+from theorycheck.solvers.guards import BudgetExhausted, FieldBudget, time_scale_bounds
+from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.steppers import GBSStepper
+from theorycheck.solvers.trajectory import Budget
 from theorycheck.status import Status
 
 

@@ -8,9 +8,9 @@ import pytest
 from theorycheck import status as S
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
-from theorycheck.solve import discrete
-from theorycheck.solve.integrate import solve
-from theorycheck.solve.trajectory import Budget, Trajectory
+from theorycheck.solvers import discrete
+from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.trajectory import Budget, Trajectory
 from theorycheck.status import Status
 
 

@@ -15,8 +15,8 @@ from theorycheck import sweep as S
 from theorycheck.batched import discrete as bdisc
 from theorycheck.batched import engine as bt
 from theorycheck.batched import systems as bsys
-from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
+from theorycheck.predict import thresholds as th
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic import model as sy
@@ -251,7 +251,7 @@ def test_collapse_threshold_scales_with_rho_and_lies_in_the_closed_form_bracket(
     assert np.all(out["bracket"][:, 1] / out["bracket"][:, 0] - 1 < 1e-10)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("theorycheck.solve.integrate") is None,
+@pytest.mark.skipif(importlib.util.find_spec("theorycheck.solvers.integrate") is None,
                     reason="thresholds.collapse_threshold needs theorycheck.integrate (issue 3, not merged yet)")
 @pytest.mark.slow
 def test_batched_collapse_threshold_agrees_with_thresholds_module():

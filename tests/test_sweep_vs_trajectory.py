@@ -12,8 +12,8 @@ from theorycheck.batched import discrete as bdisc
 from theorycheck.batched import engine as bt
 from theorycheck.batched import systems as bsys
 from theorycheck.setting import Setting
-from theorycheck.solve.discrete import sam_step
-from theorycheck.solve.integrate import solve
+from theorycheck.solvers.discrete import sam_step
+from theorycheck.solvers.integrate import solve
 
 Z2 = np.array([[1.0, 2.0, 3.0], [1.2, 1.5, 2.5]])
 

@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from theorycheck.claims import thresholds as th
 from theorycheck.cli.main import main
+from theorycheck.predict import thresholds as th
 from theorycheck.setting import Setting
-from theorycheck.solve.integrate import solve
+from theorycheck.solvers.integrate import solve
 from theorycheck.symbolic.compile import balanced_field
 
 

@@ -16,13 +16,10 @@ matplotlib nor torch.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from theorycheck.errors import NotSeparableError, SettingError, TheorycheckError
-
-__version__ = "0.1.0"
+from theorycheck.version import __version__
 
 #: public name -> (module, attribute); imported on first access
 _LAZY: dict[str, tuple[str, str]] = {
@@ -32,11 +29,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "max_margin": ("theorycheck.api", "max_margin"),
     "describe": ("theorycheck.api", "describe"),
     "reproduce": ("theorycheck.api", "reproduce"),
-    "thresholds": ("theorycheck.claims.regimes", "thresholds"),
+    "thresholds": ("theorycheck.predict.regimes", "thresholds"),
     "heatmap": ("theorycheck.sweep.recipes", "heatmap"),
     "RunOptions": ("theorycheck.sweep.run", "RunOptions"),
     "SweepResult": ("theorycheck.sweep.result", "SweepResult"),
-    "verify": ("theorycheck.claims.runner", "verify"),
+    "verify": ("theorycheck.api", "verify"),
     "run_claim": ("theorycheck.claims.runner", "run_claim"),
     "prove": ("theorycheck.proofs._core", "prove"),
     "derive": ("theorycheck.derivation", "derive"),
@@ -69,28 +66,14 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
-class _Package(types.ModuleType):
-    """``theorycheck.solve`` is both the public function and the subpackage ``theorycheck/solve/``.
-    Importing a submodule binds it as an attribute of its parent; for the public names this
-    class keeps the function (the subpackage stays importable as ``theorycheck.solve.X``)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and name in _LAZY and _LAZY[name][1] is not None:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-
-
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from theorycheck import packs, vocabulary  # noqa: F401
-    from theorycheck.api import describe, max_margin, reproduce, solve  # noqa: F401
+    from theorycheck.api import describe, max_margin, reproduce, solve, verify  # noqa: F401
     from theorycheck.claims.claim import Claim, Outcome  # noqa: F401
-    from theorycheck.claims.regimes import thresholds  # noqa: F401
     from theorycheck.claims.registry import register_claim, unregister_claim  # noqa: F401
-    from theorycheck.claims.runner import run_claim, verify  # noqa: F401
+    from theorycheck.claims.runner import run_claim  # noqa: F401
     from theorycheck.derivation import derive  # noqa: F401
+    from theorycheck.predict.regimes import thresholds  # noqa: F401
     from theorycheck.proofs._core import prove  # noqa: F401
     from theorycheck.setting import Init, Setting  # noqa: F401
     from theorycheck.sweep.recipes import heatmap  # noqa: F401

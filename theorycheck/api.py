@@ -1,6 +1,6 @@
 """The public functions that have no other home: :func:`solve` (a trajectory),
-:func:`max_margin`, :func:`describe` (a setting's summary) and :func:`reproduce` (the paper's
-experiments). Each returns an object with ``as_dict()``, which is exactly what the matching
+:func:`max_margin`, :func:`describe` (a setting's summary), :func:`verify` (the claims of the
+installed packs and the user's) and :func:`reproduce` (the paper's experiments). Each returns an object with ``as_dict()``, which is exactly what the matching
 CLI command prints with ``--json``. Everything is exported from ``theorycheck`` (lazily)."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.report.record import Record
+from theorycheck.record import Record
 from theorycheck.setting import Setting, check_separable
 
 __all__ = ["DEFAULT_T_MAX", "MaxMarginResult", "ReproduceResult", "SettingSummary", "describe", "max_margin",
-           "reproduce", "solve"]
+           "reproduce", "solve", "verify"]
 
 #: default final time of :func:`solve`: rescaled (one example) and real (several examples)
 DEFAULT_T_MAX = {"rescaled": 50.0, "real": 1000.0}
@@ -52,13 +52,14 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
           progress: Callable[..., None] | None = None):
     """Integrate the setting's flow (or, with ``discrete=True``, run the discrete algorithm
     w ← w − η∇Lo(w + ε) for ``steps`` steps of size ``eta``) and return the
-    :class:`~theorycheck.solve.trajectory.Trajectory`: j†(t), its switches, collapse and
+    :class:`~theorycheck.solvers.trajectory.Trajectory`: j†(t), its switches, collapse and
     blow-up, and why it stopped. ``t_max`` defaults to 50 (rescaled τ, one example) or 1000
     (real t); ``method``: auto | scipy | mpmath | reduced; ``precision``: mpmath digits;
     ``time``: auto | rescaled | real. Budgets: ``max_steps``, ``max_seconds``.
     ``progress(t, t_max, steps)`` (flow) or ``progress(k, steps)`` (discrete) is called now
     and then. ``as_dict()`` of the result is what ``theorycheck trajectory --json`` prints."""
-    from theorycheck.solve.trajectory import Budget
+    from theorycheck.observe import attach
+    from theorycheck.solvers.trajectory import Budget
 
     setting = _setting(setting)
     max_seconds = _positive(max_seconds, "max_seconds")
@@ -70,22 +71,22 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
             raise TheorycheckError("--discrete runs float64 iterations: drop --precision/--method")
         if t_max is not None:
             raise TheorycheckError("--discrete runs K steps of size η (t = Kη): drop --t-max")
-        from theorycheck.solve.discrete import run as run_discrete
+        from theorycheck.solvers.discrete import run as run_discrete
 
         eta = _positive(eta, "eta")
         steps = _count(steps, "steps")
         traj = run_discrete(setting, eta=eta, steps=steps, max_seconds=max_seconds,
                             record_every=max(1, steps // 20000), progress=progress)
         traj.eta = eta
-        return traj
+        return attach(traj)
     if eta is not None or steps is not None:
         raise TheorycheckError("--eta/--steps apply to --discrete only")
-    from theorycheck.solve.integrate import solve as integrate
+    from theorycheck.solvers.integrate import solve as integrate
 
     time_kind = "rescaled" if setting.single and time != "real" else "real"
     t_max = _positive(t_max, "t_max") if t_max is not None else DEFAULT_T_MAX[time_kind]
-    return integrate(setting, t_max=t_max, method=method, precision=precision, time=time,
-                     budget=Budget(max_steps=max_steps, max_seconds=max_seconds), progress=progress)
+    return attach(integrate(setting, t_max=t_max, method=method, precision=precision, time=time,
+                            budget=Budget(max_steps=max_steps, max_seconds=max_seconds), progress=progress))
 
 
 # ---------------------------------------------------------------------------- max margin
@@ -98,7 +99,7 @@ class MaxMarginResult(Record):
 def max_margin(data, norm: int) -> MaxMarginResult:
     """The ℓ1 (LP) or ℓ2 (QP with an active-set certificate) max-margin classifier of separable
     data: ``data`` a :class:`Setting`, one example z (d,) or rows z_i = y_i x_i (n×d)."""
-    from theorycheck.solve.maxmargin import max_margin as solve_max_margin
+    from theorycheck.solvers.maxmargin import max_margin as solve_max_margin
 
     if norm not in (1, 2) or isinstance(norm, bool):
         raise TheorycheckError(f"norm = {norm!r}: choose 1 (ℓ1) or 2 (ℓ2)")
@@ -214,3 +215,23 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
     summary = numerics.write_summary(reports, out)
     return ReproduceResult({"out": str(out), "summary_file": str(summary),
                             "experiments": [r.to_dict() for r in reports]}, reports)
+
+
+# ---------------------------------------------------------------------------- verify
+def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = None, seed: int = 0,
+           profile: str = "fast", pack: str | None = None,
+           on_claim: Callable[..., None] | None = None,
+           progress: Callable[[str, int], None] | None = None):
+    """Run claims and give their verdicts (a :class:`~theorycheck.claims.runner.VerifyResult`).
+
+    ``claims``: keys or prefixes (``"C4"`` selects ``C4.*``; a comma-separated string is
+    split), default all of the pack's (``pack``, default every installed pack) and the user's
+    (:func:`theorycheck.register_claim`). ``examples``: drawn inputs per claim (default the
+    ``profile``'s: fast 12, thorough 100); ``seed``: hypothesis seed (the same inputs every
+    run). ``on_claim(i, n, claim)`` is called before each claim, ``progress(key, tried)``
+    after each input."""
+    from theorycheck import packs
+    from theorycheck.claims.runner import verify_claims
+
+    return verify_claims(packs.candidates(pack), claims, examples=examples, seed=seed, profile=profile,
+                         on_claim=on_claim, progress=progress)

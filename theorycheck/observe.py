@@ -20,7 +20,7 @@ import mpmath
 import numpy as np
 from scipy.optimize import brentq
 
-from theorycheck.solve.trajectory import Trajectory
+from theorycheck.solvers.trajectory import Trajectory
 from theorycheck.symbolic import compile as C
 
 __all__ = ["Switch", "IndexChain", "TIE_RTOL", "direction", "dominant_index", "next_index", "index_chain",
@@ -386,7 +386,7 @@ def report(traj: Trajectory) -> dict:
     """What ``theorycheck trajectory --json`` prints (keys documented in the README): the
     :func:`summary`, how it ran, the setting, and the angles between the final direction and
     the ℓ1 / ℓ2 max-margin solutions. :meth:`Trajectory.as_dict` returns this."""
-    from theorycheck.solve.maxmargin import angle_degrees, max_margin
+    from theorycheck.solvers.maxmargin import angle_degrees, max_margin
 
     setting = traj.setting
     out = summary(traj)
@@ -409,6 +409,13 @@ def report(traj: Trajectory) -> dict:
     for p in (1, 2):
         out[f"angle_l{p}_deg"] = angle_degrees(out["direction"], max_margin(setting.Z, p).beta)
     return out
+
+
+def attach(traj: Trajectory) -> Trajectory:
+    """Compute :func:`report` once and attach it to the trajectory (``traj.observed``), so that
+    ``traj.as_dict()`` returns it; returns ``traj``."""
+    traj.observed = report(traj)
+    return traj
 
 
 def exact_texts(traj: Trajectory) -> dict:

@@ -26,7 +26,7 @@ from theorycheck.errors import TheorycheckError
 _AUTHOR_API = {**dict.fromkeys(("Theorem", "Step", "Identity", "Fact", "StepResult", "verified", "refuted",
                                 "incomplete"), "theorycheck.proofs._core"),
                **dict.fromkeys(("Claim", "Outcome"), "theorycheck.claims.claim")}
-__all__ = ["Pack", "available", "get", "select", "select_claims", "ENTRY_POINT_GROUP", *_AUTHOR_API]
+__all__ = ["Pack", "available", "get", "candidates", "select", "select_claims", "ENTRY_POINT_GROUP", *_AUTHOR_API]
 
 
 def __getattr__(name: str):
@@ -165,6 +165,20 @@ def select(name: str | None) -> list[Pack]:
     if name in (None, "all"):
         return list(available().values())
     return [get(name)]
+
+
+def candidates(pack: str | None = None) -> list[tuple[str, Any]]:
+    """The claims ``verify`` chooses from, as (pack name, claim): every installed pack's
+    (``pack`` None or "all"), or one pack's, then the user's (pack name ``"user"``)."""
+    from theorycheck.claims.registry import user_claims
+
+    out: dict[str, tuple[str, Any]] = {}
+    for p in select(pack):
+        for c in p.claims():
+            out.setdefault(c.key, (p.name, c))
+    for c in user_claims():
+        out.setdefault(c.key, ("user", c))
+    return list(out.values())
 
 
 def select_claims(pack: str | None, prefixes=None) -> list[tuple[Pack, Any]]:

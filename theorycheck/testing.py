@@ -48,7 +48,7 @@ def pack_tests(pack: str | None = None, *, profile: str = "fast", examples: int 
 
     @pytest.mark.parametrize("claim", [c for _, c in pairs], ids=[c.key for _, c in pairs])
     def test_claim(claim, request):
-        from theorycheck.claims.claim import PROFILES, run_claim
+        from theorycheck.claims.runner import PROFILES, run_claim
 
         prof = request.config.getoption("--theorycheck-profile", default=None) or profile
         n = examples if examples is not None else PROFILES[prof]

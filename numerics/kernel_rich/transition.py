@@ -23,8 +23,8 @@ def problem():
 
 
 def compute(*, quick: bool = False) -> dict:
-    from theorycheck.solve.interpolate import argmin_Q, min_l1, min_l2
-    from theorycheck.solve.pm_flow import flow_pm
+    from theorycheck.solvers.interpolate import argmin_Q, min_l1, min_l2
+    from theorycheck.solvers.pm_flow import flow_pm
 
     X, y = problem()
     l1, l2 = min_l1(X, y), min_l2(X, y)

@@ -28,7 +28,7 @@ def problem() -> np.ndarray:
 
 
 def compute(*, quick: bool = False) -> dict:
-    from theorycheck.solve.lp_flow import aitken_limit, flow_margin, kkt_residual
+    from theorycheck.solvers.lp_flow import aitken_limit, flow_margin, kkt_residual
 
     Z = problem()
     rows = []

@@ -117,8 +117,8 @@ def theorems() -> list[Theorem]:
 # ------------------------------------------------------------------------------- predictions
 def predict(X, y, *, depth: int = 2, alpha: float = 1.0, **_ignored) -> dict:
     """The pack's predicted limit: argmin Q_α (``beta``), min-ℓ1 and min-ℓ2 interpolators."""
-    from theorycheck.solve.interpolate import argmin_Q, min_l1, min_l2
-    from theorycheck.solve.pm_flow import check_regression_data
+    from theorycheck.solvers.interpolate import argmin_Q, min_l1, min_l2
+    from theorycheck.solvers.pm_flow import check_regression_data
 
     X, y = check_regression_data(X, y)
     q = argmin_Q(X, y, depth=depth, alpha=alpha)
@@ -165,8 +165,8 @@ def _xy(x):
 
 
 def _check_limit(x) -> Outcome:
-    from theorycheck.solve.interpolate import argmin_Q
-    from theorycheck.solve.pm_flow import flow_pm, remaining_step
+    from theorycheck.solvers.interpolate import argmin_Q
+    from theorycheck.solvers.pm_flow import flow_pm, remaining_step
 
     X, y = _xy(x)
     D, alpha = x["depth"], 10.0 ** x["log10_alpha"]
@@ -193,7 +193,7 @@ LARGE = {2: (10.0, 100.0, 1000.0), 3: (3.0, 10.0, 30.0)}
 
 
 def _gaps(x, alphas, target):
-    from theorycheck.solve.interpolate import argmin_Q
+    from theorycheck.solvers.interpolate import argmin_Q
 
     X, y = _xy(x)
     out = []
@@ -221,7 +221,7 @@ def _limit_outcome(gaps, scale, extra):
 
 
 def _check_l1(x) -> Outcome:
-    from theorycheck.solve.interpolate import min_l1
+    from theorycheck.solvers.interpolate import min_l1
 
     X, y = _xy(x)
     l1 = min_l1(X, y)
@@ -232,7 +232,7 @@ def _check_l1(x) -> Outcome:
 
 def _check_l1_norm(x) -> Outcome:
     """‖β_α‖₁ → min ‖β‖₁ always; and β_α → β_ℓ1 when the ℓ1 minimiser is unique."""
-    from theorycheck.solve.interpolate import min_l1
+    from theorycheck.solvers.interpolate import min_l1
 
     X, y = _xy(x)
     l1 = min_l1(X, y)
@@ -249,7 +249,7 @@ def _check_l1_norm(x) -> Outcome:
 
 
 def _check_l2(x) -> Outcome:
-    from theorycheck.solve.interpolate import min_l2
+    from theorycheck.solvers.interpolate import min_l2
 
     X, y = _xy(x)
     l2 = min_l2(X, y)

@@ -71,7 +71,7 @@ def theorems() -> list[Theorem]:
 def predict(X, y, *, depth: int = 2, loss: str = "exponential", **_ignored) -> dict:
     """The global ℓ_{2/L} max margin over the reachable orthant (vertex enumeration) with its KKT
     residual, and (L = 2) the orthant and unrestricted ℓ1 max margins."""
-    from theorycheck.solve.lp_flow import kkt_residual, lp_vertex_solution, orthant_l1_max_margin
+    from theorycheck.solvers.lp_flow import kkt_residual, lp_vertex_solution, orthant_l1_max_margin
 
     X, y = np.atleast_2d(np.asarray(X, float)), np.asarray(y, float).ravel()
     if not np.all(np.isin(y, (-1.0, 1.0))):
@@ -117,7 +117,7 @@ def _describe(x) -> dict:
 
 
 def _usable(Z) -> bool:
-    from theorycheck.solve.lp_flow import orthant_l1_max_margin
+    from theorycheck.solvers.lp_flow import orthant_l1_max_margin
 
     try:
         orthant_l1_max_margin(Z)
@@ -145,7 +145,7 @@ def _trend(log_t, values, detail) -> Outcome:
     not known) has a − 3 s.e. > 1e-3 for every admissible p of both (:func:`power_limit`); and the
     sequence has stopped decreasing (its last step is within 3 of Aitken's error bars). Otherwise
     inconclusive: a sequence still falling is no evidence of a nonzero limit."""
-    from theorycheck.solve.lp_flow import aitken_limit, power_limit
+    from theorycheck.solvers.lp_flow import aitken_limit, power_limit
 
     a, se = aitken_limit(values)
     fits = {"log_t": power_limit(log_t, values), "log_log_t": power_limit(np.log(log_t), values)}
@@ -165,7 +165,7 @@ def _trend(log_t, values, detail) -> Outcome:
 
 
 def _flow(x, checkpoints=CHECKPOINTS):
-    from theorycheck.solve.lp_flow import flow_margin
+    from theorycheck.solvers.lp_flow import flow_margin
 
     return flow_margin(_Z(x), depth=x["depth"], loss=x["loss"], alpha=x.get("alpha", 1.0), checkpoints=checkpoints,
                        max_seconds=float("inf"), max_evaluations=MAX_EVALUATIONS)
@@ -191,7 +191,7 @@ def _followed(x, residuals, detail) -> Outcome:
 
 
 def _check_kkt(x, orthant: bool = False) -> Outcome:
-    from theorycheck.solve.lp_flow import kkt_residual
+    from theorycheck.solvers.lp_flow import kkt_residual
 
     Z = _Z(x)
     if not _usable(Z):
@@ -208,7 +208,7 @@ def _check_kkt(x, orthant: bool = False) -> Outcome:
 
 
 def _check_l1(x) -> Outcome:
-    from theorycheck.solve.lp_flow import kkt_residual, orthant_l1_max_margin
+    from theorycheck.solvers.lp_flow import kkt_residual, orthant_l1_max_margin
 
     Z = _Z(x)
     if not _usable(Z):

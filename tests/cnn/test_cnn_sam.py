@@ -58,7 +58,7 @@ def test_one_step_equals_symbolic_iteration(optimizer, L):
     expected = W0 + eta * _symbolic_flow(L, d, n, optimizer)(W0, Z, rho)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
     # the same step through the trajectory code's discrete iteration (theorycheck.discrete)
-    from theorycheck.solve.discrete import sam_step
+    from theorycheck.solvers.discrete import sam_step
 
     np.testing.assert_allclose(got, sam_step(W0, Z, optimizer=optimizer, rho=rho, eta=eta), rtol=0, atol=1e-12)
     assert float(loss0.detach()) == pytest.approx(float(DiagonalNet(W0).loss(Zt).detach()), abs=1e-15)

@@ -25,7 +25,7 @@ import numpy as np
 
 from theorycheck.batched.ops import NumpyOps
 from theorycheck.errors import TheorycheckError
-from theorycheck.solve.guards import scaled_norm
+from theorycheck.solvers.guards import scaled_norm
 from theorycheck.status import BLOWUP, COLLAPSE, CRITICAL_POINT, NO_COLLAPSE
 from theorycheck.symbolic import compile as C
 

@@ -113,18 +113,3 @@ class Verdict:
         d["seconds"] = round(self.seconds, 3)
         d["refined"] = self.refined.to_dict() if self.refined else None
         return d
-
-
-#: names that lived here before the runner and the registry got their own modules
-_MOVED = {"REGISTRY": "registry", "register": "registry", "select": "registry", "run_claim": "runner",
-          "PROFILES": "runner", "MAX_INCONCLUSIVE_SHOWN": "runner"}
-
-
-def __getattr__(name: str):
-    """Code written against the earlier layout (``from theorycheck.claims.claim import
-    run_claim``) still finds the names; new code imports them from their modules."""
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(f"theorycheck.claims.{_MOVED[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,9 +1,8 @@
-"""Which claims exist: the registry, explicit registration and selection by key.
+"""The user's claims (explicit registration) and selection of claims by key.
 
-A pack's ``proofs`` register its claims with :func:`register` when the pack is asked for
-them (:meth:`theorycheck.packs.Pack.claims`); a user registers a claim of their own with
-:func:`register_claim` (exported as ``theorycheck.register_claim``). Nothing has to be
-imported for its side effects: :func:`candidates` loads the pack it is asked about.
+A pack's claims are not registered: its manifest lists them (:meth:`theorycheck.packs.Pack.claims`;
+:func:`theorycheck.packs.candidates` puts a pack's and the user's together). A user registers a
+claim of their own with :func:`register_claim` (exported as ``theorycheck.register_claim``).
 """
 
 from __future__ import annotations
@@ -13,10 +12,10 @@ from collections.abc import Sequence
 from theorycheck.claims.claim import Claim
 from theorycheck.errors import TheorycheckError
 
-__all__ = ["REGISTRY", "UnknownClaimError", "candidates", "pack_of", "register", "register_claim", "select",
+__all__ = ["REGISTRY", "UnknownClaimError", "pack_of", "register", "register_claim", "select",
            "unregister_claim", "user_claims"]
 
-#: every registered claim by key (a pack's and the user's)
+#: every registered claim by key (the user's: a pack's claims are listed by its manifest)
 REGISTRY: dict[str, Claim] = {}
 #: keys registered by the user (register_claim), in registration order
 _USER: list[str] = []
@@ -67,20 +66,6 @@ def user_claims() -> list[Claim]:
     return [REGISTRY[k] for k in _USER]
 
 
-def candidates(pack: str | None = None) -> list[tuple[str, Claim]]:
-    """The claims ``verify`` chooses from, as (pack name, claim): every installed pack's
-    (``pack`` None or "all"), or one pack's, then the user's (pack name ``"user"``)."""
-    from theorycheck import packs
-
-    out: dict[str, tuple[str, Claim]] = {}
-    for p in packs.select(pack):
-        for c in p.claims():
-            out.setdefault(c.key, (p.name, c))
-    for c in user_claims():
-        out.setdefault(c.key, ("user", c))
-    return list(out.values())
-
-
 def pack_of(pairs: Sequence[tuple[str, Claim]]) -> dict[str, str]:
     """Claim key (refined claims included) → the pack it belongs to."""
     out: dict[str, str] = {}
@@ -92,7 +77,7 @@ def pack_of(pairs: Sequence[tuple[str, Claim]]) -> dict[str, str]:
 
 
 def select(prefixes: Sequence[str] | None, claims: Sequence[Claim] | None = None) -> list[Claim]:
-    """Claims (of ``claims``, default every registered one) whose key equals a prefix or starts
+    """Claims (of ``claims``, default the user's registered ones) whose key equals a prefix or starts
     with ``prefix.`` (``C4`` selects ``C4.*``); a refined claim is selected alone when named
     exactly. Raises :class:`UnknownClaimError` naming the first prefix that matches nothing."""
     pool = list(REGISTRY.values()) if claims is None else list(claims)

@@ -1,6 +1,6 @@
 """Running claims: :func:`run_claim` checks one claim on its pinned inputs and on inputs
-drawn by hypothesis and gives a :class:`~theorycheck.claims.claim.Verdict`; :func:`verify`
-runs a selection of claims (a pack's and the user's) and gives a :class:`VerifyResult`
+drawn by hypothesis and gives a :class:`~theorycheck.claims.claim.Verdict`; :func:`verify_claims`
+runs a selection of claims (a pack's and the user's: :func:`theorycheck.api.verify` chooses them) and gives a :class:`VerifyResult`
 whose :meth:`~VerifyResult.as_dict` is what ``theorycheck verify --json`` writes."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, Claim, Outcome, Verdict
 from theorycheck.errors import TheorycheckError
-from theorycheck.report.json import to_plain
+from theorycheck.jsonio import to_plain
 
-__all__ = ["PROFILES", "VerifyResult", "run_claim", "verify"]
+__all__ = ["PROFILES", "VerifyResult", "run_claim", "verify_claims"]
 
 #: examples per claim for each profile of ``theorycheck verify``
 PROFILES: dict[str, int] = {"fast": 12, "thorough": 100}
@@ -196,19 +196,19 @@ class VerifyResult:
                 "failed": self.failed, "packs": sorted({self.packs[v.key] for v in self.verdicts if v.key in self.packs})}
 
 
-def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = None, seed: int = 0,
-           profile: str = "fast", pack: str | None = None,
-           on_claim: Callable[[int, int, Claim], None] | None = None,
-           progress: Callable[[str, int], None] | None = None) -> VerifyResult:
-    """Run claims and give their verdicts.
+def verify_claims(pairs: Sequence[tuple[str, Claim]], claims: Sequence[str] | str | None = None, *,
+                  examples: int | None = None, seed: int = 0, profile: str = "fast",
+                  on_claim: Callable[[int, int, Claim], None] | None = None,
+                  progress: Callable[[str, int], None] | None = None) -> VerifyResult:
+    """Run a selection of claims and give their verdicts.
 
+    ``pairs``: the claims to choose from, as (pack name, claim) (:func:`theorycheck.packs.candidates`);
     ``claims``: keys or prefixes (``"C4"`` selects ``C4.*``; a comma-separated string is
-    split), default all of the pack's (``pack``, default every installed pack) and the user's
-    (:func:`theorycheck.register_claim`). ``examples``: drawn inputs per claim (default the
+    split), default all of ``pairs``. ``examples``: drawn inputs per claim (default the
     ``profile``'s: fast 12, thorough 100); ``seed``: hypothesis seed (the same inputs every
     run). ``on_claim(i, n, claim)`` is called before each claim, ``progress(key, tried)``
     after each input."""
-    from theorycheck.claims.registry import candidates, pack_of, select
+    from theorycheck.claims.registry import pack_of, select
 
     if profile not in PROFILES:
         raise TheorycheckError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
@@ -217,7 +217,7 @@ def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = 
     n_examples = int(examples) if examples is not None else PROFILES[profile]
     if isinstance(claims, str):
         claims = [p.strip() for p in claims.split(",") if p.strip()]
-    pairs = candidates(pack)
+    pairs = list(pairs)
     try:
         chosen = select(list(claims) if claims else None, [c for _, c in pairs])
     except KeyError as exc:

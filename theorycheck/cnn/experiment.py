@@ -36,7 +36,7 @@ from theorycheck.cnn.gradcam import UPSAMPLING, Fields, gradcam, receptive_field
 from theorycheck.cnn.models import SmallCNN, parameter_norm
 from theorycheck.cnn.sam import SAM
 from theorycheck.errors import TheorycheckError
-from theorycheck.report.record import Record
+from theorycheck.record import Record
 from theorycheck.symbolic.model import OPTIMIZERS
 
 __all__ = ["Config", "quick_config", "run_experiment", "STALL_FRACTION"]
@@ -478,8 +478,8 @@ def cnn(cfg: Config, out: str | Path, *, log: Callable[[str], None] = _stderr) -
     """Run the E2 experiment (:func:`run_experiment`), draw its figures in ``out``
     (``gradcam_grid.png``, ``curves.png``) and write ``out/results.json``."""
     from theorycheck.cnn import figures
+    from theorycheck.jsonio import emit
     from theorycheck.outputs import make_parent, output_folder
-    from theorycheck.report.json import emit
 
     out = output_folder(out, "out")
     make_parent(out / "results.json", "out")

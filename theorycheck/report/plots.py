@@ -19,7 +19,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from theorycheck.errors import TheorycheckError  # noqa: E402
 from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
 from theorycheck.outputs import FIGURE_SUFFIXES, make_parent, output_file  # noqa: E402
-from theorycheck.solve.trajectory import Trajectory  # noqa: E402
+from theorycheck.solvers.trajectory import Trajectory  # noqa: E402
 
 
 def _samples(traj: Trajectory, n: int = 400, log: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -243,7 +243,7 @@ def data_label(data, n: int, max_entries: int = 6) -> str:
 
 def _alpha_c_for_figure(z: np.ndarray, rho: float) -> float | None:
     """α_c to plotting accuracy (8 certified digits) within 30 s; None when not certified."""
-    from theorycheck.claims import thresholds as th
+    from theorycheck.predict import thresholds as th
 
     try:
         return th.collapse_threshold(z, rho, digits=8, max_seconds=30.0).value

@@ -55,7 +55,7 @@ def heatmap(Z, *, optimizer: str, rho: float, alphas, times, depth: int = 2, los
 
 def _closed_form_thresholds(Z: np.ndarray, rho: float) -> dict | None:
     """C5's closed-form boundaries of one example (ℓ2-SAM, L = 2), or None where undefined."""
-    from theorycheck.claims import thresholds as th
+    from theorycheck.predict import thresholds as th
 
     if Z.shape[0] != 1 or not np.any(Z[0] > 0):
         return None
@@ -84,7 +84,7 @@ def regime_map(z, *, alphas, rhos, times, opts: RunOptions | None = None, backen
     and the computed collapse threshold α_c(ρ) (batched bisection, :func:`collapse_threshold`).
     Arrays: ``regime`` (R, A), ``alpha`` (A,), ``rho`` (R,), ``alpha_all_shrink`` (R,),
     ``alpha_gd_like`` (R,), ``alpha_c`` (R,), ``alpha_c_bracket`` (R, 2), ``collapse_time`` (R, A)."""
-    from theorycheck.claims import thresholds as th
+    from theorycheck.predict import thresholds as th
 
     z = np.asarray(z, dtype=float).reshape(-1)
     alphas = np.asarray(alphas, float).reshape(-1)

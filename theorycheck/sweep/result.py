@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.jsonio import to_plain
 from theorycheck.outputs import make_parent, output_prefix
-from theorycheck.report.json import to_plain
 
 
 def versions(array_backend: str = "numpy") -> dict:
@@ -21,7 +21,7 @@ def versions(array_backend: str = "numpy") -> dict:
     import scipy
     import sympy
 
-    from theorycheck import __version__
+    from theorycheck.version import __version__
 
     v = {"theorycheck": __version__, "python": platform.python_version(), "numpy": np.__version__,
          "scipy": scipy.__version__, "sympy": sympy.__version__, "platform": platform.platform()}

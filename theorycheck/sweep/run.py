@@ -33,7 +33,7 @@ from theorycheck.batched import engine as bt
 from theorycheck.batched import ops as bops
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import TheorycheckError
-from theorycheck.report.progress import Progress
+from theorycheck.progress import Progress
 
 BACKENDS = ("serial", "processes", "dask")
 METHODS = ("auto", "reduced", "balanced", "multi")
@@ -271,7 +271,7 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
     "bracket" (R, 2, certified: the lower end collapses, the upper end grows), "status" (R,)
     1 = certified, 0 = inconclusive, "meta"}. ``opts``, ``iterations``, ``tau_budget``,
     ``backend``, ``workers``, ``scheduler`` are accepted for compatibility and unused."""
-    from theorycheck.claims import thresholds as th
+    from theorycheck.predict import thresholds as th
 
     z = np.asarray(z, float).reshape(-1)
     rhos = np.asarray(rhos, float).reshape(-1)
@@ -288,24 +288,6 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
         lo = hi = unit = float("nan")
     return {"alpha_c": rhos * unit, "bracket": np.stack([rhos * lo, rhos * hi], axis=1),
             "status": np.full(rhos.size, 1 if ok else 0, dtype=np.int8),
-            "meta": {"method": "rho * alpha_c(z, 1) from claims.thresholds.collapse_threshold", "digits": digits,
+            "meta": {"method": "rho * alpha_c(z, 1) from predict.thresholds.collapse_threshold", "digits": digits,
                      "alpha_c_unit_text": t.value_text, "note": t.note,
                      "certificates": "collapse: N < rho z_min; none: N >= rho z_max (THEORY.md C5)"}}
-
-
-#: names that lived here before sweep/ got result.py, grid.py, recipes.py (and cli/arguments.py)
-_MOVED = {"SweepResult": "theorycheck.sweep.result", "versions": "theorycheck.sweep.result",
-          "time_grid": "theorycheck.sweep.grid", "visits": "theorycheck.sweep.grid",
-          "heatmap": "theorycheck.sweep.recipes", "regime_map": "theorycheck.sweep.recipes",
-          "depth_sweep": "theorycheck.sweep.recipes", "seed_sweep": "theorycheck.sweep.recipes",
-          "classify_regimes": "theorycheck.sweep.recipes", "parse_range": "theorycheck.cli.arguments"}
-
-
-def __getattr__(name: str):
-    """Code written against the earlier layout (``from theorycheck.sweep import run as S;
-    S.heatmap``) still finds the names; new code imports ``theorycheck.sweep``."""
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

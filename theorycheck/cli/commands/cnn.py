@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
     require_torch()
     from theorycheck.cnn.experiment import cnn
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
 
     res = cnn(config_from_args(args), args.out)
     if args.json:

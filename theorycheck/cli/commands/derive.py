@@ -28,7 +28,7 @@ def _stderr_progress(enabled: bool):
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.derivation import derive
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
 
     progress = _stderr_progress(args.progress if args.progress is not None else sys.stderr.isatty())
     res = derive(args.depth, args.optimizer, balanced=args.balanced, dim=args.dim, loss=args.loss,

@@ -20,8 +20,8 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from theorycheck.cli import checks
+    from theorycheck.jsonio import emit
     from theorycheck.report import plots
-    from theorycheck.report.json import emit
     from theorycheck.sweep.grid import time_grid, visits
     from theorycheck.sweep.recipes import heatmap
 

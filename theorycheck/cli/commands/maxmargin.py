@@ -8,7 +8,7 @@ import argparse
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.api import max_margin
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
     from theorycheck.setting import Setting
 
     s = Setting.from_z(args.z) if args.z is not None else Setting.from_csv(args.data)

@@ -11,7 +11,7 @@ def run(args: argparse.Namespace) -> int:
 
     rows = list_packs()
     if args.json:
-        from theorycheck.report.json import emit
+        from theorycheck.jsonio import emit
 
         emit(rows.as_dict())
         return 0

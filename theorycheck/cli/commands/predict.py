@@ -19,8 +19,8 @@ def _data(args):
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.errors import TheorycheckError
+    from theorycheck.jsonio import emit
     from theorycheck.packs import predict
-    from theorycheck.report.json import emit
 
     if args.depth < 1:
         raise TheorycheckError("--depth must be ≥ 1")

@@ -12,8 +12,8 @@ LEGEND = ("✓ verified symbolically   ≈ verified numerically only (sympy coul
 
 
 def run(args: argparse.Namespace) -> int:
+    from theorycheck.jsonio import emit
     from theorycheck.proofs._core import MARKS, prove
-    from theorycheck.report.json import emit
     from theorycheck.vocabulary import counted
 
     def announce(theorem) -> None:  # progress on stderr: the whole run takes tens of seconds

@@ -11,7 +11,7 @@ from theorycheck.cli.arguments import add_run_arguments, backend_of
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.api import reproduce
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
 
     if args.list:
         import importlib

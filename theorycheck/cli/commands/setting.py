@@ -12,7 +12,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from theorycheck.api import describe
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
 
     s = setting_from_args(args)
     info = describe(s)

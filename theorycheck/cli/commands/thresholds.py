@@ -12,8 +12,8 @@ from theorycheck.errors import TheorycheckError
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from theorycheck.claims.regimes import thresholds, thresholds_data
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
+    from theorycheck.predict.regimes import thresholds, thresholds_data
     from theorycheck.setting import parse_floats
     from theorycheck.vocabulary import counted
 

@@ -24,9 +24,9 @@ def _run_pm(args: argparse.Namespace) -> int:
     """The signed parametrisation β = w₊^D − w₋^D with the squared loss (gradient flow only)."""
     import numpy as np
 
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
     from theorycheck.setting import parse_floats, read_csv
-    from theorycheck.solve.pm_flow import flow_pm
+    from theorycheck.solvers.pm_flow import flow_pm
 
     if args.param != "pm" or args.loss != "squared":
         raise TheorycheckError("the squared loss goes with --param pm (and --param pm with --loss squared)")
@@ -97,7 +97,7 @@ def print_summary(res: dict) -> None:
 def run(args: argparse.Namespace) -> int:
     from theorycheck.api import solve
     from theorycheck.cli.checks import FIGURE_SUFFIXES, check_output_file
-    from theorycheck.report.json import emit
+    from theorycheck.jsonio import emit
 
     check_output_file(args.plot, "--plot", suffixes=FIGURE_SUFFIXES)
     if args.param == "pm" or args.loss == "squared":

@@ -20,9 +20,9 @@ def _rows(v, depth=0):
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck.claims.registry import candidates
-    from theorycheck.claims.runner import verify
-    from theorycheck.report.json import emit
+    from theorycheck.api import verify
+    from theorycheck.jsonio import emit
+    from theorycheck.packs import candidates
 
     if args.list:
         for pack, c in candidates(args.pack):

@@ -35,7 +35,7 @@ def _inputs(draw):
 
 
 def _check(x):
-    from theorycheck.solve.pm_flow import flow_pm
+    from theorycheck.solvers.pm_flow import flow_pm
 
     X, y = np.array(x["X"]), np.array(x["y"])
     res = flow_pm(X, y, depth=2, alpha=x["alpha"], max_seconds=20)

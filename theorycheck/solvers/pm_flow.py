@@ -93,7 +93,7 @@ def mirror_theta(beta: np.ndarray, D: int, alpha: float, wp: np.ndarray | None =
             return np.log(wm / wp)
         # w^(2−D) = α^(2−D)(1 ∓ θ)  ⇒  θ = (w₋^(2−D) − w₊^(2−D)) / (2 α^(2−D))
         return (wm ** (2.0 - D) - wp ** (2.0 - D)) / (2.0 * alpha ** (2.0 - D))
-    from theorycheck.solve.interpolate import h_inverse
+    from theorycheck.solvers.interpolate import h_inverse
 
     return h_inverse(np.asarray(beta) / alpha**D, D)[0]
 

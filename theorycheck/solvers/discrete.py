@@ -18,7 +18,7 @@ from scipy.special import logsumexp
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
-from theorycheck.solve.trajectory import Trajectory
+from theorycheck.solvers.trajectory import Trajectory
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic.model import LOSSES, OPTIMIZERS

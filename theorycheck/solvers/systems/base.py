@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from theorycheck.solve.steppers import FloatBackend, MpBackend
+from theorycheck.solvers.steppers import FloatBackend, MpBackend
 from theorycheck.status import Status
 
 Backend = FloatBackend | MpBackend

@@ -264,8 +264,8 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
     (ℓ2-SAM, L = 2, one example, z > 0). The horizon doubles from ``t_max`` (default
     10/z_min) until a certificate or until ``max_seconds`` is spent."""
     from theorycheck.setting import Setting
-    from theorycheck.solve.integrate import solve
-    from theorycheck.solve.trajectory import Budget
+    from theorycheck.solvers.integrate import solve
+    from theorycheck.solvers.trajectory import Budget
 
     z = np.asarray(z, float)
     if np.any(z <= 0):
@@ -307,14 +307,14 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
 def collapse_threshold(z, rho: float, *, digits: int = 12, max_seconds: float = 600.0,
                        progress: bool | None = None) -> Threshold:
     """α_c: trajectories collapse for α < α_c and do not for α > α_c (ℓ2-SAM, L = 2, one
-    example, z > 0), with ``digits`` certified significant digits (:mod:`theorycheck.claims.collapse`:
+    example, z > 0), with ``digits`` certified significant digits (:mod:`theorycheck.predict.collapse`:
     Taylor integration of C4's reduced ODE, root of the saddle's unstable coordinate, both
     sides certified). ``value`` is None (inconclusive, with ``note`` saying why) when a
     certificate could not be completed; a budget never changes a certified value.
     ``value_text`` carries every certified digit. All entries of z equal: α_c =
     alpha_all_shrink exactly (closed form)."""
-    from theorycheck.claims import collapse as col
-    from theorycheck.report.progress import Progress
+    from theorycheck.predict import collapse as col
+    from theorycheck.progress import Progress
 
     z = _positive_z(z)
     if np.any(z <= 0):

@@ -5,7 +5,7 @@ every rate stays ≥ 0). For several examples the rate of coordinate j is
 −Ĝ_j (1 − ρ G_j/S) (G = ∂Lo/∂β at the point, Ĝ at the perturbed point, S = ‖∇Lo‖): its sign
 mixes two gradients whose examples' weights change with the margins, and no persisting
 condition is known. So α_c(Z) is found by bisection in ln α on the outcome of full
-integrations (:func:`theorycheck.solve.integrate.solve`, real time): a side is "collapses"
+integrations (:func:`theorycheck.solvers.integrate.solve`, real time): a side is "collapses"
 when the integrator's collapse event fired (β → 0 in finite time), "trains" when at t_max
 every margin is positive and the loss fell below half its initial value, and otherwise
 undecided. The answer is reported with that evidence and says that it is not certified.
@@ -23,8 +23,8 @@ from theorycheck.errors import TheorycheckError
 
 def _outcome(setting_kw: dict, alpha: float, t_max: float, seconds: float) -> dict:
     from theorycheck.setting import Setting
-    from theorycheck.solve.integrate import solve
-    from theorycheck.solve.trajectory import Budget
+    from theorycheck.solvers.integrate import solve
+    from theorycheck.solvers.trajectory import Budget
 
     s = Setting(setting_kw["X"], setting_kw["y"], depth=2, optimizer="sam-l2", rho=setting_kw["rho"], alpha=alpha)
     tr = solve(s, t_max=t_max, budget=Budget(max_seconds=seconds))
@@ -52,7 +52,7 @@ def collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float 
     geometric scan of α and narrowed by bisection to ``rel_tol``; see the module docstring for
     what each side rests on (evidence, not a certificate). ``progress``: a bar on stderr (None:
     when stderr is a terminal) — the scan is the first half, the bisection the second."""
-    from theorycheck.report.progress import Progress
+    from theorycheck.progress import Progress
 
     with Progress("alpha_c(Z): integrations", progress) as bar:
         return _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar)
@@ -103,7 +103,7 @@ def _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar
         else:
             stopped = f"undecided at α = {mid!r} ({r['stopped_because']})"
             break
-    from theorycheck.claims.collapse import _certified_digits
+    from theorycheck.predict.collapse import _certified_digits
 
     width = hi["alpha"] / lo["alpha"] - 1
     digits, text = _certified_digits(lo["alpha"], hi["alpha"], 17)

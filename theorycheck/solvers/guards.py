@@ -3,7 +3,7 @@ evaluation (a single scipy step may evaluate the field many times while it shrin
 step), and the internal clock of a stepper is kept inside the float64 range.
 
 :class:`FieldBudget` wraps a right-hand side; when a budget runs out during a step it
-raises :class:`BudgetExhausted`, which :func:`theorycheck.solve.integrate.solve` turns
+raises :class:`BudgetExhausted`, which :func:`theorycheck.solvers.integrate.solve` turns
 into the trajectory's ``stopped_because`` (the step in progress is dropped; the stored
 states are the accepted ones).
 """

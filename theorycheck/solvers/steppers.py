@@ -21,7 +21,7 @@ from scipy.integrate import DOP853
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from theorycheck.solve.guards import time_scale_bounds
+from theorycheck.solvers.guards import time_scale_bounds
 
 
 # ---------------------------------------------------------------------------- backends

@@ -10,7 +10,7 @@ from typing import Any
 class Record:
     """Named values in a fixed order. ``r.key`` and ``r["key"]`` read a value; ``"key" in r``
     asks whether it is there; :meth:`as_dict` returns a copy of all of them (the JSON object
-    of the CLI, before :func:`theorycheck.report.json.to_plain`)."""
+    of the CLI, before :func:`theorycheck.jsonio.to_plain`)."""
 
     __slots__ = ("_values",)
 

@@ -16,8 +16,8 @@ All numbers go through a backend (float64 or mpmath) and every formula through
 :mod:`theorycheck.symbolic.compile`. ``observe(t, y)`` maps a state to (ln|β|, sign β) as floats.
 """
 
-from theorycheck.solve.systems.balanced_l2 import BalancedL2System
-from theorycheck.solve.systems.base import (
+from theorycheck.solvers.systems.balanced_l2 import BalancedL2System
+from theorycheck.solvers.systems.base import (
     Backend,
     EventAction,
     EventFn,
@@ -25,9 +25,9 @@ from theorycheck.solve.systems.base import (
     Thresholds,
     extrapolate_singularity,
 )
-from theorycheck.solve.systems.branch import BranchSystem
-from theorycheck.solve.systems.layers import LayersSystem
-from theorycheck.solve.systems.reduced_l2 import ReducedL2System
+from theorycheck.solvers.systems.branch import BranchSystem
+from theorycheck.solvers.systems.layers import LayersSystem
+from theorycheck.solvers.systems.reduced_l2 import ReducedL2System
 
 __all__ = ["Backend", "BalancedL2System", "BranchSystem", "EventAction", "EventFn", "FlowSystem", "LayersSystem",
            "ReducedL2System", "Thresholds", "extrapolate_singularity"]

@@ -7,8 +7,8 @@ import math
 import mpmath
 import numpy as np
 
-from theorycheck.solve.steppers import FloatBackend, MpBackend, log_abs_and_sign
-from theorycheck.solve.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _sgn
+from theorycheck.solvers.steppers import FloatBackend, MpBackend, log_abs_and_sign
+from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _sgn
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from theorycheck.solve.steppers import MpBackend
-from theorycheck.solve.systems.balanced_l2 import BalancedL2System
-from theorycheck.solve.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot
+from theorycheck.solvers.steppers import MpBackend
+from theorycheck.solvers.systems.balanced_l2 import BalancedL2System
+from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 

@@ -10,6 +10,7 @@ that reproduces the integrator's own interpolant (scipy) or re-integrates one st
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,6 +83,9 @@ class Trajectory:
     message: str = ""
     system: str = ""
     eta: float | None = None  # the step size of a discrete run (method "discrete")
+    #: the observed quantities (:func:`theorycheck.observe.report`), attached by the stage that
+    #: observes the run (:func:`theorycheck.observe.attach`; ``theorycheck.solve`` does it)
+    observed: dict | None = field(default=None, repr=False)
     _steps: list[_Step] = field(default_factory=list, repr=False)
     #: mpmath runs (``precision`` set): the same times, log|β| (where the system provides them:
     #: the balanced ℓ2-SAM and reduced systems) and singular times unrounded, as mpmath numbers
@@ -100,16 +104,21 @@ class Trajectory:
 
     # ------------------------------------------------------------------ basic views
     def as_dict(self) -> dict:
-        """What ``theorycheck trajectory --json`` prints: :func:`theorycheck.observe.report`."""
-        from theorycheck.observe import report
+        """What ``theorycheck trajectory --json`` prints: the observed quantities attached by
+        :func:`theorycheck.observe.attach` (``theorycheck.solve`` attaches them). A trajectory is
+        data: it does not observe itself."""
+        if self.observed is None:
+            raise TheorycheckError("this trajectory has not been observed yet: theorycheck.observe.attach(trajectory) "
+                                   "computes what as_dict() returns (theorycheck.solve does it)")
+        return copy.deepcopy(self.observed)
 
-        return report(self)
-
-    def _repr_markdown_(self) -> str:
+    def _repr_markdown_(self) -> str | None:
         """A notebook's view: the setting, why the run ended, j† with each switch and its time,
         the end state (the same numbers as :meth:`as_dict`)."""
         from theorycheck.markdown import number, table
 
+        if self.observed is None:  # nothing observed yet: the notebook shows the plain repr
+            return None
         d = self.as_dict()
         sym = "τ" if d["time_kind"] == "rescaled" else "t"
         path = " → ".join([str(d["initial_index"])] + [f"{w['to']} ({sym} = {number(w['time'])})"

@@ -18,7 +18,7 @@ Derived here (and checked by ``theorycheck prove``, proofs/depth.py):
   They are the certificates of the collapse threshold α_c(L) for even L (for L = 2 they are
   C5's N < ρ z_min and N ≥ ρ z_max).
 - The interior equilibrium u* (û_j = 0 for all j): u*_j^{L−2} = N*/(ρ z_j), one point for
-  L ≥ 3 (L = 2 has none: its boundary is the saddle at the z_min face, see claims/collapse.py).
+  L ≥ 3 (L = 2 has none: its boundary is the saddle at the z_min face, see predict/collapse.py).
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_sec
             lo_f = decided
         else:
             hi_f = decided
-    from theorycheck.claims.collapse import _certified_digits
+    from theorycheck.predict.collapse import _certified_digits
 
     width = hi_f.alpha / lo_f.alpha - 1
     digits, text = _certified_digits(lo_f.alpha, hi_f.alpha, 17)
@@ -253,8 +253,8 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_sec
 def _odd_evidence(u: np.ndarray, rho: float, L: int, a_grow: float) -> list[dict]:
     """The fate of the full balanced flow (solve.integrate) at α = a_grow/4 and a_grow/16."""
     from theorycheck.setting import Setting
-    from theorycheck.solve.integrate import solve
-    from theorycheck.solve.trajectory import Budget
+    from theorycheck.solvers.integrate import solve
+    from theorycheck.solvers.trajectory import Budget
 
     out = []
     for a in (a_grow / 4, a_grow / 16):

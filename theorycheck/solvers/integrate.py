@@ -3,11 +3,11 @@
 One entry point, :func:`solve`, returns a :class:`~theorycheck.trajectory.Trajectory` that
 says why it stopped (``stopped_because``) instead of raising from inside the solver.
 
-- what to solve: a system of :mod:`theorycheck.solve.systems`, chosen from the setting (one
+- what to solve: a system of :mod:`theorycheck.solvers.systems`, chosen from the setting (one
   example → rescaled time τ; several → real time t; balanced → log coordinates);
 - how: float64 (scipy's DOP853, the 8th-order method of ``solve_ivp``, driven one step at
   a time so that budgets, events and progress are ours) or mpmath at ``precision`` digits
-  (Gragg–Bulirsch–Stoer, :mod:`theorycheck.solve.steppers`);
+  (Gragg–Bulirsch–Stoer, :mod:`theorycheck.solvers.steppers`);
 - events: collapse, blow-up, ℓ∞ switching (cross / slide / leave), each located by root
   finding on the step's dense output; a hybrid system restarts after each (simultaneous
   events, as at ties, are handled together). A segment's clock may be the arc length s
@@ -26,9 +26,9 @@ import numpy as np
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
-from theorycheck.solve.guards import BudgetExhausted, FieldBudget
-from theorycheck.solve.steppers import FloatBackend, GBSStepper, MpBackend, ScipyStepper, StepFailed, find_root
-from theorycheck.solve.systems import (
+from theorycheck.solvers.guards import BudgetExhausted, FieldBudget
+from theorycheck.solvers.steppers import FloatBackend, GBSStepper, MpBackend, ScipyStepper, StepFailed, find_root
+from theorycheck.solvers.systems import (
     BalancedL2System,
     BranchSystem,
     FlowSystem,
@@ -37,7 +37,7 @@ from theorycheck.solve.systems import (
     Thresholds,
     extrapolate_singularity,
 )
-from theorycheck.solve.trajectory import Budget, Event, Trajectory, _Step
+from theorycheck.solvers.trajectory import Budget, Event, Trajectory, _Step
 from theorycheck.status import Status
 
 __all__ = ["solve", "choose_system", "METHODS", "Budget", "Trajectory"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorycheck.claims import thresholds as th
 from theorycheck.errors import TheorycheckError
-from theorycheck.report.record import Record
+from theorycheck.predict import thresholds as th
+from theorycheck.record import Record
 from theorycheck.setting import Setting, parse_floats
 
 __all__ = ["REGIMES", "ThresholdsResult", "thresholds", "thresholds_data"]
@@ -79,7 +79,7 @@ def _trajectory_facts(setting: Setting, t_max: float) -> dict:
     that it never overwrites the thresholds' ``initial_index`` (derived from the initial rates,
     ties broken at second order and among equal z_j by the smallest index)."""
     from theorycheck.observe import summary
-    from theorycheck.solve.integrate import solve
+    from theorycheck.solvers.integrate import solve
 
     tr = solve(setting, t_max=t_max)
     s = summary(tr)
@@ -90,10 +90,10 @@ def _trajectory_facts(setting: Setting, t_max: float) -> dict:
 
 
 def _depth_l(out: dict, z: np.ndarray, rho: float, L: int, alpha, setting, T) -> dict:
-    """ℓ2-SAM at depth L ≥ 3 (claims/depth.py): derived initial-rate thresholds, α_c(L) for even
+    """ℓ2-SAM at depth L ≥ 3 (predict/depth.py): derived initial-rate thresholds, α_c(L) for even
     L (certified bracket), the statement of what happens at small α, and with --alpha the
     initial index, the side of α_c and the trajectory."""
-    from theorycheck.claims import depth as dl
+    from theorycheck.predict import depth as dl
 
     out.update(dl.thresholds(z, rho, L))
     if alpha is not None:
@@ -197,8 +197,8 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
 def thresholds_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: int = 2,
                     progress: bool | None = None) -> ThresholdsResult:
     """``theorycheck thresholds --data FILE.csv``: α_c(Z) for ℓ2-SAM, L = 2, several examples
-    (claims/dataset.py: a bracket from full integrations, with its evidence; not certified)."""
-    from theorycheck.claims import dataset as ds
+    (predict/dataset.py: a bracket from full integrations, with its evidence; not certified)."""
+    from theorycheck.predict import dataset as ds
 
     if optimizer != "sam-l2" or depth != 2:
         raise TheorycheckError("--data thresholds are computed for ℓ2-SAM at L = 2 (--optimizer sam-l2 --depth 2)")

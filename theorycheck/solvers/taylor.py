@@ -1,0 +1,269 @@
+"""C4's reduced scalar ODE dI/dτ = 1/N(τ, I) of ℓ2-SAM (L = 2, one example, uniform init α),
+integrated by a Taylor series method of any order, in float64 or mpmath: :class:`ReducedFlow` and
+the :class:`Fate` of one run. The α_c search that drives it is :mod:`theorycheck.predict.collapse`.
+
+N² = Σ_j exp(c_j + p_j τ + q_j I) (the log-summands of :func:`closed_forms.l2_reduced_log_summand`,
+linear in τ and I; their coefficients are read off the symbolic form, never re-typed); the
+exp/power series recurrences make one step cost O(d K²) operations.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import mpmath as mp
+import numpy as np
+import sympy as sp
+
+from theorycheck.errors import TheorycheckError
+
+
+class BudgetExceeded(TheorycheckError):
+    """A time budget of the α_c computation ran out (the answer is then inconclusive)."""
+
+
+# ------------------------------------------------------------------ the ODE, from the symbolic layer
+def _log_summand_coefficients():
+    """(c, p, q) as functions of (z_j, α, ρ): ln(term j of N²) = c + p τ + q I (C4)."""
+    from theorycheck.symbolic import closed_forms as cf
+    from theorycheck.symbolic.model import rho, tau
+
+    e = cf.l2_reduced_log_summand()
+    p = sp.diff(e, tau)
+    q = sp.diff(e, cf.I)
+    c = sp.simplify(e - p * tau - q * cf.I)
+    if sp.diff(p, tau) != 0 or sp.diff(q, cf.I) != 0 or sp.diff(p, cf.I) != 0 or c.has(tau) or c.has(cf.I):
+        raise TheorycheckError("C4's log-summand is not linear in (τ, I): the Taylor integrator does not apply")
+    args = (cf.z_j, cf.alpha, rho)
+    return (sp.lambdify(args, c, "mpmath"), sp.lambdify(args, p, "mpmath"), sp.lambdify(args, q, "mpmath"))
+
+
+_COEFFS = None
+
+
+def coefficients():
+    global _COEFFS
+    if _COEFFS is None:
+        _COEFFS = _log_summand_coefficients()
+    return _COEFFS
+
+
+@dataclass
+class Fate:
+    """One trajectory's outcome: ``kind`` "collapse" (N < ρ z_+ reached: proved to collapse),
+    "grow" (N ≥ ρ z_max reached: proved not to collapse), "horizon" (reached τ = T first; then
+    ``q`` = x(T) e^{−z_min T}), or "budget" (a budget ran out: ``why``)."""
+
+    kind: str
+    tau: object
+    N: object
+    q: object = None
+    steps: int = 0
+    why: str = ""
+
+
+@dataclass
+class ReducedFlow:
+    """C4's scalar ODE for one (z, α) with ρ = 1 (z of order 1), in float64
+    (``dps`` None) or mpmath at ``dps`` digits. Integrated by a Taylor series method."""
+
+    z: np.ndarray
+    dps: int | None = None
+    order: int = field(default=0)
+
+    def __post_init__(self):
+        z = np.asarray(self.z, float)
+        self.zpos_min = float(z[z > 0].min())
+        self.zmax = float(z.max())
+        self.k_min = int(np.sum(z == self.zpos_min))
+        self.active = [float(v) for v in z if v != 0]  # z_j = 0 carries nothing in N
+        if self.dps is None:
+            self.num = float
+            self.exp, self.sqrt, self.log = math.exp, math.sqrt, math.log
+            self.tol = 2.0 ** -52
+            self.order = self.order or 22
+        else:
+            self.num = mp.mpf
+            self.exp, self.sqrt, self.log = mp.exp, mp.sqrt, mp.log
+            self.tol = mp.mpf(10) ** (-(self.dps + 3))
+            self.order = self.order or max(24, int(0.9 * self.dps) + 12)
+
+    # the coefficients of one α
+    def _setup(self, alpha):
+        c_f, p_f, q_f = coefficients()
+        with mp.workdps((self.dps or 15) + 10):
+            a = mp.mpf(alpha)
+            c = [c_f(mp.mpf(v), a, 1) for v in self.active]
+            p = [p_f(mp.mpf(v), a, 1) for v in self.active]
+            q = [q_f(mp.mpf(v), a, 1) for v in self.active]
+        n = self.num
+        return [n(x) for x in c], [n(x) for x in p], [n(x) for x in q]
+
+    def run(self, alpha, T=None, *, deadline: float | None = None, max_steps: int = 200000,
+            tau_cap: float | None = None, lower: float = 1.0) -> Fate:
+        """Integrate from τ = 0 (I = 0) until a certificate — N < ``lower``·ρ z_min (collapse;
+        any lower ≤ 1 is a certificate) or N ≥ ρ z_max (growth) — or τ = T (then the saddle's
+        unstable coordinate q), or a budget (``max_steps``, ``tau_cap``, ``deadline``)."""
+        if self.dps is not None:
+            return self._run_fixed(alpha, T, deadline, max_steps, tau_cap, lower)
+        c, p, q = self._setup(alpha)
+        zmin, zmax = self.zpos_min, self.zmax
+        m = self.active.index(self.zpos_min)
+        lnk = math.log(self.k_min)
+        d, K = len(c), self.order
+        tau_cap = tau_cap if tau_cap is not None else 1e4 / zmin
+        tau, I, steps, h0 = 0.0, 0.0, 0, 0.5 / zmax
+        lo_level = lower * zmin
+        exp, sqrt = math.exp, math.sqrt
+        while True:
+            a = [c[k] + p[k] * tau + q[k] * I for k in range(d)]
+            M = max(a)
+            w = [exp(ak - M) for ak in a]
+            S0 = sum(w)
+            N = exp((M + math.log(S0)) / 2)
+            stop = self._check(tau, N, T, a[m], lnk, steps, max_steps, tau_cap, deadline, lo_level)
+            if stop is not None:
+                return stop
+            scale = exp(-M / 2)
+            Ic = [I, scale / sqrt(S0)]
+            E = [[wk] for wk in w]
+            S = [S0]
+            P = [1.0 / sqrt(S0)]
+            for nn in range(1, K):
+                Sn = 0.0
+                for k in range(d):
+                    Ek, qk = E[k], q[k]
+                    acc = (p[k] + qk * Ic[1]) * Ek[nn - 1]
+                    for j in range(2, nn + 1):
+                        acc += j * qk * Ic[j] * Ek[nn - j]
+                    Ek.append(acc / nn)
+                    Sn += acc / nn
+                S.append(Sn)
+                acc = 0.0
+                for j in range(1, nn + 1):
+                    acc += (j / 2 - nn) * S[j] * P[nn - j]
+                P.append(acc / (nn * S0))
+                Ic.append(scale * P[nn] / (nn + 1))
+            h = self._step(Ic, K, h0, 1.0, 1.0)
+            if T is not None and tau < T < tau + h:
+                h = T - tau
+            acc = Ic[K]
+            for j in range(K - 1, 0, -1):
+                acc = acc * h + Ic[j]
+            I += acc * h
+            tau += h
+            h0 = h
+            steps += 1
+
+    def _step(self, coef, K, h0, one, safety):
+        """A step from the last two Taylor coefficients (relative tolerance ``tol`` on the first)."""
+        h = None
+        ref = abs(coef[1])
+        for j in (K - 1, K):
+            cj = abs(coef[j])
+            if cj > 0:
+                hj = float((self.tol * ref / cj) ** (one / (j - 1)))
+                h = hj if h is None else min(h, hj)
+        return 0.7 * (h if h is not None else 4 * h0)
+
+    def _check(self, tau, N, T, am, lnk, steps, max_steps, tau_cap, deadline, lo_level):
+        if N < lo_level:
+            return Fate("collapse", tau, N, steps=steps)
+        if N >= self.zmax:
+            return Fate("grow", tau, N, steps=steps)
+        if T is not None and tau >= T:
+            e = mp if self.dps is not None else math
+            x = e.exp((am + lnk) / 2) / self.zpos_min - 1
+            return Fate("horizon", tau, N, q=x * e.exp(-self.zpos_min * tau), steps=steps)
+        if steps >= max_steps:
+            return Fate("budget", tau, N, steps=steps, why=f"{max_steps} Taylor steps")
+        if tau >= tau_cap:
+            return Fate("budget", tau, N, steps=steps, why=f"τ reached {float(tau_cap):g} without a certificate")
+        if deadline is not None and (steps & 7) == 0 and time.perf_counter() > deadline:
+            raise BudgetExceeded("time budget")
+        return None
+
+    def _run_fixed(self, alpha, T, deadline, max_steps, tau_cap, lower) -> Fate:
+        """The same Taylor method at ``dps`` digits, in fixed point (Python integers scaled by
+        2^B) for the series recurrences, mpmath for the d exponentials of each step; the series
+        is taken in σ = s/h0 (h0 the previous step) so that its coefficients stay O(1)."""
+        B = int((self.dps + 12) * 3.33) + 8
+        ONE = 1 << B
+        c, p, q = self._setup(alpha)
+        zmin = mp.mpf(self.zpos_min)
+        m = self.active.index(self.zpos_min)
+        lnk = mp.log(self.k_min)
+        d, K = len(c), self.order
+        tau_cap = mp.mpf(tau_cap if tau_cap is not None else 1e4 / self.zpos_min)
+        Tm = None if T is None else mp.mpf(T)
+        lo_level = mp.mpf(lower) * zmin
+        pf = [int(mp.floor(x * ONE)) for x in p]
+        qf = [int(mp.floor(x * ONE)) for x in q]
+        tau, I = mp.mpf(0), mp.mpf(0)
+        h0 = mp.mpf(0.5) / mp.mpf(self.zmax)
+        steps = 0
+
+        def fix(x):
+            return int(mp.floor(mp.ldexp(x, B)))
+
+        while True:
+            a = [c[k] + p[k] * tau + q[k] * I for k in range(d)]
+            M = max(a)
+            wm = [mp.exp(ak - M) for ak in a]
+            S0m = mp.fsum(wm)
+            N = mp.exp((M + mp.log(S0m)) / 2)
+            stop = self._check(tau, N, Tm, a[m], lnk, steps, max_steps, tau_cap, deadline, lo_level)
+            if stop is not None:
+                return stop
+            hf = fix(h0)
+            scale = mp.exp(-M / 2)
+            # scaled coefficients: I_j h0^j (fixed), E_k,n h0^n, S_n h0^n, P_n h0^n
+            w = [fix(x) for x in wm]
+            S0 = sum(w)
+            P0 = fix(1 / mp.sqrt(S0m))
+            invS0 = fix(1 / S0m)
+            sc = fix(scale)
+            I1 = (sc * P0 >> B) * hf >> B  # I_1 h0
+            Ic = [0, I1]
+            E = [[wk] for wk in w]
+            S = [S0]
+            P = [P0]
+            g1 = [((pf[k] * hf >> B) + (qf[k] * I1 >> B)) for k in range(d)]
+            jg = [[0, g1[k]] for k in range(d)]
+            for nn in range(1, K):
+                Sn = 0
+                for k in range(d):
+                    Ek, jgk = E[k], jg[k]
+                    acc = 0
+                    for j in range(1, nn + 1):
+                        acc += jgk[j] * Ek[nn - j]
+                    v = (acc >> B) // nn
+                    Ek.append(v)
+                    Sn += v
+                S.append(Sn)
+                acc = 0
+                for j in range(1, nn + 1):
+                    acc += (j - 2 * nn) * S[j] * P[nn - j]
+                Pn = ((acc >> B) * invS0 >> B) // (2 * nn)
+                P.append(Pn)
+                In1 = ((sc * Pn >> B) * hf >> B) // (nn + 1)  # I_{nn+1} h0^{nn+1}
+                Ic.append(In1)
+                for k in range(d):
+                    jg[k].append((nn + 1) * (qf[k] * In1 >> B))
+            coef = [mp.ldexp(x, -B) for x in Ic]
+            sig = self._step(coef, K, 1.0, mp.mpf(1), 1.0)
+            h = h0 * mp.mpf(sig)
+            if Tm is not None and tau < Tm < tau + h:
+                h = Tm - tau
+            s = fix(h / h0)
+            acc = Ic[K]
+            for j in range(K - 1, 0, -1):
+                acc = (acc * s >> B) + Ic[j]
+            I = I + mp.ldexp(acc * s >> B, -B)
+            tau = tau + h
+            h0 = h
+            steps += 1
+
+
