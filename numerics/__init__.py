@@ -58,7 +58,7 @@ class Report:
     deviations: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         return {"name": self.name, "title": self.title, "figures": [str(p) for p in self.figures],
                 "data": [str(p) for p in self.data], "summary": self.summary, "deviations": self.deviations,
                 "seconds": round(self.seconds, 2)}
@@ -147,7 +147,7 @@ def write_summary(reports: list[Report], out: Path) -> Path:
     text = "# theorycheck reproduce: summary\n\n" + "\n".join(r.text() for r in reports)
     p = out / "SUMMARY.md"
     p.write_text(text)
-    (out / "summary.json").write_text(json.dumps([r.to_dict() for r in reports], indent=2, ensure_ascii=False) + "\n")
+    (out / "summary.json").write_text(json.dumps([r.as_dict() for r in reports], indent=2, ensure_ascii=False) + "\n")
     return p
 
 

@@ -26,6 +26,7 @@ from theorycheck.batched import discrete as bdisc
 from theorycheck.batched import systems as bsys
 from theorycheck.numerics._common import describe_row
 from theorycheck.report import plots
+from theorycheck.vocabulary import TimeKind
 
 NAME = "discrete-vs-flow"
 TITLE = "Discrete ℓ2-SAM (step η) against the ℓ2-SAM flow, real time"
@@ -48,7 +49,7 @@ def compute(*, quick: bool, ctx) -> dict:
         res = bdisc.discrete_run(system, eta, ts)
         arrays = {"alpha": alphas, "time": res.grid, "status": res.status, "t_stop": res.t_stop, **res.obs}
         meta = {"kind": "discrete", "optimizer": "sam-l2", "rho": RHO, "eta": eta, "depth": 2, "n": 1, "d": Z.size,
-                "time_kind": "t", "integrator": res.meta, "versions": S.versions(), "seconds": res.seconds}
+                "time_kind": TimeKind.REAL, "integrator": res.meta, "versions": S.versions(), "seconds": res.seconds}
         out[f"eta-{eta:g}"] = S.SweepResult(arrays, meta)
     # cross-check: discrete.run (layers, sam_step) for the largest η at the second α
     from theorycheck.setting import Setting

@@ -28,6 +28,7 @@ from theorycheck import sweep as S
 from theorycheck.numerics._common import describe_row, nearest, span
 from theorycheck.report import plots
 from theorycheck.status import COLLAPSE, DONE
+from theorycheck.vocabulary import TimeKind
 
 NAME = "e1-synthetic"
 TITLE = "E1, synthetic data (16 examples, 6 features): j† over (t, α)"
@@ -69,7 +70,7 @@ def draw(results: dict, out: Path) -> list[Path]:
     fig, axes = plots.figure(5.2, 4.3, ncols=3)
     for ax, opt in zip(axes[0], OPTIMIZERS):
         r = results[opt]
-        plots.draw_heatmap(ax, r["jdag"], r["alpha"], r["time"], d, fig=fig, time_kind="t",
+        plots.draw_heatmap(ax, r["jdag"], r["alpha"], r["time"], d, fig=fig, time_kind=TimeKind.REAL,
                            title=f"{plots.OPTIMIZER_LABEL[opt]}, 16 examples, ρ = {RHO:g}",
                            colorbar=opt == "sam-linf")
     figs = plots.save(fig, Path(out) / "e1_synthetic_heatmaps", ["png", "svg"])

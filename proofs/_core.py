@@ -14,16 +14,28 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import mpmath
 import sympy as sp
 
-VERIFIED = "verified"
-NUMERIC = "verified-numerically"
-INCOMPLETE = "incomplete"
-REFUTED = "refuted"
-ERROR = "error"
+from theorycheck.symbolic.compile import residual_functions
+
+
+class StepStatus(StrEnum):
+    """What a proof step (or a theorem, its worst step) found; a member is its word (it prints
+    and serialises to JSON as that word)."""
+
+    VERIFIED = "verified"
+    NUMERIC = "verified-numerically"
+    INCOMPLETE = "incomplete"
+    REFUTED = "refuted"
+    ERROR = "error"
+
+
+VERIFIED, NUMERIC, INCOMPLETE = StepStatus.VERIFIED, StepStatus.NUMERIC, StepStatus.INCOMPLETE
+REFUTED, ERROR = StepStatus.REFUTED, StepStatus.ERROR
 
 #: how each status is shown in the terminal
 MARKS = {VERIFIED: "✓", NUMERIC: "≈", INCOMPLETE: "◐", REFUTED: "✗", ERROR: "!"}
@@ -31,7 +43,7 @@ MARKS = {VERIFIED: "✓", NUMERIC: "≈", INCOMPLETE: "◐", REFUTED: "✗", ERR
 
 @dataclass
 class StepResult:
-    status: str
+    status: StepStatus
     detail: str = ""
     counterexample: dict[str, Any] | None = None
     seconds: float = 0.0
@@ -60,7 +72,7 @@ def numeric_residual(diffs: list[sp.Expr], points: int = 12, seed: int = 0, dps:
     syms = sorted(set().union(*[d.free_symbols for d in diffs]), key=str)
     rng = random.Random(seed)
     worst, worst_pt = 0.0, None
-    fns = [sp.lambdify(syms, d, modules="mpmath") for d in diffs]
+    fns = residual_functions(syms, diffs)
     tried = 0
     with mpmath.workdps(dps):
         while tried < points:
@@ -164,7 +176,7 @@ class TheoremResult:
                 return s_
         return VERIFIED
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         return {
             "key": self.theorem.key,
             "title": self.theorem.title,
@@ -205,7 +217,7 @@ class ProveResult:
     def as_dict(self) -> dict:
         """Keys: theorems (one dict per theorem: key, title, statement, status, steps, pack),
         seconds, refuted."""
-        return {"theorems": [{**r.to_dict(), "pack": self.packs.get(r.theorem.key)} for r in self.results],
+        return {"theorems": [{**r.as_dict(), "pack": self.packs.get(r.theorem.key)} for r in self.results],
                 "seconds": round(self.seconds, 2), "refuted": self.refuted}
 
 

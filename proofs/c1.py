@@ -84,10 +84,10 @@ def _c1_claims():
     from theorycheck.claims.claim import Claim, Outcome
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
-    from theorycheck.symbolic.compile import lambdify
+    from theorycheck.symbolic import compile as C
     found: list[Claim] = []
 
-    w_of = lambdify((cf.alpha_j, cf.z_j, sy.tau), cf.l1_solution())
+    w_of = C.l1_solution()
 
     @st.composite
     def inputs(draw):

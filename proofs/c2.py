@@ -118,11 +118,10 @@ def _c2_claims():
     from theorycheck.claims.claim import Claim, Outcome
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
-    from theorycheck.symbolic.compile import lambdify
+    from theorycheck.symbolic import compile as C
     found: list[Claim] = []
 
-    u_of = lambdify((cf.alpha_j, cf.z_j, rho, tau), cf.linf_l2_solution())
-    tau0_of = lambdify((cf.alpha_j, cf.z_j, rho), cf.linf_l2_zero_time())
+    u_of, tau0_of = C.linf_l2_solution()
 
     @st.composite
     def inputs(draw, ties=False):

@@ -116,11 +116,9 @@ def _c3_claims():
     from theorycheck.claims.claim import Claim, Outcome
     from theorycheck.proofs import _numerics as num
     from theorycheck.setting import Setting
-    from theorycheck.symbolic.compile import lambdify
+    from theorycheck.symbolic import compile as C
     found: list[Claim] = []
 
-    Li = sp.Symbol("Li", positive=True)
-    t_star = lambdify((cf.alpha_j, cf.z_j, rho, Li), cf.linf_blowup_time(Li))
 
     @st.composite
     def inputs(draw, below=False):
@@ -142,7 +140,7 @@ def _c3_claims():
     def predicted(x):
         z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(a > r, t_star(a, z, r, L), np.inf)
+            return np.where(a > r, C.linf_blowup_time(L)(a, z, r), np.inf)
 
     def check_time(x) -> Outcome:
         ts = predicted(x)

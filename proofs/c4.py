@@ -12,6 +12,7 @@ import sympy as sp
 
 from theorycheck.proofs._core import Fact, Identity, Theorem, refuted, verified
 from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import compile as C
 from theorycheck.symbolic import model as sy
 
 rho, tau = sy.rho, sy.tau
@@ -169,7 +170,7 @@ def _c4_claims():
                 continue
             I = I_from_theta(x, ts, tr.at(ts)[0])[-1]
             nbar = ts / I
-            want = x["rho"] * (z[a - 1] + z[b - 1])
+            want = C.l2_switch_level()(z[a - 1], z[b - 1], x["rho"])  # ρ(z_j + z_k), C4
             rel = abs(nbar - want) / want
             worst = max(worst, rel)
             rows.append({"time": ts, "from": a, "to": b, "Nbar": nbar, "rho(z_from+z_to)": want})

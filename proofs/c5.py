@@ -347,8 +347,8 @@ def _c5_claims():
         with mp.workdps(30):
             a = mp.mpf(t.value_text) / mp.mpf(r)
             fate = col.ReducedFlow(zs, 30).run(a, T, lower=0.2)
-            if fate.kind != "horizon":
-                return Outcome(False, 1.0, {"outcome": fate.kind, "time": float(fate.tau)})
+            if not fate.at_horizon:
+                return Outcome(False, 1.0, {"outcome": fate.fate, "time": float(fate.tau)})
             x_min = float(fate.q * mp.exp(zm * fate.tau))  # N_min/(ρ z_min) − 1
             n_dev = float(fate.N / zm - 1)  # N/(ρ z_min) − 1
         dev = max(abs(x_min), abs(n_dev))

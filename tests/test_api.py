@@ -72,10 +72,10 @@ def test_public_names_resolve_lazily_and_unknown_names_raise():
 
 
 def test_cnn_dataset_choices_are_the_data_modules():
-    from theorycheck.cli.commands import cnn as cmd
+    from theorycheck import vocabulary
     from theorycheck.cnn import data
 
-    assert cmd.DATASETS == data.DATASETS
+    assert data.DATASETS is vocabulary.CNN_DATASETS
 
 
 def test_vocabulary_names_and_checks():
@@ -122,9 +122,9 @@ def test_solve_discrete_reports_eta_and_agrees_with_the_cli(capsys):
 
 
 @pytest.mark.parametrize("kw, fragment", [
-    (dict(discrete=True, eta=0.1), "--eta E and --steps K"),
-    (dict(eta=0.1, steps=3), "--discrete only"),
-    (dict(discrete=True, eta=0.1, steps=3, t_max=2.0), "drop --t-max"),
+    (dict(discrete=True, eta=0.1), "^discrete=True needs eta and steps$"),
+    (dict(eta=0.1, steps=3), "apply to discrete=True only"),
+    (dict(discrete=True, eta=0.1, steps=3, t_max=2.0), "drop t_max$"),
     (dict(t_max=-1.0), "t_max"),
     (dict(max_steps=0), "max_steps"),
 ])
@@ -138,19 +138,19 @@ def test_solve_refuses_bad_arguments_in_one_line(kw, fragment):
 
 # ---------------------------------------------------------------------------- thresholds
 def test_thresholds_linf_values_and_cli_equality(capsys):
-    r = tc.thresholds([1, 2, 3], 1.0, optimizer="sam-linf", alpha=[0.5, 2, 0.9])
+    r = tc.thresholds(tc.Setting.from_z([1, 2, 3], rho=1.0, optimizer="sam-linf", alpha=[0.5, 2, 0.9]))
     # only α_2 > ρ grows, so the limit is e_2 (C3), and the trajectory stays at j† = 2
     assert r.grows == [False, True, False] and r.predicted_index == 2
     assert r["final_index"] == 2 and r["switches"] == []
     cli = cli_json(capsys, "thresholds", "--z", "1,2,3", "--rho", "1", "--alpha", "0.5,2,0.9", "--optimizer",
                    "sam-linf", "--json")
     assert cli == plain(r)
-    assert tc.thresholds("1,2,3", 1.0, optimizer="gd").predicted_index == 3
+    assert tc.thresholds(tc.Setting.from_z("1,2,3", rho=1.0, optimizer="gd")).predicted_index == 3
 
 
 @pytest.mark.slow
 def test_thresholds_l2_alpha_c_and_cli_equality(capsys):
-    r = tc.thresholds([1, 2, 3], 1.0, alpha=0.5)
+    r = tc.thresholds(tc.Setting.from_z([1, 2, 3], rho=1.0, alpha=0.5), place=True)
     lo, ac, hi = r.alpha_all_shrink["value"], r.alpha_collapse["value"], r.alpha_gd_like["value"]
     assert lo < ac < hi and r.regime == (1 if 0.5 < ac else 2)
     cli = cli_json(capsys, "thresholds", "--z", "1,2,3", "--rho", "1", "--alpha", "0.5", "--json")
@@ -158,12 +158,15 @@ def test_thresholds_l2_alpha_c_and_cli_equality(capsys):
 
 
 def test_thresholds_errors():
-    with pytest.raises(tc.TheorycheckError, match="give --alpha"):
-        tc.thresholds([1, 2], 1.0, optimizer="sam-linf")
+    with pytest.raises(tc.TheorycheckError, match="Setting"):
+        tc.thresholds([1, 2])
     with pytest.raises(tc.TheorycheckError, match="z > 0"):
-        tc.thresholds([1, -2], 1.0)
+        tc.thresholds(tc.Setting.from_z([1, -2]))
     with pytest.raises(AttributeError, match="has no value"):
-        tc.thresholds([1, 2], 1.0, optimizer="gd").alpha_collapse  # noqa: B018
+        tc.thresholds(tc.Setting.from_z([1, 2], optimizer="gd")).alpha_collapse  # noqa: B018
+    # ℓ∞-SAM is per coordinate: the setting's α is used whether placed or not
+    a = tc.thresholds(tc.Setting.from_z([1, 2], optimizer="sam-linf", alpha=[0.5, 2.0]))
+    assert a.grows == [False, True] and a.predicted_index == 2
 
 
 # ---------------------------------------------------------------------------- heatmap
@@ -173,7 +176,7 @@ def test_heatmap_values_and_cli_equality(capsys):
     z = np.array([1.0, 2.0, 3.0])
     lo, hi = th.alpha_all_shrink(z, 1.0).value, th.alpha_gd_like(z, 1.0).value
     alphas = np.array([lo / 2, 0.5, 2 * hi])
-    res = tc.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=alphas, times=np.linspace(1.0, 40.0, 40),
+    res = tc.heatmap(tc.Setting.from_z(z, optimizer="sam-l2", rho=1.0), alphas=alphas, times=np.linspace(1.0, 40.0, 40),
                      backend="serial")
     d = res.as_dict()
     assert d["thresholds"] == {"alpha_all_shrink": lo, "alpha_gd_like": hi}
@@ -183,13 +186,13 @@ def test_heatmap_values_and_cli_equality(capsys):
     assert d["out"] is None and d["saved"] is None
     cli = cli_json(capsys, "heatmap", "--z", "1,2,3", "--optimizer", "sam-l2", "--rho", "1", "--alphas",
                    f"{lo / 2!r}:{2 * hi!r}:3", "--t-max", "40", "--nt", "40", "--backend", "serial", "--json")
-    api = plain(tc.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=np.linspace(lo / 2, 2 * hi, 3),
+    api = plain(tc.heatmap(tc.Setting.from_z(z, optimizer="sam-l2", rho=1.0), alphas=np.linspace(lo / 2, 2 * hi, 3),
                            times=np.linspace(1.0, 40.0, 40), backend="serial"))
     assert cli == api
 
 
 def test_heatmap_save_is_reported(tmp_path):
-    res = tc.heatmap([1.0, 2.0], optimizer="gd", rho=0.0, alphas=[0.5], times=[1.0, 2.0], backend="serial")
+    res = tc.heatmap(tc.Setting.from_z([1.0, 2.0], optimizer="gd", rho=0.0), alphas=[0.5], times=[1.0, 2.0], backend="serial")
     res.save(tmp_path / "h")
     assert res.as_dict()["saved"] == [str(tmp_path / "h.npz"), str(tmp_path / "h.json")]
     again = tc.SweepResult.load(tmp_path / "h")

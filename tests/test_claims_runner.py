@@ -37,7 +37,7 @@ def test_refined_claim_runs_when_original_fails():
     c = Claim("T.orig", "x < 5", st.integers(0, 1000), lambda x: Outcome(x < 5), "exact", refined=refined)
     v = run_claim(c, examples=30)
     assert v.status == FAILS and v.refined is not None and v.refined.status == HOLDS
-    d = v.to_dict()
+    d = v.as_dict()
     assert d["refined"]["status"] == HOLDS
 
 
@@ -55,7 +55,7 @@ def test_inconclusive_inputs_are_reported_with_what_ran_out():
               "exact", pinned=[1, 3, 5, 7], describe=lambda x: {"x": x})
     v = run_claim(c, examples=10)
     assert v.status == INCONCLUSIVE and v.inconclusive >= 4
-    shown = v.to_dict()["inconclusive_examples"]
+    shown = v.as_dict()["inconclusive_examples"]
     assert len(shown) == 3  # the first three, pinned first
     assert shown[0] == {"input": {"x": 1}, "detail": {"stopped_because": "max_steps at x = 1"}}
     assert run_claim(Claim("T.ok", "ok", st.integers(0, 3), lambda x: Outcome(True), "exact"),
@@ -106,7 +106,7 @@ def test_a_claim_verdict_is_the_same_alone_and_after_other_claims(tmp_path):
     by_key = {c.key: c for _, c in candidates(None)}
 
     def plain(v):
-        d = v.to_dict()
+        d = v.as_dict()
         d.pop("seconds", None)
         if isinstance(d.get("refined"), dict):
             d["refined"].pop("seconds", None)

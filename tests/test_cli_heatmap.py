@@ -29,7 +29,7 @@ def test_heatmap_json_and_figure(capsys, tmp_path):
     doc = json.loads(out)
     assert set(doc) == KEYS
     J = np.array(doc["jdag"])
-    assert J.shape == (9, 30) and doc["time_kind"] == "tau" and doc["system"] == "reduced"
+    assert J.shape == (9, 30) and doc["time_kind"] == "rescaled" and doc["system"] == "reduced"
     assert doc["alpha"][0] == pytest.approx(0.05) and doc["alpha"][-1] == pytest.approx(1.5)
     assert doc["time"][-1] == pytest.approx(12.0) and doc["time"][0] == pytest.approx(0.4)
     assert doc["thresholds"]["alpha_all_shrink"] == pytest.approx(0.0741249, rel=1e-5)
@@ -50,7 +50,7 @@ def test_heatmap_several_examples_real_time_svg_and_save(capsys, tmp_path):
     assert rc == 0 and "t (real time)" in out and "wrote" in out
     assert svg.read_text().lstrip().startswith("<?xml")
     res = SweepResult.load(prefix)
-    assert res["jdag"].shape == (4, 20) and res.meta["time_kind"] == "t" and res.meta["n"] == 3
+    assert res["jdag"].shape == (4, 20) and res.meta["time_kind"] == "real" and res.meta["n"] == 3
     assert np.all(res["jdag"] > 0)
 
 

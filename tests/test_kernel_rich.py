@@ -10,6 +10,8 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.proofs import kernel_rich as KR
 from theorycheck.solvers.interpolate import Q_value, argmin_Q, h_inverse, min_l1, min_l2, q_D
 from theorycheck.solvers.pm_flow import flow_pm
+from theorycheck.status import Status
+from theorycheck.symbolic import compile as C
 from theorycheck.symbolic import regression as R
 
 
@@ -48,7 +50,7 @@ def test_q2_closed_form_and_inverse_error_bars():
     val, _ = q_D(np.array([0.0, 1.0, -3.0]), 2)
     assert val[0] == 0.0 and val[1] == pytest.approx(2 - np.sqrt(5) + np.arcsinh(0.5), rel=1e-15)
     th, dth = h_inverse(np.array([-1e6, -2.0, 0.0, 5.0, 1e9]), 3)
-    h = R.compiled(3)["h"]
+    h = C.pm_forms(3)["h"]
     assert np.all(np.abs(th) < 1) and np.all(dth < 1e-15)
     assert h(th[3]) == pytest.approx(5.0, rel=1e-12)
 
@@ -98,9 +100,9 @@ def test_error_bar_is_honest_before_convergence():
 def test_flow_budgets_are_reported():
     X, y = problem()
     r = flow_pm(X, y, depth=3, alpha=1e-2, max_evaluations=50)
-    assert r.status == "budget: max_evaluations (50)" and not r.converged
+    assert r.status == Status.MAX_EVALUATIONS and r.message == "max_evaluations (50)" and not r.converged
     r = flow_pm(X, y, depth=2, alpha=1.0, t_max=0.01)
-    assert r.status == "budget: t_max (0.01)"
+    assert r.status == Status.HORIZON and r.message.startswith("t_max (0.01)") and not r.converged
 
 
 def test_bad_inputs_are_one_line_errors():

@@ -3,6 +3,7 @@ claims' verdicts (including the counterexample to the statement as given, for L 
 
 import itertools
 
+import mpmath
 import numpy as np
 import pytest
 import sympy as sp
@@ -166,3 +167,33 @@ def test_predict_exhaustive_budget():
     with pytest.raises(TheorycheckError, match="candidate vertices"):
         lp_vertex_solution(Z, 3, max_vertices=10)
     assert len(list(itertools.combinations(range(12), 6))) > 10
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+@pytest.mark.parametrize("L", [2, 3])
+def test_normalised_field_and_jacobian_against_sympy(loss, L):
+    """lp_flow's loss-normalised field du/dτ = −w^{L−2}·(∂Lo/∂β)/Lo (u = log w, β = e^{Lu},
+    Lo = Σ_i ℓ(m_i)) and its hand-written Jacobian against sympy's, with ℓ from
+    symbolic.model; the Jacobian is exact for the exponential loss only (documented)."""
+    from theorycheck.solvers.lp_flow import normalised_field, normalised_jacobian
+    from theorycheck.symbolic import model as sy
+
+    Z = np.array([[1.0, 0.4], [0.3, 1.2], [0.8, 0.7]])
+    us = sp.symbols("u0 u1", real=True)
+    beta = [sp.exp(L * u) for u in us]
+    ms = [sum(Z[i, j] * beta[j] for j in range(2)) for i in range(3)]
+    Lo = sum(sy.loss_expr(loss).subs(sy.s, m) for m in ms)
+    # ∂Lo/∂β_j through the margins: Σ_i ℓ'(m_i) Z_ij
+    field = [-sp.exp((L - 2) * us[j]) * sum(sy.loss_derivative(loss).subs(sy.s, m) * Z[i, j]
+                                            for i, m in enumerate(ms)) / Lo for j in range(2)]
+    jac = sp.Matrix(field).jacobian(us)
+    f_ref = sp.lambdify(us, field, "mpmath")
+    j_ref = sp.lambdify(us, jac, "mpmath")
+    for u in ([-0.3, 0.1], [0.2, 0.25], [0.5, -0.4]):
+        u = np.array(u)
+        with mpmath.workdps(40):
+            want = [float(v) for v in f_ref(*map(mpmath.mpf, u))]
+            wj = np.array(j_ref(*map(mpmath.mpf, u)).tolist(), dtype=float)
+        assert np.allclose(normalised_field(u, Z, L, loss), want, rtol=1e-12, atol=1e-14)
+        if loss == "exponential":
+            assert np.allclose(normalised_jacobian(u, Z, L, loss), wj, rtol=1e-11, atol=1e-13)

@@ -71,7 +71,7 @@ def test_dataset_threshold_reduces_to_one_example_and_brackets_the_fates(tmp_pat
     res = __import__("json").loads(capsys.readouterr().out)
     t = res["alpha_collapse"]
     assert res["n"] == 2 and t["value"] == pytest.approx(0.50144, rel=1e-4) and "not certified" in t["note"]
-    assert t["evidence"]["collapses"]["kind"] == "collapses" and t["evidence"]["trains"]["min_margin"] > 0
+    assert t["evidence"]["collapses"]["kind"] == "collapse" and t["evidence"]["trains"]["min_margin"] > 0
 
 
 def sam_u_path(Z, alpha, rho, t_max):

@@ -117,7 +117,7 @@ def test_numba_kernel_field_equals_the_compiled_symbolic_form():
             with np.errstate(all="ignore"):
                 terms = log_summand(z, tau, I, a, rho)
                 m = np.max(terms)
-                want_lnN = 0.5 * (np.log(np.sum(np.exp(terms - m))) + m)
+                want_lnN = C.log_norm("numpy")(np.log(np.sum(np.exp(terms - m))) + m)
                 want = clocked(want_lnN, lc)
             ref = _ref_reduced(z, a, rho, tau, I)
             tol = 64 * EPS * (1 + ref[3])
@@ -319,3 +319,71 @@ def test_scaled_collapse_reaches_its_stop_on_both_engines():
             r = run(bsys.ReducedL2(z, [0.1, 1e-151, 1e-301], [1.0, 1e-150, 1e-300]), grid)
         assert [s.value for s in map(S_.Status.from_code, r.status)] == ["collapse"] * 3
         np.testing.assert_allclose(r.events["collapse"], r.events["collapse"][0], rtol=1e-6)
+
+
+# ---------------------------------------------------------------- one definition each, the smaller ones
+def test_log_norm_is_half_the_log_sum_of_the_summands():
+    """ln N = ½ ln Σ_j (term j of N²) (closed_forms.log_norm_of_lse), compiled for every backend,
+    against ln √(Σ e^{s_j}) at 50 digits."""
+    rng = np.random.default_rng(3)
+    f, fm = C.log_norm("numpy"), C.log_norm("mpmath")
+    for _ in range(200):
+        s_ = rng.normal(0, 10 ** rng.uniform(0, 5), size=rng.integers(1, 7))
+        with mpmath.workdps(DPS):
+            lse = mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(v))) for v in s_))
+            want = mpmath.log(mpmath.sqrt(mpmath.fsum(mpmath.exp(mpmath.mpf(float(v))) for v in s_)))
+            assert abs(fm(lse) - want) <= mpmath.mpf(10) ** (-40) * (1 + abs(want))
+        assert f(float(lse)) == float(lse) / 2  # halving is exact in binary
+    assert np.isneginf(f(-np.inf)) and np.isposinf(f(np.inf))
+
+
+def test_dataset_mean_loss_is_the_symbolic_logistic_loss():
+    """predict.dataset.mean_logistic_loss against ℓ(m) = log(1 + e^{−m}) from symbolic.model (50
+    digits), at margins from −700 to 1e300 and at ±∞ (where it is exact: 0 and ∞)."""
+    from theorycheck.predict.dataset import mean_logistic_loss
+
+    ell = sp.lambdify(sy.s, sy.loss_expr("logistic"), "mpmath")
+    for m in (-700.0, -30.0, -1.0, -1e-12, 0.0, 1e-12, 0.5, 3.0, 40.0, 700.0):
+        with mpmath.workdps(DPS + int(max(m, 0) / 2)):  # 1 + e^{−m} needs m/ln 10 more digits
+            want = ell(mpmath.mpf(m))
+        got = mean_logistic_loss([m])
+        assert abs(got - float(want)) <= 4 * EPS * float(want), m
+    assert mean_logistic_loss([1e5]) == mean_logistic_loss([1e300]) == 0.0  # e^{−m} below the float range
+    assert mean_logistic_loss([np.inf, np.inf]) == 0.0
+    assert mean_logistic_loss([1.0, -np.inf]) == np.inf
+    with mpmath.workdps(DPS):
+        want = (ell(mpmath.mpf(1)) + ell(mpmath.mpf(-2))) / 2
+    assert mean_logistic_loss([1.0, -2.0]) == pytest.approx(float(want), rel=4 * EPS)
+
+
+def test_predictor_multiplies_the_layers_in_order():
+    """compile.predictor (the model's β = w_1 ⋯ w_L) multiplies in layer order, as the
+    single-trajectory solver's products did: bitwise equal to np.prod over the layers, L ≥ 10 too."""
+    rng = np.random.default_rng(5)
+    for L in (1, 2, 3, 9, 10, 11, 13):
+        W = rng.uniform(0.3, 3.0, size=(L, 7)) * rng.choice([-1, 1], size=(L, 7))
+        assert np.array_equal(C.predictor(L)(*W), np.prod(W, axis=0)), L
+        Wm = np.array([[mpmath.mpf(float(v)) for v in row] for row in W], dtype=object)
+        assert all(a == b for a, b in zip(C.predictor(L)(*Wm), np.prod(Wm, axis=0)))
+
+
+def test_the_critical_point_rule_is_one_rule():
+    """solvers.critical: the event value (single trajectories) is < 0 exactly when the batched
+    comparison holds (infinities included; neither ratio is nan: an underflowed Lo gives +∞); the
+    levels are the start values lowered by SINGULAR_LOG."""
+    from theorycheck.solvers import critical
+
+    vals = [-np.inf, -50.0, -9.21, -9.2103403719761836, -1.0, 0.0, 1e-300, 3.0, np.inf]
+    for rel in vals:
+        for relg in vals:
+            for l1, l2 in ((-9.2103403719761836, 0.0), (-np.inf, 2.0), (np.inf, -3.0)):
+                with np.errstate(invalid="ignore"):
+                    e = critical.excess(rel, relg, l1, l2)
+                    b = bool(critical.below(np.array([rel]), np.array([relg]), l1, l2)[0])
+                assert (e < 0) == b
+    assert critical.levels(1.0, 2.0) == (1.0 + np.log(1e-4), 2.0 + np.log(1e-4))
+    assert critical.away_from_zero(0.0, 0.0) and not critical.away_from_zero(np.log(1e-3), 0.0)
+    from theorycheck.batched.systems import MultiExample
+    from theorycheck.solvers.systems.layers import LayersSystem as LS
+
+    assert LS.SINGULAR_LOG == MultiExample.SINGULAR_LOG == critical.SINGULAR_LOG

@@ -48,16 +48,16 @@ def test_sweep_save_and_figure_create_missing_folders_and_refuse_folders(tmp_pat
     import theorycheck as tc
     from theorycheck.report import plots
 
-    res = tc.heatmap(np.array([1.0, 2.0]), optimizer="sam-l2", rho=1.0, alphas=np.array([0.2, 1.0]),
+    res = tc.heatmap(tc.Setting.from_z([1.0, 2.0], optimizer="sam-l2", rho=1.0), alphas=np.array([0.2, 1.0]),
                      times=np.array([0.5, 1.0]), backend="serial", progress=False)
     npz, js = res.save(tmp_path / "a" / "b" / "run")
     assert npz.is_file() and js.is_file() and npz.name == "run.npz"
-    with pytest.raises(TheorycheckError, match="prefix .*: names a folder"):
+    with pytest.raises(TheorycheckError, match="prefix=.*: names a folder"):
         res.save(tmp_path / "a")
     assert not (tmp_path / "a" / ".npz").exists()
     (p,) = plots.save(plots.heatmap_figure(res), tmp_path / "c" / "d" / "h.png")
     assert p.is_file()
-    with pytest.raises(TheorycheckError, match="path .*: is a folder"):
+    with pytest.raises(TheorycheckError, match="path=.*: is a folder"):
         plots.save(plots.heatmap_figure(res), tmp_path / "c")
 
 

@@ -74,7 +74,7 @@ def test_heatmap_figure_from_python_draws_the_clis_threshold_lines(tmp_path, mon
     from theorycheck.predict import thresholds as th
 
     z = np.array([1.0, 2.0, 3.0])
-    res = tc.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=np.geomspace(0.05, 1.5, 6), times=np.array([1.0, 5.0]),
+    res = tc.heatmap(tc.Setting.from_z(z, optimizer="sam-l2", rho=1.0), alphas=np.geomspace(0.05, 1.5, 6), times=np.array([1.0, 5.0]),
                      backend="serial", progress=False)
     lines = plots.threshold_lines(res)
     assert [lab for _, lab, _ in lines] == ["alpha_all_shrink", "alpha_gd_like", "α_c (collapse threshold)"]
@@ -93,6 +93,6 @@ def test_heatmap_figure_from_python_draws_the_clis_threshold_lines(tmp_path, mon
     capsys.readouterr()
     assert _legend(shown["fig"]) == _legend(fig)
     # ℓ∞-SAM: α = ρ, from Python too
-    linf = tc.heatmap(z, optimizer="sam-linf", rho=1.0, alphas=np.array([0.5, 2.0]), times=np.array([1.0]),
+    linf = tc.heatmap(tc.Setting.from_z(z, optimizer="sam-linf", rho=1.0), alphas=np.array([0.5, 2.0]), times=np.array([1.0]),
                       backend="serial", progress=False)
     assert _legend(plots.heatmap_figure(linf)) == ["α = ρ"] and plots.heatmap_figure(linf, lines=[]).axes[0].get_legend() is None

@@ -53,14 +53,14 @@ def test_first_kernel_call_says_it_compiles_and_a_fast_one_says_nothing():
 def test_heatmap_on_the_kernel_shows_the_compile_notice_on_stderr(monkeypatch):
     pytest.importorskip("numba")
     import theorycheck as tc
-    from theorycheck.batched import kernel
     from theorycheck import progress as progress_mod
+    from theorycheck.batched import kernel
     from theorycheck.sweep.run import RunOptions
 
     monkeypatch.setattr(kernel, "_run_serial", _FirstCall(kernel.COMPILE_NOTICE_AFTER + 0.4, kernel._run_serial))
     stream = io.StringIO()
     monkeypatch.setattr(progress_mod.sys, "stderr", stream)
-    res = tc.heatmap(np.array([1.0, 2.0, 3.0]), optimizer="sam-l2", rho=1.0, alphas=np.array([0.2, 0.5, 1.0]),
+    res = tc.heatmap(tc.Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0), alphas=np.array([0.2, 0.5, 1.0]),
                      times=np.array([0.5, 1.0]), backend="serial", progress=True,
                      opts=RunOptions(array_backend="numba"))
     assert res.meta["run"]["array_backend"] == "numba" and res["jdag"].shape == (3, 2)

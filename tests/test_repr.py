@@ -26,13 +26,14 @@ def test_trajectory_markdown_has_its_switches_and_end():
 
 
 def test_thresholds_markdown_has_each_threshold_and_the_regime():
-    r = tc.thresholds([1, 2, 3], 1.0, alpha=0.5)
+    r = tc.thresholds(tc.Setting.from_z([1, 2, 3], optimizer="sam-l2", rho=1.0, alpha=0.5), place=True)
     md = r._repr_markdown_()
     for key in ("alpha_all_shrink", "alpha_gd_like", "alpha_collapse"):
         t = r[key]
         assert f"| {key} | {t['value_text'] or format(t['value'], '.12g')} |" in md
     assert "| regime | 2 |" in md and "| α | 0.5 |" in md
-    linf = tc.thresholds([1, 2, 3], 1.0, alpha=[0.5, 2, 0.9], optimizer="sam-linf")._repr_markdown_()
+    linf = tc.thresholds(tc.Setting.from_z([1, 2, 3], optimizer="sam-linf", rho=1.0, alpha=[0.5, 2, 0.9])
+                         )._repr_markdown_()
     assert "| α | (0.5, 2, 0.9) |" in linf and "| predicted_index | 2 |" in linf
 
 

@@ -32,7 +32,8 @@ def test_words_messages_and_codes():
     assert json.dumps({Status.DONE: Status.NON_FINITE}) == '{"done": "non_finite"}'
     assert str({Status.DONE: 2}) == "{'done': 2}" and Status("no-collapse") is Status.NO_COLLAPSE
     assert [s.value for s in Status if s.ok] == ["t_max", "collapse", "blowup", "stationary", "critical_point",
-                                                 "steps", "norm_reached", "done", "no-collapse"]
+                                                 "steps", "norm_reached", "done", "no-collapse", "converged",
+                                                 "reached"]
 
 
 def test_trajectory_and_discrete_runs_use_the_vocabulary():
@@ -53,3 +54,49 @@ def test_unknown_stop_reason_is_refused():
     with pytest.raises(TheorycheckError, match="unknown stop reason"):
         Trajectory(setting=None, time_kind="rescaled", method="scipy", precision=None, t=np.zeros(1),
                    log_abs_beta=np.zeros((1, 1)), sign_beta=np.ones((1, 1)), stopped_because="nonfinite", t_max=1.0)
+
+
+def test_every_vocabulary_is_a_string_enum_that_serialises_to_its_word():
+    """Verdict (claims), StepStatus (proof steps), Fate (the collapse question), TimeKind and
+    Status: a member prints and serialises to JSON as its word."""
+    import json
+
+    from theorycheck.claims.claim import Verdict
+    from theorycheck.jsonio import dumps
+    from theorycheck.proofs._core import StepStatus
+    from theorycheck.status import Fate
+    from theorycheck.vocabulary import REGIMES, TimeKind
+
+    for enum, words in ((Verdict, ["holds", "fails", "inconclusive", "error"]),
+                        (StepStatus, ["verified", "verified-numerically", "incomplete", "refuted", "error"]),
+                        (Fate, ["collapse", "growth", "undecided"]), (TimeKind, ["rescaled", "real"])):
+        assert [m.value for m in enum] == words
+        assert json.loads(dumps({"x": list(enum)}))["x"] == words
+        assert all(f"{m}" == m.value for m in enum)
+    assert [Fate.COLLAPSE.collapses, Fate.GROWTH.collapses, Fate.UNDECIDED.collapses] == [True, False, None]
+    assert not Verdict.FAILS.ok and not Verdict.ERROR.ok and Verdict.INCONCLUSIVE.ok
+    assert sorted(REGIMES) == [0, 1, 2, 3]
+
+
+def test_convergent_solvers_report_a_status_and_raise_one_budget_exception():
+    """pm_flow, lp_flow and interpolate answer with a Status member (and a message); every
+    budget that runs out is the one BudgetExhausted, a TheorycheckError naming its Status."""
+    from theorycheck.errors import TheorycheckError
+    from theorycheck.solvers import guards, trajectory
+    from theorycheck.solvers.interpolate import argmin_Q
+    from theorycheck.solvers.lp_flow import flow_margin
+    from theorycheck.solvers.pm_flow import flow_pm
+    from theorycheck.status import Budget, BudgetExhausted, Status
+
+    assert guards.BudgetExhausted is BudgetExhausted and trajectory.Budget is Budget
+    e = BudgetExhausted(Status.MAX_SECONDS, "2 s")
+    assert isinstance(e, TheorycheckError) and e.status is Status.MAX_SECONDS and e.reason is e.status
+    X, y = np.array([[1.0, 2.0, 0.5]]), np.array([1.0])
+    r = flow_pm(X, y, depth=2, alpha=0.5, max_evaluations=20)
+    assert r.status is Status.MAX_EVALUATIONS and r.as_dict()["status"] == "max_evaluations"
+    assert r.as_dict()["message"] == "max_evaluations (20)"
+    assert flow_pm(X, y, depth=2, alpha=0.5).status is Status.CONVERGED
+    q = argmin_Q(X, y, depth=2, alpha=0.5)
+    assert q.status is Status.CONVERGED
+    f = flow_margin(np.array([[1.0, 0.5], [0.3, 1.0]]), depth=2, max_evaluations=30)
+    assert f.status is Status.MAX_EVALUATIONS and f.message == "max_evaluations (30)"

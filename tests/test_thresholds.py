@@ -68,7 +68,7 @@ def test_collapse_threshold_certificate(alpha_c):
     z, rho = [1.0, 2.0, 3.0], 1.0
     assert th.alpha_all_shrink(z, rho).value < alpha_c.value < th.alpha_gd_like(z, rho).value
     cert = alpha_c.certificate
-    assert cert["collapses"]["outcome"] == "collapse" and cert["grows"]["outcome"] == "grow"
+    assert cert["collapses"]["outcome"] == "collapse" and cert["grows"]["outcome"] == "growth"
     lo, hi = (float(x) for x in cert["bracket"])
     assert lo < alpha_c.value < hi and hi / lo - 1 < 1e-12
     assert cert["significant_digits"] >= 12 and len(alpha_c.value_text.replace("0.", "", 1)) >= 12
@@ -183,7 +183,7 @@ def test_gd_like_never_negative_nor_below_all_shrink(z):
 
 def test_inconclusive_certificate_gives_no_value():
     t = th.collapse_threshold([1.0, 2.0, 3.0], 1.0, digits=30, max_seconds=0.05)
-    assert t.value is None and t.to_dict()["value_text"] is None and "inconclusive" in t.note
+    assert t.value is None and t.as_dict()["value_text"] is None and "inconclusive" in t.note
 
 
 def test_initial_index_at_ties_of_equal_z():

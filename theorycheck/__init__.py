@@ -5,7 +5,7 @@ The public API (``import theorycheck as tc``; documented in docs/api.md)::
 
     s = tc.Setting.from_z([1, 2, 3], optimizer="sam-l2", rho=1.0, alpha=0.5)
     tr = tc.solve(s, t_max=50)          # Trajectory; tr.as_dict() == `theorycheck trajectory --json`
-    tc.thresholds([1, 2, 3], 1.0)       # ThresholdsResult (α_c and the closed-form boundaries)
+    tc.thresholds(s)                    # ThresholdsResult (α_c and the closed-form boundaries)
     tc.verify("C4")                     # VerifyResult
 
 Every result has ``as_dict()``: exactly the JSON the matching CLI command prints. Names are
@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from theorycheck.errors import NotSeparableError, SettingError, TheorycheckError
+from theorycheck.errors import ArgumentError, NotSeparableError, SettingError, TheorycheckError
 from theorycheck.version import __version__
 
 #: public name -> (module, attribute); imported on first access
@@ -29,12 +29,12 @@ _LAZY: dict[str, tuple[str, str]] = {
     "max_margin": ("theorycheck.api", "max_margin"),
     "describe": ("theorycheck.api", "describe"),
     "reproduce": ("theorycheck.api", "reproduce"),
-    "thresholds": ("theorycheck.predict.regimes", "thresholds"),
-    "heatmap": ("theorycheck.sweep.recipes", "heatmap"),
+    "thresholds": ("theorycheck.api", "thresholds"),
+    "heatmap": ("theorycheck.api", "heatmap"),
     "RunOptions": ("theorycheck.sweep.run", "RunOptions"),
     "SweepResult": ("theorycheck.sweep.result", "SweepResult"),
     "verify": ("theorycheck.api", "verify"),
-    "run_claim": ("theorycheck.claims.runner", "run_claim"),
+    "run_claim": ("theorycheck.api", "run_claim"),
     "prove": ("theorycheck.proofs._core", "prove"),
     "derive": ("theorycheck.derivation", "derive"),
     "Claim": ("theorycheck.claims.claim", "Claim"),
@@ -45,7 +45,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "vocabulary": ("theorycheck.vocabulary", None),
 }
 
-__all__ = ["Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
+__all__ = ["ArgumentError", "Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
            "TheorycheckError", "__version__", "derive", "describe", "heatmap", "max_margin", "packs", "prove",
            "register_claim", "reproduce", "run_claim", "solve", "thresholds", "unregister_claim", "verify",
            "vocabulary"]
@@ -68,14 +68,11 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from theorycheck import packs, vocabulary  # noqa: F401
-    from theorycheck.api import describe, max_margin, reproduce, solve, verify  # noqa: F401
+    from theorycheck.api import describe, heatmap, max_margin, reproduce, run_claim, solve, thresholds, verify  # noqa: F401
     from theorycheck.claims.claim import Claim, Outcome  # noqa: F401
     from theorycheck.claims.registry import register_claim, unregister_claim  # noqa: F401
-    from theorycheck.claims.runner import run_claim  # noqa: F401
     from theorycheck.derivation import derive  # noqa: F401
-    from theorycheck.predict.regimes import thresholds  # noqa: F401
     from theorycheck.proofs._core import prove  # noqa: F401
     from theorycheck.setting import Init, Setting  # noqa: F401
-    from theorycheck.sweep.recipes import heatmap  # noqa: F401
     from theorycheck.sweep.result import SweepResult  # noqa: F401
     from theorycheck.sweep.run import RunOptions  # noqa: F401

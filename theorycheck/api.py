@@ -8,16 +8,25 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.record import Record
 from theorycheck.setting import Setting, check_separable
+from theorycheck.vocabulary import TimeKind
 
-__all__ = ["DEFAULT_T_MAX", "MaxMarginResult", "ReproduceResult", "SettingSummary", "describe", "max_margin",
-           "reproduce", "solve", "verify"]
+if TYPE_CHECKING:
+    from theorycheck.claims.claim import Claim, Verdict
+    from theorycheck.claims.runner import VerifyResult
+    from theorycheck.predict.regimes import ThresholdsResult
+    from theorycheck.solvers.trajectory import Trajectory
+    from theorycheck.sweep.result import SweepResult
+    from theorycheck.sweep.run import RunOptions
+
+__all__ = ["DEFAULT_T_MAX", "MaxMarginResult", "ReproduceResult", "SettingSummary", "describe", "heatmap",
+           "max_margin", "reproduce", "run_claim", "solve", "thresholds", "verify"]
 
 #: default final time of :func:`solve`: rescaled (one example) and real (several examples)
 DEFAULT_T_MAX = {"rescaled": 50.0, "real": 1000.0}
@@ -49,16 +58,17 @@ def _count(value, what: str) -> int:
 def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto", precision: int | None = None,
           time: str = "auto", max_steps: int = 200_000, max_seconds: float = 120.0, discrete: bool = False,
           eta: float | None = None, steps: int | None = None,
-          progress: Callable[..., None] | None = None):
+          progress: bool | None = None) -> Trajectory:
     """Integrate the setting's flow (or, with ``discrete=True``, run the discrete algorithm
     w ← w − η∇Lo(w + ε) for ``steps`` steps of size ``eta``) and return the
     :class:`~theorycheck.solvers.trajectory.Trajectory`: j†(t), its switches, collapse and
     blow-up, and why it stopped. ``t_max`` defaults to 50 (rescaled τ, one example) or 1000
     (real t); ``method``: auto | scipy | mpmath | reduced; ``precision``: mpmath digits;
     ``time``: auto | rescaled | real. Budgets: ``max_steps``, ``max_seconds``.
-    ``progress(t, t_max, steps)`` (flow) or ``progress(k, steps)`` (discrete) is called now
-    and then. ``as_dict()`` of the result is what ``theorycheck trajectory --json`` prints."""
+    ``progress``: report on stderr (True), never (False) or when stderr is a terminal (None).
+    ``as_dict()`` of the result is what ``theorycheck trajectory --json`` prints."""
     from theorycheck.observe import attach
+    from theorycheck.progress import flow_reporter, step_reporter
     from theorycheck.solvers.trajectory import Budget
 
     setting = _setting(setting)
@@ -66,27 +76,30 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
     max_steps = _count(max_steps, "max_steps")
     if discrete:
         if eta is None or steps is None:
-            raise TheorycheckError("--discrete needs --eta E and --steps K")
+            raise ArgumentError("discrete=True needs eta and steps", "discrete", "eta", "steps")
         if precision is not None or method not in ("auto",):
-            raise TheorycheckError("--discrete runs float64 iterations: drop --precision/--method")
+            raise ArgumentError("discrete=True runs float64 iterations: drop precision and method", "discrete",
+                                "precision", "method")
         if t_max is not None:
-            raise TheorycheckError("--discrete runs K steps of size η (t = Kη): drop --t-max")
+            raise ArgumentError("discrete=True runs a fixed number of steps of size η (t = kη): drop t_max",
+                                "discrete", "t_max")
         from theorycheck.solvers.discrete import run as run_discrete
 
         eta = _positive(eta, "eta")
         steps = _count(steps, "steps")
         traj = run_discrete(setting, eta=eta, steps=steps, max_seconds=max_seconds,
-                            record_every=max(1, steps // 20000), progress=progress)
+                            record_every=max(1, steps // 20000), progress=step_reporter(progress))
         traj.eta = eta
         return attach(traj)
     if eta is not None or steps is not None:
-        raise TheorycheckError("--eta/--steps apply to --discrete only")
+        raise ArgumentError("eta and steps apply to discrete=True only", "eta", "steps", "discrete")
     from theorycheck.solvers.integrate import solve as integrate
 
-    time_kind = "rescaled" if setting.single and time != "real" else "real"
+    time_kind = TimeKind.RESCALED if setting.single and time != TimeKind.REAL else TimeKind.REAL
     t_max = _positive(t_max, "t_max") if t_max is not None else DEFAULT_T_MAX[time_kind]
     return attach(integrate(setting, t_max=t_max, method=method, precision=precision, time=time,
-                            budget=Budget(max_steps=max_steps, max_seconds=max_seconds), progress=progress))
+                            budget=Budget(max_steps=max_steps, max_seconds=max_seconds),
+                            progress=flow_reporter(progress)))
 
 
 # ---------------------------------------------------------------------------- max margin
@@ -187,7 +200,7 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
     plan = [(p, n, mod) for p in chosen for n, mod in p.experiments().items()]
     if redraw:
         if pack is not None and any(p.name != "minor-first" for p in chosen):
-            raise TheorycheckError("--redraw applies to the pack minor-first only")
+            raise ArgumentError("redraw=True applies to the pack minor-first only", "redraw")
         plan = [x for x in plan if x[0].name == "minor-first"]
     if isinstance(names, str):
         names = None if names == "all" else [names]
@@ -214,24 +227,75 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
             reports.append(importlib.import_module(mod).reproduce(out, quick=quick))
     summary = numerics.write_summary(reports, out)
     return ReproduceResult({"out": str(out), "summary_file": str(summary),
-                            "experiments": [r.to_dict() for r in reports]}, reports)
+                            "experiments": [r.as_dict() for r in reports]}, reports)
 
 
 # ---------------------------------------------------------------------------- verify
 def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = None, seed: int = 0,
            profile: str = "fast", pack: str | None = None,
            on_claim: Callable[..., None] | None = None,
-           progress: Callable[[str, int], None] | None = None):
+           progress: bool | None = None) -> VerifyResult:
     """Run claims and give their verdicts (a :class:`~theorycheck.claims.runner.VerifyResult`).
 
     ``claims``: keys or prefixes (``"C4"`` selects ``C4.*``; a comma-separated string is
     split), default all of the pack's (``pack``, default every installed pack) and the user's
     (:func:`theorycheck.register_claim`). ``examples``: drawn inputs per claim (default the
     ``profile``'s: fast 12, thorough 100); ``seed``: hypothesis seed (the same inputs every
-    run). ``on_claim(i, n, claim)`` is called before each claim, ``progress(key, tried)``
-    after each input."""
+    run). ``on_claim(i, n, claim)`` is called before each claim; ``progress``
+    (True, False, None: when stderr is a terminal) reports the inputs tried on stderr."""
     from theorycheck import packs
     from theorycheck.claims.runner import verify_claims
+    from theorycheck.progress import input_reporter
 
     return verify_claims(packs.candidates(pack), claims, examples=examples, seed=seed, profile=profile,
-                         on_claim=on_claim, progress=progress)
+                         on_claim=on_claim, progress=input_reporter(progress))
+
+
+def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max: float | None = None,
+               progress: bool | None = None) -> ThresholdsResult:
+    """The regime thresholds in α of ``setting``'s problem (its example(s), optimizer, depth, ρ;
+    what ``theorycheck thresholds --json`` prints). One example: ℓ2-SAM, L = 2 (z > 0):
+    ``alpha_all_shrink``, ``alpha_gd_like`` (closed forms) and ``alpha_collapse`` (α_c to
+    ``digits`` certified digits); L ≥ 3: the derived initial-rate thresholds and α_c(L) for
+    even L; ℓ∞-SAM: per coordinate, from the setting's α; GD: the predicted limit index.
+    ``place``: also place the setting's α (its initial index, regime and the trajectory's
+    switches up to ``t_max``, rescaled τ, default 40/min|z_j|). Several examples (ℓ2-SAM,
+    L = 2): α_c(Z) from full integrations, not certified."""
+    from theorycheck.predict.regimes import thresholds as one_example
+    from theorycheck.predict.regimes import thresholds_data
+
+    setting = _setting(setting)
+    if not setting.single:
+        return thresholds_data(setting, progress=progress)
+    alpha = None
+    if place or setting.optimizer == "sam-linf":
+        v = np.asarray(setting.init.value, dtype=float)
+        alpha = float(v.reshape(-1)[0]) if v.size == 1 else v
+    return one_example(setting.z, setting.rho, optimizer=setting.optimizer, alpha=alpha, depth=setting.depth,
+                       t_max=t_max, digits=digits, progress=progress)
+
+
+def heatmap(setting: Setting, *, alphas, times, method: str = "auto", opts: RunOptions | None = None,
+            backend: str = "processes", workers: int | None = None, scheduler: Any = None,
+            progress: bool | None = None) -> SweepResult:
+    """j† over (α, time) for the uniform initialisations α·1, α in ``alphas`` (the setting's own
+    α is not used), of ``setting``'s examples, optimizer, depth, ρ and loss, batched (E1; what
+    ``theorycheck heatmap --json`` prints). ``times``: the grid (rescaled τ for one example, real
+    t otherwise); ``method``: auto | reduced | balanced | multi; ``opts``: tolerances, step
+    budget, array backend; ``backend``: serial | processes | dask (``scheduler``: its address)."""
+    from theorycheck.sweep.recipes import heatmap as sweep_heatmap
+
+    setting = _setting(setting)
+    return sweep_heatmap(setting.Z, optimizer=setting.optimizer, rho=setting.rho, alphas=alphas, times=times,
+                         depth=setting.depth, loss=setting.loss, method=method, opts=opts, backend=backend,
+                         workers=workers, scheduler=scheduler, progress=progress)
+
+
+def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0, progress: bool | None = None) -> Verdict:
+    """Check one claim on its pinned inputs and ``examples`` drawn ones (hypothesis seed
+    ``seed_``); on a disagreement hypothesis shrinks to a minimal counterexample. ``progress``:
+    report the inputs tried on stderr (True), never (False), when stderr is a terminal (None)."""
+    from theorycheck.claims.runner import run_claim as run_one
+    from theorycheck.progress import input_reporter
+
+    return run_one(claim, examples=examples, seed_=seed_, progress=input_reporter(progress))

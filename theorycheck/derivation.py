@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
-from theorycheck.vocabulary import check_loss, check_optimizer
+from theorycheck.vocabulary import PARAMETRISATIONS, check_loss, check_optimizer
 
 #: the largest explicit system (depth × dim equations) derive builds; the coordinate form
 #: (no --dim) has no limit on the depth
@@ -105,7 +105,8 @@ def _fill(out: dict, depth: int, optimizer: str, balanced: bool, dim: int | None
     """Derive into ``out`` (entries appear as they are derived: a budget stop keeps them)."""
     if balanced:
         if examples != 1:
-            raise TheorycheckError("--balanced applies to the one-example rescaled flow: drop --examples")
+            raise ArgumentError("balanced=True applies to the one-example rescaled flow: drop examples", "balanced",
+                                "examples")
         out["time"] = "rescaled"
         out["equations"] = {
             "du_j/dtau": cf.balanced_field(depth, optimizer),
@@ -157,17 +158,17 @@ def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = 
     check_optimizer(optimizer)
     check_loss(loss)
     if isinstance(depth, bool) or depth < 1:
-        raise TheorycheckError(f"--depth {depth}: the depth L must be ≥ 1")
+        raise ArgumentError(f"depth={depth!r}: L must be ≥ 1", "depth")
     if max_seconds is not None and not max_seconds > 0:
-        raise TheorycheckError(f"--max-seconds {max_seconds}: give a time budget > 0")
+        raise ArgumentError(f"max_seconds={max_seconds!r}: give a time budget > 0", "max_seconds")
     if dim is not None and not 1 <= dim <= 6:
-        raise TheorycheckError(f"--dim {dim}: choose 1..6 (the explicit system grows quickly)")
+        raise ArgumentError(f"dim={dim!r}: choose 1..6 (the explicit system grows quickly)", "dim")
     if examples < 1 or examples > 3:
-        raise TheorycheckError(f"--examples {examples}: choose 1..3")
+        raise ArgumentError(f"examples={examples!r}: choose 1..3", "examples")
     n_eq = (dim or 0) * (1 if balanced else depth)
     if n_eq > MAX_EQUATIONS:
-        raise TheorycheckError(f"--dim {dim} with --depth {depth}: {n_eq} equations exceed the limit of "
-                               f"{MAX_EQUATIONS} for the explicit system; drop --dim for the coordinate form")
+        raise ArgumentError(f"dim={dim} with depth={depth}: {n_eq} equations exceed the limit of "
+                            f"{MAX_EQUATIONS} for the explicit system; drop dim for the coordinate form", "dim", "depth")
     budget = Budget(max_seconds, progress)
     out: dict[str, object] = {"depth": depth, "optimizer": optimizer, "balanced": balanced,
                               "complete": True, "stopped_because": None}
@@ -282,17 +283,21 @@ class PmDerivation:
 
 def derive(depth: int = 2, optimizer: str = "sam-l2", *, balanced: bool = False, dim: int | None = None,
            loss: str = "logistic", examples: int = 1, param: str = "product", max_seconds: float | None = 60.0,
-           progress=None) -> Derivation | PmDerivation:
+           progress: bool | None = None) -> Derivation | PmDerivation:
     """The GD, ℓ2-SAM or ℓ∞-SAM flow of depth L as derived by sympy: one example in rescaled
     time (``examples`` 2–3: real time, loss ``loss``), ``balanced`` for w_k = u, and with
     ``dim`` (1..6) the explicit system for that d, within ``max_seconds`` (past it the result
     is marked incomplete). ``param="pm"`` (with ``loss="squared"``): the gradient flow of
-    β = w₊^D − w₋^D for regression. ``progress(done, total, what)`` is called now and then."""
-    if param not in ("product", "pm"):
-        raise TheorycheckError(f"--param {param!r}: choose product or pm")
+    β = w₊^D − w₋^D for regression. ``progress``: report on stderr (True), never (False) or when
+    stderr is a terminal (None)."""
+    from theorycheck.progress import count_reporter
+
+    progress = count_reporter(progress)
+    if param not in PARAMETRISATIONS:
+        raise ArgumentError(f"param={param!r}: choose one of {', '.join(PARAMETRISATIONS)}", "param")
     if param == "pm" or loss == "squared":
         if param != "pm" or loss != "squared" or depth < 2:
-            raise TheorycheckError("--param pm goes with --loss squared and --depth ≥ 2")
+            raise ArgumentError("param='pm' goes with loss='squared' and depth ≥ 2", "param", "loss", "depth")
         from theorycheck.symbolic.regression import derivation as pm_derivation
 
         return PmDerivation(depth, pm_derivation(depth))

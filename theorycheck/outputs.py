@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 
 __all__ = ["RULE", "FIGURE_SUFFIXES", "PREFIX_SUFFIXES", "output_file", "output_prefix", "output_folder",
            "make_parent"]
@@ -30,6 +30,15 @@ PREFIX_SUFFIXES = (".npz", ".json")
 def _shown(path) -> str:
     text = str(path)
     return text if len(text) <= 120 else text[:120] + "…"
+
+
+def _error(name: str, shown: str, problem: str) -> TheorycheckError:
+    """The one-line error: a command-line option (``--out``) is written ``--out PATH: …``; a
+    library argument (``path``) ``path='PATH': …``, an :class:`ArgumentError` naming it (the CLI
+    renders it as its own flag)."""
+    if name.startswith("-"):
+        return TheorycheckError(f"{name} {shown}: {problem}")
+    return ArgumentError(f"{name}={shown!r}: {problem}", name)
 
 
 def _names_a_folder(text: str) -> bool:
@@ -51,23 +60,23 @@ def _check_ancestors(p: Path, name: str, shown: str) -> None:
             break
         q = q.parent
     if not q.is_dir():
-        raise TheorycheckError(f"{name} {shown}: {str(q)!r} is a file, not a folder")
+        raise _error(name, shown, f"{str(q)!r} is a file, not a folder")
     if not os.access(q, os.W_OK | os.X_OK):
-        raise TheorycheckError(f"{name} {shown}: folder {str(q)!r} is not writable")
+        raise _error(name, shown, f"folder {str(q)!r} is not writable")
 
 
 def _guard(fn, path, name: str, *args):
     if path is None:
-        raise TheorycheckError(f"{name}: give a path")
+        raise _error(name, "None", "give a path")
     text = os.fspath(path)
     if "\x00" in text:
-        raise TheorycheckError(f"{name}: a path cannot contain a NUL character")
+        raise _error(name, "…", "a path cannot contain a NUL character")
     if not text.strip():
-        raise TheorycheckError(f"{name}: the path is empty")
+        raise _error(name, "", "the path is empty")
     try:
         return fn(text, name, *args)
     except OSError as exc:  # e.g. a name too long for the file system
-        raise TheorycheckError(f"{name} {_shown(text)!r}: not a usable path ({exc.strerror or exc})") from None
+        raise _error(name, _shown(text), f"not a usable path ({exc.strerror or exc})") from None
 
 
 def output_file(path: str | os.PathLike, name: str = "path", *,
@@ -81,14 +90,14 @@ def _output_file(text: str, name: str, suffixes) -> Path:
     shown = _shown(text)
     if _names_a_folder(text):
         example = f"{text.rstrip('/' + os.sep) or '.'}/result{suffixes[0] if suffixes else '.json'}"
-        raise TheorycheckError(f"{name} {shown}: is a folder; give a file name in it, e.g. {example}")
+        raise _error(name, shown, f"is a folder; give a file name in it, e.g. {example}")
     p = Path(text)
     if suffixes is not None and p.suffix.lower() not in suffixes:
-        raise TheorycheckError(f"{name} {shown}: the suffix picks the format; end the name with "
+        raise _error(name, shown, f"the suffix picks the format; end the name with "
                                f"{', '.join(suffixes)}")
     _check_ancestors(p, name, shown)
     if p.exists() and not os.access(p, os.W_OK):
-        raise TheorycheckError(f"{name} {shown}: the file exists and is not writable")
+        raise _error(name, shown, "the file exists and is not writable")
     return p
 
 
@@ -108,15 +117,15 @@ def _output_prefix(text: str, name: str) -> tuple[Path, Path]:
             or not Path(base).name:
         folder = text.rstrip("/" + os.sep)
         folder = folder if folder and not folder.endswith(PREFIX_SUFFIXES) else (str(Path(base)) or ".")
-        raise TheorycheckError(f"{name} {shown}: names a folder, not a prefix; give a prefix in it, e.g. "
+        raise _error(name, shown, f"names a folder, not a prefix; give a prefix in it, e.g. "
                                f"{folder}/run (writes {folder}/run.npz and {folder}/run.json)")
     files = (Path(base + ".npz"), Path(base + ".json"))
     for f in files:
         if f.is_dir():
-            raise TheorycheckError(f"{name} {shown}: {str(f)!r} is a folder; choose another prefix")
+            raise _error(name, shown, f"{str(f)!r} is a folder; choose another prefix")
         _check_ancestors(f, name, shown)
         if f.exists() and not os.access(f, os.W_OK):
-            raise TheorycheckError(f"{name} {shown}: {str(f)!r} exists and is not writable")
+            raise _error(name, shown, f"{str(f)!r} exists and is not writable")
     return files
 
 
@@ -130,10 +139,10 @@ def _output_folder(text: str, name: str) -> Path:
     shown = _shown(text)
     p = Path(text)
     if p.exists() and not p.is_dir():
-        raise TheorycheckError(f"{name} {shown}: is a file; give a folder (it is created when missing)")
+        raise _error(name, shown, "is a file; give a folder (it is created when missing)")
     if p.is_dir():
         if not os.access(p, os.W_OK | os.X_OK):
-            raise TheorycheckError(f"{name} {shown}: folder is not writable")
+            raise _error(name, shown, "folder is not writable")
         return p
     _check_ancestors(p / "x", name, shown)
     return p
@@ -144,6 +153,6 @@ def make_parent(path: Path, name: str = "path") -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise TheorycheckError(f"{name} {_shown(path)}: cannot create folder {str(path.parent)!r} "
-                               f"({exc.strerror or exc})") from None
+        raise _error(name, _shown(path), f"cannot create folder {str(path.parent)!r} "
+                     f"({exc.strerror or exc})") from None
     return path

@@ -53,3 +53,69 @@ class Progress:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+# ---------------------------------------------------------------- the one `progress` argument
+# Every public entry point takes ``progress: bool | None``: True reports on stderr, False is
+# silent, None (the default) reports when stderr is a terminal. The reporters below turn that
+# flag into the callbacks the solvers call (internal; never part of the public API).
+
+def enabled(progress: bool | None, stream=None) -> bool:
+    """The ``progress`` flag resolved: None means "when stderr is a terminal"."""
+    if progress is None:
+        stream = stream or sys.stderr
+        return bool(hasattr(stream, "isatty") and stream.isatty())
+    if not isinstance(progress, bool):
+        from theorycheck.errors import ArgumentError
+
+        raise ArgumentError(f"progress={progress!r}: give True, False or None (when stderr is a terminal)",
+                            "progress")
+    return progress
+
+
+def flow_reporter(progress: bool | None):
+    """``report(t, t_max, steps)`` for a trajectory (called every 2 s or so), or None."""
+    if not enabled(progress):
+        return None
+
+    def report(t: float, t_max: float, steps: int) -> None:
+        print(f"  … t = {t:.6g} of {t_max:.6g} ({steps} steps)", file=sys.stderr, flush=True)
+
+    return report
+
+
+def step_reporter(progress: bool | None):
+    """``report(k, steps)`` for a discrete run, or None."""
+    if not enabled(progress):
+        return None
+
+    def report(k: int, steps: int) -> None:
+        print(f"  … step {k} of {steps}", file=sys.stderr, flush=True)
+
+    return report
+
+
+def count_reporter(progress: bool | None):
+    """``report(done, total, what)`` (at most twice a second, and at the end), or None."""
+    if not enabled(progress):
+        return None
+    last = [0.0]
+
+    def report(done: int, total: int, what: str) -> None:
+        now = time.monotonic()
+        if now - last[0] > 0.5 or done == total:
+            last[0] = now
+            print(f"  … {done} of {total} {what}", file=sys.stderr, flush=True)
+
+    return report
+
+
+def input_reporter(progress: bool | None):
+    """``report(key, tried)`` after each drawn input of a claim (one overwritten line), or None."""
+    if not enabled(progress):
+        return None
+
+    def report(key: str, n: int) -> None:
+        print(f"\r  {key}: {n} input{'s' * (n != 1)} …   ", end="", file=sys.stderr, flush=True)
+
+    return report

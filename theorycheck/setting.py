@@ -433,6 +433,9 @@ class Setting:
         if check_separability:
             check_separable(self.Z)
 
+    #: the file the examples were read from (:meth:`from_csv`), else None
+    source = None
+
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_z(cls, z: Sequence[float] | str, **kwargs) -> Setting:
@@ -445,7 +448,9 @@ class Setting:
     def from_csv(cls, path: str | Path, **kwargs) -> Setting:
         """Examples from a CSV of rows ``x1,…,xd,y``."""
         X, y = read_csv(path)
-        return cls(X, y, **kwargs)
+        s = cls(X, y, **kwargs)
+        object.__setattr__(s, "source", str(path))
+        return s
 
     # ------------------------------------------------------------------ views
     @property

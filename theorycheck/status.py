@@ -13,7 +13,10 @@ No heavy imports here: the vocabulary is usable without numpy, sympy or scipy.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+
+from theorycheck.errors import TheorycheckError
 
 
 class Status(StrEnum):
@@ -41,9 +44,9 @@ class Status(StrEnum):
                   True)
     CRITICAL_POINT = ("critical_point",
                       "∇Lo(w) → 0 away from w = 0: ℓ2-SAM's perturbation ρ∇Lo/‖∇Lo‖ is undefined there", True, 9)
-    NORM_LIMIT = ("norm_limit", "the weights left the float64 range (linear coordinates); rerun with --precision",
+    NORM_LIMIT = ("norm_limit", "the weights left the float64 range (linear coordinates); rerun with precision (mpmath digits)",
                   False)
-    NON_FINITE = "non_finite", "a field value was not finite (overflow); rerun with --precision", False, 7
+    NON_FINITE = "non_finite", "a field value was not finite (overflow); rerun with precision (mpmath digits)", False, 7
     MAX_STEPS = "max_steps", "step budget exhausted", False, 5
     MAX_EVALUATIONS = "max_evaluations", "field-evaluation budget exhausted", False
     MAX_SECONDS = "max_seconds", "time budget exhausted", False
@@ -62,6 +65,15 @@ class Status(StrEnum):
     NO_COLLAPSE = "no-collapse", "the no-collapse certificate N ≥ ρ z_max holds: never collapses", True, 4
     SIGN_CHANGE = ("sign_change", "discrete run: a step would take some u_j through 0 (an overshoot the flow never makes)",
                    False, 8)
+    # ---- convergent solvers (pm_flow, lp_flow, interpolate)
+    CONVERGED = "converged", "the residual reached the requested tolerance", True
+    REACHED = "reached", "the flow reached its last checkpoint", True
+    HORIZON = "horizon", "the time horizon was reached before the run converged", False
+    MAX_ITERATIONS = "max_iterations", "iteration budget exhausted", False
+    ROUNDING_LIMITED = ("rounding_limited", "the residual stalls above the tolerance: rounding limits the accuracy",
+                        False)
+    STALLED = "stalled", "the line search found no progress (the residual is the accuracy reached)", False
+    INTEGRATOR_FAILED = "integrator_failed", "the integrator failed (its message says why)", False
 
     def __repr__(self) -> str:  # a member stands where a plain word stood: dicts and lists print it so
         return repr(self.value)
@@ -92,5 +104,54 @@ CRITICAL_POINT = Status.CRITICAL_POINT.code
 #: codes of statuses that end a member without a budget running out
 FINISHED_OK: tuple[int, ...] = tuple(sorted(c for c, s in STATUS.items() if s.ok))
 
-__all__ = ["Status", "STATUS", "FINISHED_OK", "RUNNING", "DONE", "COLLAPSE", "BLOWUP", "NO_COLLAPSE", "MAX_STEPS",
+__all__ = ["Budget", "BudgetExhausted", "Fate", "Status", "STATUS", "FINISHED_OK", "RUNNING", "DONE", "COLLAPSE", "BLOWUP", "NO_COLLAPSE", "MAX_STEPS",
            "STEP_SIZE_UNDERFLOW", "NON_FINITE", "SIGN_CHANGE", "CRITICAL_POINT"]
+
+
+class Fate(StrEnum):
+    """The fate of a run in the collapse question, one word for every solver and prediction
+    (the α_c search, the several-examples and depth-L thresholds, the classification of one
+    trajectory): collapse (β → 0, certified or observed), growth (certified or observed not to
+    collapse: it trains), undecided (neither within the budget; the reason says why)."""
+
+    COLLAPSE = "collapse"
+    GROWTH = "growth"
+    UNDECIDED = "undecided"
+
+    @property
+    def collapses(self) -> bool | None:
+        """True, False, or None when undecided."""
+        return {Fate.COLLAPSE: True, Fate.GROWTH: False}.get(self)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits that make a numerical routine terminate; the first one reached is its status
+    (:class:`Status`: max_steps, max_evaluations, max_seconds, max_events, max_iterations).
+    Every solver takes the limits it has of these."""
+
+    max_steps: int = 200_000
+    max_evaluations: int = 20_000_000
+    max_seconds: float = 120.0
+    max_events: int = 10_000
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "max_evaluations", "max_seconds", "max_events"):
+            v = getattr(self, name)
+            if not (v > 0):
+                raise TheorycheckError(f"budget {name} = {v!r}: must be > 0")
+
+
+class BudgetExhausted(TheorycheckError):
+    """A budget ran out (inside a field evaluation, a step, a search): ``status`` the
+    :class:`Status` of the budget, the message says how much was spent. Every solver raises
+    this one exception and turns it into its result's status."""
+
+    def __init__(self, status: Status | str, message: str = ""):
+        super().__init__(message or Status(status).message)
+        self.status = Status(status)
+
+    @property
+    def reason(self) -> Status:
+        """The budget's status (the stop reason of a trajectory)."""
+        return self.status

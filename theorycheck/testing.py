@@ -48,25 +48,26 @@ def pack_tests(pack: str | None = None, *, profile: str = "fast", examples: int 
 
     @pytest.mark.parametrize("claim", [c for _, c in pairs], ids=[c.key for _, c in pairs])
     def test_claim(claim, request):
+        from theorycheck.claims.claim import Verdict
         from theorycheck.claims.runner import PROFILES, run_claim
 
         prof = request.config.getoption("--theorycheck-profile", default=None) or profile
         n = examples if examples is not None else PROFILES[prof]
         v = run_claim(claim, examples=n, seed_=seed)
         where = f"{claim.key}: {claim.statement}"
-        if v.status == "error":
+        if v.status == Verdict.ERROR:
             pytest.fail(f"{where}\n{v.message}\ninput: {v.counterexample}", pytrace=False)
         if claim.key in expected:
-            if v.status != "fails":
+            if v.status != Verdict.FAILS:
                 pytest.fail(f"{where}\nexpected to fail, but the verdict is {v.status}", pytrace=False)
-            if v.refined is not None and v.refined.status not in ("holds", "inconclusive"):
+            if v.refined is not None and v.refined.status not in (Verdict.HOLDS, Verdict.INCONCLUSIVE):
                 pytest.fail(f"{where}\nfails as expected, but its refined statement {v.refined.key} "
                             f"{v.refined.status}: {v.refined.counterexample}", pytrace=False)
             return
-        if v.status == "fails":
+        if v.status == Verdict.FAILS:
             pytest.fail(f"{where}\n{v.message}\ncounterexample: {v.counterexample}\nobserved: "
                         f"{v.counterexample_detail}", pytrace=False)
-        if v.status == "inconclusive":
+        if v.status == Verdict.INCONCLUSIVE:
             msg = f"{where}\n{v.message}"
             if inconclusive == "fail":
                 pytest.fail(msg, pytrace=False)

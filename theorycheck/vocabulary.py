@@ -8,11 +8,47 @@ stays light.
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 
 from theorycheck.errors import SettingError
 
-__all__ = ["OPTIMIZERS", "LOSSES", "OPTIMIZER_DESCRIPTIONS", "LOSS_DESCRIPTIONS", "check_optimizer",
+__all__ = ["REGIMES", "REGIME_DESCRIPTIONS", "TimeKind", "OPTIMIZERS", "LOSSES", "REGRESSION_LOSSES", "OPTIMIZER_DESCRIPTIONS",
+           "LOSS_DESCRIPTIONS", "PARAMETRISATIONS", "SOLVE_METHODS", "TIME_CHOICES", "SWEEP_METHODS", "SWEEP_BACKENDS",
+           "ARRAY_BACKENDS", "PROFILES", "NORMS", "CNN_DATASETS", "CNN_UPSAMPLING", "CNN_DEVICES", "check_optimizer",
            "check_loss", "check_depth", "check_rho", "counted"]
+
+class TimeKind(StrEnum):
+    """Which time a result's times are in, one word pair everywhere (trajectories, sweeps,
+    figures): rescaled (τ, one example, dτ = −ℓ'(m̂) dt) or real (t)."""
+
+    RESCALED = "rescaled"
+    REAL = "real"
+
+    @property
+    def symbol(self) -> str:
+        """τ or t."""
+        return "τ" if self is TimeKind.RESCALED else "t"
+
+    @property
+    def label(self) -> str:
+        """An axis label."""
+        return "rescaled time τ" if self is TimeKind.RESCALED else "time t"
+
+
+#: the regimes of ℓ2-SAM at L = 2 in α (C5), one table: code -> (short name, what happens). Code 0:
+#: not decided (a budget ran out, or α in α_c's certified bracket); the sweeps' ``regime`` arrays
+#: hold the codes
+REGIMES: dict[int, tuple[str, str]] = {
+    0: ("budget ran out", "undecided"),
+    1: ("collapse", "collapse (the predictor goes to 0, the loss does not vanish)"),
+    2: ("sequential amplification",
+        "sequential amplification (minor features before the major one; near α_c the path first moves "
+        "to a more minor feature: verify's C4.sequential)"),
+    3: ("GD-like (j† = argmax z throughout)", "GD-like (straight to the major feature)"),
+}
+#: code -> what happens (regimes 1..3)
+REGIME_DESCRIPTIONS: dict[int, str] = {k: v[1] for k, v in REGIMES.items() if k}
+
 
 #: optimizer name -> one line
 OPTIMIZER_DESCRIPTIONS: dict[str, str] = {
@@ -28,6 +64,30 @@ LOSS_DESCRIPTIONS: dict[str, str] = {
 
 OPTIMIZERS: tuple[str, ...] = tuple(OPTIMIZER_DESCRIPTIONS)
 LOSSES: tuple[str, ...] = tuple(LOSS_DESCRIPTIONS)
+#: losses of the regression setting (real labels; with the signed parametrisation pm)
+REGRESSION_LOSSES: tuple[str, ...] = ("squared",)
+#: β = w_1 ⊙ … ⊙ w_L (product) or β = w₊^D − w₋^D (pm, the signed parametrisation)
+PARAMETRISATIONS: tuple[str, ...] = ("product", "pm")
+
+# The names every entry point accepts, defined once (the CLI's choices come from here).
+#: how ``solve`` integrates one trajectory
+SOLVE_METHODS: tuple[str, ...] = ("auto", "scipy", "mpmath", "reduced")
+#: the clock ``solve`` runs in (auto: rescaled τ for one example, real t otherwise)
+TIME_CHOICES: tuple[str, ...] = ("auto", "rescaled", "real")
+#: which system integrates a sweep
+SWEEP_METHODS: tuple[str, ...] = ("auto", "reduced", "balanced", "multi")
+#: where a sweep runs
+SWEEP_BACKENDS: tuple[str, ...] = ("serial", "processes", "dask")
+#: the arrays a sweep computes on
+ARRAY_BACKENDS: tuple[str, ...] = ("auto", "numpy", "numba", "torch")
+#: verify's profiles: drawn inputs per claim
+PROFILES: dict[str, int] = {"fast": 12, "thorough": 100}
+#: the max-margin norms p
+NORMS: tuple[int, ...] = (1, 2)
+#: the cnn experiment's datasets, Grad-CAM upsamplings and devices
+CNN_DATASETS: tuple[str, ...] = ("mnist", "cifar10", "svhn")
+CNN_UPSAMPLING: tuple[str, ...] = ("rf", "center", "bilinear")
+CNN_DEVICES: tuple[str, ...] = ("cpu", "cuda")
 
 
 def check_optimizer(optimizer: str) -> str:

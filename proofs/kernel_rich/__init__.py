@@ -175,10 +175,10 @@ def _check_limit(x) -> Outcome:
     if not fl.converged:
         return Outcome(None, detail={"flow_status": fl.status, "residual": fl.residual})
     pr = argmin_Q(X, y, depth=D, alpha=alpha)
-    from theorycheck.symbolic.regression import compiled
+    from theorycheck.symbolic.compile import pm_forms
 
     th = np.asarray(pr.dual) @ X
-    metric = alpha**D * compiled(D)["dh"](th) * np.ones(X.shape[1])
+    metric = alpha**D * pm_forms(D)["dh"](th) * np.ones(X.shape[1])
     pred_err = 2.0 * float(np.linalg.norm(remaining_step(X, y, pr.beta, metric)))
     scale = max(1.0, float(np.linalg.norm(pr.beta)))
     bar = fl.error_bar + pred_err + 1e-9 * scale

@@ -111,7 +111,7 @@ def test_missing_datasets_say_where_to_get_them(tmp_path, monkeypatch):
     monkeypatch.setattr(D, "_repo_root", lambda: tmp_path / "repo")
     with pytest.raises(TheorycheckError, match="no package ships SVHN.*train_32x32.mat"):
         D.load("svhn", tmp_path)
-    with pytest.raises(TheorycheckError, match="CIFAR-10 not found.*--data-dir"):
+    with pytest.raises(TheorycheckError, match="CIFAR-10 not found.*data_dir"):
         D.load("cifar10", tmp_path)
     with pytest.raises(TheorycheckError, match="not a directory"):
         D.load("cifar10", tmp_path / "nope")

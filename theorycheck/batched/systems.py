@@ -25,9 +25,11 @@ import numpy as np
 
 from theorycheck.batched.ops import NumpyOps
 from theorycheck.errors import TheorycheckError
+from theorycheck.solvers import critical
 from theorycheck.solvers.guards import scaled_norm
 from theorycheck.status import BLOWUP, COLLAPSE, CRITICAL_POINT, NO_COLLAPSE
 from theorycheck.symbolic import compile as C
+from theorycheck.vocabulary import TimeKind
 
 #: κ clocks and event levels: a rate |dθ/dτ| > e^{EVENT_LOG}·c means the singular time is
 #: less than e^{−EVENT_LOG}/c away (c: the system's rate scale)
@@ -48,8 +50,8 @@ class BatchSystem:
     observables: dict[str, tuple[Any, Any]] = {}
     #: per-member event records (numpy arrays, np.inf = did not happen)
     events: dict[str, np.ndarray]
-    #: the physical time's name: "tau" (rescaled, one example) or "t" (real)
-    time_kind = "tau"
+    #: which time the physical time is (vocabulary.TimeKind): rescaled (one example) or real
+    time_kind = TimeKind.RESCALED
 
     def initial(self):
         raise NotImplementedError
@@ -98,7 +100,7 @@ class ReducedL2(BatchSystem):
     after the stop. With ``stop_on_safe`` a member also stops once N ≥ ρ z_max (no collapse,
     ever): for classification runs."""
 
-    time_kind = "tau"
+    time_kind = TimeKind.RESCALED
 
     def __init__(self, z, alpha, rho, *, ops=None, collapse_tol: float = 1e-10, stop_on_safe: bool = False,
                  observe: str = "levels", observe_norm: bool = False):
@@ -133,6 +135,7 @@ class ReducedL2(BatchSystem):
         self.coef = [o.asarray(c[:1].copy() if np.all(c == c[:1]) else c.copy()) for c in coef]
         self._gathered: tuple = (None, None)
         self._buf: tuple | None = None  # work buffers of log_norm (numpy)
+        self.half_log = C.log_norm(o.name)  # ln N from ln Σ_j (term j of N²)
         shared = all(c.shape[0] == 1 for c in self.coef) and o.name == "numpy"
         self._W = np.concatenate([np.asarray(c) for c in self.coef], 0) if shared else None  # (3, d): K, A, G
         # j† from N̄ = τ/I: the switch levels N̄ = ρ(z_j + z_k) between consecutive distinct z (C4)
@@ -169,7 +172,7 @@ class ReducedL2(BatchSystem):
         """ln N(τ, I) = ½ logsumexp_j(K_j + τ A_j + I G_j) for members idx."""
         K, A, G = self._coef(idx)
         if self.ops.name != "numpy":
-            return 0.5 * self.ops.logsumexp(K + _col(tau) * A + _col(I) * G, 1)
+            return self.half_log(self.ops.logsumexp(K + _col(tau) * A + _col(I) * G, 1))
         # numpy: the same operations in the same order (bitwise equal), in two reused buffers
         shape = np.broadcast_shapes(K.shape, A.shape, G.shape, (tau.shape[0], 1))
         buf = self._buf
@@ -191,7 +194,7 @@ class ReducedL2(BatchSystem):
         X -= m[:, None]
         np.exp(X, out=X)
         with np.errstate(divide="ignore"):
-            return 0.5 * (np.log(np.sum(X, axis=1)) + m)
+            return self.half_log(np.log(np.sum(X, axis=1)) + m)
 
     def rates(self, idx, tau, y):
         lnN = self.log_norm(idx, tau, y[:, 0])
@@ -331,7 +334,7 @@ class BalancedLog(_ClockedTheta):
     and j† keeps the blown-up index (the real-time flow keeps it as t → ∞). ℓ2-SAM: the
     collapse certificate and stop rule of :class:`ReducedL2`. All coordinates at 0: collapse."""
 
-    time_kind = "tau"
+    time_kind = TimeKind.RESCALED
     observables = {"jdag": (np.int16, -1), "log_beta_max": (np.float64, np.nan), "gap": (np.float64, np.nan)}
 
     def __init__(self, z, alpha, rho, *, L: int = 2, optimizer: str, ops=None, collapse_tol: float = 1e-10):
@@ -352,6 +355,7 @@ class BalancedLog(_ClockedTheta):
         self.alpha = o.asarray(alpha)
         self.rho = o.asarray(rho)
         self.cf = C.balanced_log_field(self.L, optimizer, o.name)
+        self.half_log = C.log_norm(o.name)  # ln N from ln Σ_j (term j of N²)
         self.c = float(scaled_norm(z))  # ‖z‖₂ (np.linalg.norm underflows to 0 for |z| ≲ 1e-154)
         self.log_c = math.log(self.c)
         # coordinates at an equilibrium of a decoupled field: du_j/dτ exactly 0 at the start
@@ -385,7 +389,7 @@ class BalancedLog(_ClockedTheta):
         o = self.ops
         s = self.cf.log_summand(self.z, th)
         s = o.where(self.dead[idx], -math.inf, s)
-        return 0.5 * o.logsumexp(s, 1)
+        return self.half_log(o.logsumexp(s, 1))
 
     def theta_rate(self, idx, tau, th):
         o = self.ops
@@ -454,10 +458,9 @@ class MultiExample(_ClockedTheta):
     from 0 (status critical_point: ε is undefined there, cells after it stay unknown, −1).
     Every coordinate at 0: collapse."""
 
-    time_kind = "t"
-    #: ℓ2: a critical point once ‖∇Lo(w)‖/‖dw/dt‖ and ‖∇Lo(w)‖/Lo(w) have both fallen by
-    #: 1e-4 (ln) with w away from 0 (the single-trajectory solver's test, LayersSystem)
-    SINGULAR_LOG = math.log(1e-4)
+    time_kind = TimeKind.REAL
+    #: ℓ2: a critical point (the rule of :mod:`theorycheck.solvers.critical`, shared with LayersSystem)
+    SINGULAR_LOG = critical.SINGULAR_LOG
     observables = {"jdag": (np.int16, -1), "loss": (np.float64, np.nan), "log_beta_max": (np.float64, np.nan),
                    "gap": (np.float64, np.nan)}
 
@@ -481,6 +484,7 @@ class MultiExample(_ClockedTheta):
         self.risk = C.empirical_risk(loss, o.name, "elementwise")
         self.beta = C.predictor(self.L, o.name)
         self.cf = C.balanced_multi_log(self.L, optimizer, o.name)
+        self.half_log = C.log_norm(o.name)  # ln S from ln Σ_j (term j of S²)
         self.c = float(scaled_norm(Z, axis=1).max())
         self.dead = o.zeros((self.B, d), dtype=bool)
         self.loss0 = float(C.stable_loss_functions(loss, "numpy")[0](0.0))
@@ -509,7 +513,7 @@ class MultiExample(_ClockedTheta):
             G = self._G(self.beta(*([u] * self.L)))
             if self.optimizer == "sam-l2":
                 ls = o.where(dead, -math.inf, self.cf.log_summand(G, th))
-                lnS = 0.5 * o.logsumexp(ls, 1)[:, None]
+                lnS = self.half_log(o.logsumexp(ls, 1))[:, None]
             else:
                 lnS = 0.0
             r = self.cf.ratio(G, th, lnS, _col(self.rho[idx])) * 1.0
@@ -550,7 +554,7 @@ class MultiExample(_ClockedTheta):
             u = o.where(dead, 0.0, o.exp(th))
             beta = self.beta(*([u] * self.L))
             G = self._G(beta)
-            lnS = 0.5 * o.logsumexp(o.where(dead, -math.inf, self.cf.log_summand(G, th)), 1)
+            lnS = self.half_log(o.logsumexp(o.where(dead, -math.inf, self.cf.log_summand(G, th)), 1))
             ln_field = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th + 2 * o.log(o.abs(r))), 1)
             ln_u = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th), 1)
             ln_lo = o.log(self.risk.value(beta, self.Z))
@@ -567,8 +571,8 @@ class MultiExample(_ClockedTheta):
             return self.ops.zeros(len(idx), dtype=bool)
         rel, ln_u, relg = self._ln_grad_ratio(idx, th, r)
         with self.ops.errstate():  # ∞ − ∞ (Lo underflowed at start and now): nan, never below a level
-            return ((rel - self.rel0[idx] < self.SINGULAR_LOG) & (relg - self.relg0[idx] < self.SINGULAR_LOG)
-                    & (ln_u - self.ln_u0[idx] > math.log(1e-2)))
+            return (critical.below(rel, relg, *critical.levels(self.rel0[idx], self.relg0[idx]))
+                    & critical.away_from_zero(ln_u, self.ln_u0[idx]))
 
     def observe(self, idx, tau, y):
         o = self.ops

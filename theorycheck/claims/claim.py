@@ -4,7 +4,7 @@ A :class:`Claim` has hypotheses (a hypothesis strategy of valid inputs, plus pin
 cases), a check that computes the prediction and the observation for one input and says
 whether they agree within the tolerance, and optionally a *refined* statement (another
 Claim) that the tool found to hold where the original fails. The runner gives a
-:class:`Verdict`:
+:class:`ClaimVerdict` whose ``status`` is a :class:`Verdict`:
 
 - ``holds``: every input tried agreed;
 - ``fails``: some input disagreed — the counterexample is the one hypothesis shrank to;
@@ -12,20 +12,34 @@ Claim) that the tool found to hold where the original fails. The runner gives a
 - ``error``: a check raised (a bug of the tool, reported with the input, never hidden).
 
 The runner is :mod:`theorycheck.claims.runner`, the registry :mod:`theorycheck.claims.registry`;
-claims are registered by a pack's ``proofs`` beside their derivations, or by a user with
-:func:`theorycheck.register_claim`.
+a pack's manifest lists its claims; a user registers their own with :func:`theorycheck.register_claim`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # hypothesis is imported by the runner, when claims run
     from hypothesis import strategies as st
 
-HOLDS, FAILS, INCONCLUSIVE, ERROR = "holds", "fails", "inconclusive", "error"
+class Verdict(StrEnum):
+    """What a claim's check found (a member is its word: it prints and serialises to JSON as
+    that word). ``ok``: not a failure and not a bug."""
+
+    HOLDS = "holds"
+    FAILS = "fails"
+    INCONCLUSIVE = "inconclusive"
+    ERROR = "error"
+
+    @property
+    def ok(self) -> bool:
+        return self not in (Verdict.FAILS, Verdict.ERROR)
+
+
+HOLDS, FAILS, INCONCLUSIVE, ERROR = Verdict.HOLDS, Verdict.FAILS, Verdict.INCONCLUSIVE, Verdict.ERROR
 
 
 @dataclass
@@ -60,10 +74,12 @@ class Claim:
 
 
 @dataclass
-class Verdict:
+class ClaimVerdict:
+    """A claim's verdict with its numbers (``status`` a :class:`Verdict`)."""
+
     key: str
     statement: str
-    status: str
+    status: Verdict
     tried: int
     inconclusive: int
     worst_deviation: float | None
@@ -72,7 +88,7 @@ class Verdict:
     counterexample: dict | None = None
     counterexample_detail: dict | None = None
     message: str = ""
-    refined: Verdict | None = None
+    refined: ClaimVerdict | None = None
     #: the first few inputs whose check ran out of budget, each {"input", "detail"} (what ran out)
     inconclusive_examples: list = field(default_factory=list)
     #: checks of pinned edge cases, and of drawn inputs (with hypothesis's shrinking steps after a
@@ -105,11 +121,11 @@ class Verdict:
 
         return table(("claim", "verdict", "tried", "worst deviation", "statement"), self.rows())
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "pinned", "drawn", "requested",
                                             "cap", "inconclusive", "worst_deviation", "tolerance", "seconds",
                                             "counterexample", "counterexample_detail", "message",
                                             "inconclusive_examples")}
         d["seconds"] = round(self.seconds, 3)
-        d["refined"] = self.refined.to_dict() if self.refined else None
+        d["refined"] = self.refined.as_dict() if self.refined else None
         return d

@@ -1,5 +1,5 @@
 """Running claims: :func:`run_claim` checks one claim on its pinned inputs and on inputs
-drawn by hypothesis and gives a :class:`~theorycheck.claims.claim.Verdict`; :func:`verify_claims`
+drawn by hypothesis and gives a :class:`~theorycheck.claims.claim.ClaimVerdict`; :func:`verify_claims`
 runs a selection of claims (a pack's and the user's: :func:`theorycheck.api.verify` chooses them) and gives a :class:`VerifyResult`
 whose :meth:`~VerifyResult.as_dict` is what ``theorycheck verify --json`` writes."""
 
@@ -12,14 +12,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, Claim, Outcome, Verdict
-from theorycheck.errors import TheorycheckError
+from theorycheck.claims.claim import ERROR, FAILS, HOLDS, INCONCLUSIVE, Claim, ClaimVerdict, Outcome, Verdict
+from theorycheck.errors import ArgumentError
 from theorycheck.jsonio import to_plain
+from theorycheck.vocabulary import PROFILES
 
 __all__ = ["PROFILES", "VerifyResult", "run_claim", "verify_claims"]
 
 #: examples per claim for each profile of ``theorycheck verify``
-PROFILES: dict[str, int] = {"fast": 12, "thorough": 100}
 
 
 class _Disagrees(AssertionError):
@@ -60,7 +60,7 @@ def _no_local_constants() -> Iterator[None]:
 
 
 def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
-              progress: Callable[[str, int], None] | None = None) -> Verdict:
+              progress: Callable[[str, int], None] | None = None) -> ClaimVerdict:
     """Check ``claim`` on its pinned inputs, then on ``examples`` drawn inputs; on a
     disagreement hypothesis shrinks to a minimal counterexample. The drawn inputs depend only
     on the claim, ``examples`` and ``seed_`` (not on what ran before in the process: see
@@ -89,8 +89,8 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             stats["worst"] = out.deviation if stats["worst"] is None else max(stats["worst"], out.deviation)
         return out
 
-    def verdict(status, message="", ce=None, ce_detail=None) -> Verdict:
-        v = Verdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
+    def verdict(status: Verdict, message="", ce=None, ce_detail=None) -> ClaimVerdict:
+        v = ClaimVerdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
                     claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message,
                     inconclusive_examples=list(undecided), pinned=stats["pinned"],
                     drawn=stats["tried"] - stats["pinned"], requested=int(examples),
@@ -100,7 +100,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress)
         return v
 
-    def crashed() -> Verdict:
+    def crashed() -> ClaimVerdict:
         exc = last_fail["exc"]
         return verdict(ERROR, f"the check raised {type(exc).__name__}: {exc}", claim.describe(last_fail["x"]))
 
@@ -158,7 +158,7 @@ class VerifyResult:
     examples: int
     seed: int
     seconds: float
-    verdicts: list[Verdict]
+    verdicts: list[ClaimVerdict]
     #: claim key → the pack it belongs to ("user" for a user's claim)
     packs: dict[str, str] = field(default_factory=dict)
 
@@ -170,7 +170,7 @@ class VerifyResult:
     def ok(self) -> bool:
         return not self.failed
 
-    def __getitem__(self, key: str) -> Verdict:
+    def __getitem__(self, key: str) -> ClaimVerdict:
         for v in self.verdicts:
             if v.key == key:
                 return v
@@ -192,7 +192,7 @@ class VerifyResult:
         ``pack``), failed, packs (the packs whose claims ran)."""
         return {"profile": self.profile, "examples": self.examples, "seed": self.seed,
                 "seconds": round(self.seconds, 2),
-                "claims": [{**v.to_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
+                "claims": [{**v.as_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
                 "failed": self.failed, "packs": sorted({self.packs[v.key] for v in self.verdicts if v.key in self.packs})}
 
 
@@ -211,9 +211,9 @@ def verify_claims(pairs: Sequence[tuple[str, Claim]], claims: Sequence[str] | st
     from theorycheck.claims.registry import pack_of, select
 
     if profile not in PROFILES:
-        raise TheorycheckError(f"unknown profile {profile!r}: choose one of {', '.join(PROFILES)}")
+        raise ArgumentError(f"profile={profile!r}: choose one of {', '.join(PROFILES)}", "profile")
     if examples is not None and (isinstance(examples, bool) or int(examples) != examples or examples < 0):
-        raise TheorycheckError("--examples must be ≥ 0")
+        raise ArgumentError(f"examples={examples!r}: give a whole number ≥ 0", "examples")
     n_examples = int(examples) if examples is not None else PROFILES[profile]
     if isinstance(claims, str):
         claims = [p.strip() for p in claims.split(",") if p.strip()]
@@ -221,7 +221,8 @@ def verify_claims(pairs: Sequence[tuple[str, Claim]], claims: Sequence[str] | st
     try:
         chosen = select(list(claims) if claims else None, [c for _, c in pairs])
     except KeyError as exc:
-        raise TheorycheckError(f"no claim matches {exc.args[0]!r}; `theorycheck verify --list` shows them") from None
+        raise ArgumentError(f"claims={exc.args[0]!r}: no claim matches (the packs' keys: "
+                            "packs.get(name).claims())", "claims") from None
     verdicts = []
     t0 = time.perf_counter()
     for i, c in enumerate(chosen, 1):

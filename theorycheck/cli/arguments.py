@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.vocabulary import LOSSES, OPTIMIZERS
+from theorycheck.vocabulary import ARRAY_BACKENDS, LOSSES, OPTIMIZERS, REGRESSION_LOSSES, SWEEP_BACKENDS
 
 
 def add_setting_arguments(p: argparse.ArgumentParser, *, optimizer: bool = True, alpha: bool = True,
@@ -28,7 +28,7 @@ def add_setting_arguments(p: argparse.ArgumentParser, *, optimizer: bool = True,
     if alpha:
         p.add_argument("--alpha", default="1", metavar="A|A1,…,Ad",
                        help="initialisation: one scale α for all layers, or one per feature (default 1)")
-    losses = [*LOSSES, "squared"] if regression else list(LOSSES)
+    losses = [*LOSSES, *REGRESSION_LOSSES] if regression else list(LOSSES)
     p.add_argument("--loss", choices=losses, default="logistic",
                    help="loss ℓ (default logistic" + ("; squared: regression, with --param pm)" if regression else ")"))
 
@@ -53,13 +53,13 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """Tolerances and where to run (shared by sweep commands)."""
     p.add_argument("--rtol", type=float, default=1e-8, help="relative tolerance (default 1e-8)")
     p.add_argument("--atol", type=float, default=1e-10, help="absolute tolerance (default 1e-10)")
-    p.add_argument("--backend", choices=["serial", "processes", "dask"], default="processes",
+    p.add_argument("--backend", choices=SWEEP_BACKENDS, default="processes",
                    help="where to run: this process, local processes (default) or a Dask cluster")
     p.add_argument("--workers", type=int, default=None,
                    help="number of processes / Dask workers to use (the compiled kernel: threads)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="Dask scheduler address (tcp://HOST:PORT); implies --backend dask")
-    p.add_argument("--array-backend", choices=["auto", "numpy", "numba", "torch"], default="auto",
+    p.add_argument("--array-backend", choices=ARRAY_BACKENDS, default="auto",
                    help="auto (default): the compiled kernel (numba) for C4's reduced ℓ2 ODE when numba is "
                         "installed, numpy otherwise; numba (reduced ODE only); numpy; torch (CUDA when present)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

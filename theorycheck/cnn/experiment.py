@@ -35,9 +35,10 @@ from theorycheck.cnn import data as D
 from theorycheck.cnn.gradcam import UPSAMPLING, Fields, gradcam, receptive_fields, summarize, upsample
 from theorycheck.cnn.models import SmallCNN, parameter_norm
 from theorycheck.cnn.sam import SAM
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError
 from theorycheck.record import Record
 from theorycheck.symbolic.model import OPTIMIZERS
+from theorycheck.vocabulary import CNN_DEVICES as DEVICES
 
 __all__ = ["Config", "quick_config", "run_experiment", "STALL_FRACTION"]
 
@@ -80,36 +81,37 @@ class Config:
     def validate(self) -> Config:
         """Check every field; returns the Config with ρ resolved (one-line errors)."""
         if self.dataset not in D.DATASETS:
-            raise TheorycheckError(f"--dataset {self.dataset!r}: choose one of {', '.join(D.DATASETS)}")
+            raise ArgumentError(f"dataset={self.dataset!r}: choose one of {', '.join(D.DATASETS)}", "dataset")
         if not self.optimizers or "gd" not in self.optimizers or len(set(self.optimizers)) != len(self.optimizers):
-            raise TheorycheckError("--optimizers must list gd (the reference of every comparison) and SAM "
-                                   "variants, each once, e.g. gd,sam-l2,sam-linf")
+            raise ArgumentError("optimizers must list gd (the reference of every comparison) and SAM "
+                                "variants, each once, e.g. gd,sam-l2,sam-linf", "optimizers")
         bad = [o for o in self.optimizers if o not in OPTIMIZERS]
         if bad:
-            raise TheorycheckError(f"--optimizers: unknown {', '.join(bad)}; choose from {', '.join(OPTIMIZERS)}")
+            raise ArgumentError(f"optimizers: unknown {', '.join(bad)}; choose from {', '.join(OPTIMIZERS)}",
+                                "optimizers")
         if not self.init_scales or any(not (a > 0 and math.isfinite(a)) for a in self.init_scales):
-            raise TheorycheckError("--init-scales must be positive finite numbers, e.g. 0.7,1,2")
+            raise ArgumentError("init_scales must be positive finite numbers, e.g. 0.7,1,2", "init_scales")
         for name in ("rho", "lr"):
             v = getattr(self, name)
             if v is None:
                 continue
             if not (v >= 0 and math.isfinite(v)) or (name == "lr" and v == 0):
-                raise TheorycheckError(f"--{name} {v}: must be {'> 0' if name == 'lr' else '≥ 0'} and finite")
+                raise ArgumentError(f"{name}={v}: must be {'> 0' if name == 'lr' else '≥ 0'} and finite", name)
         if self.rho_linf is not None and not (self.rho_linf >= 0 and math.isfinite(self.rho_linf)):
-            raise TheorycheckError(f"--rho-linf {self.rho_linf}: must be ≥ 0 and finite")
+            raise ArgumentError(f"rho_linf={self.rho_linf}: must be ≥ 0 and finite", "rho_linf")
         for name in ("epochs", "batch_size", "seeds", "cam_images", "eval_train", "grid_images", "threads"):
             if getattr(self, name) < 1:
-                raise TheorycheckError(f"--{name.replace('_', '-')} must be ≥ 1")
+                raise ArgumentError(f"{name}={getattr(self, name)}: must be ≥ 1", name)
         if self.checkpoints < 2:
-            raise TheorycheckError("--checkpoints must be ≥ 2 (the start and the end)")
+            raise ArgumentError(f"checkpoints={self.checkpoints}: must be ≥ 2 (the start and the end)", "checkpoints")
         if self.upsample not in UPSAMPLING:
-            raise TheorycheckError(f"--upsample {self.upsample!r}: choose one of {', '.join(UPSAMPLING)}")
-        if self.device not in ("cpu", "cuda"):
-            raise TheorycheckError(f"--device {self.device!r}: choose cpu or cuda")
+            raise ArgumentError(f"upsample={self.upsample!r}: choose one of {', '.join(UPSAMPLING)}", "upsample")
+        if self.device not in DEVICES:
+            raise ArgumentError(f"device={self.device!r}: choose one of {', '.join(DEVICES)}", "device")
         if self.device == "cuda" and not torch.cuda.is_available():
-            raise TheorycheckError("--device cuda: no CUDA device is visible to torch here; use --device cpu")
+            raise ArgumentError("device='cuda': no CUDA device is visible to torch here; use device='cpu'", "device")
         if not 1 <= len(self.widths) <= 4 or any(w < 1 for w in self.widths):
-            raise TheorycheckError("--widths: 1 to 4 positive channel counts, e.g. 8,16,32")
+            raise ArgumentError("widths: 1 to 4 positive channel counts, e.g. 8,16,32", "widths")
         if self.rho is None:
             return replace(self, rho=DEFAULT_RHO[self.dataset])
         return self
@@ -177,7 +179,7 @@ class Run:
     baseline_cells: list[float] = field(default_factory=list)
     grid_maps: np.ndarray | None = None  # final pixel maps of the grid images (first seed only)
 
-    def as_json(self) -> dict:
+    def as_dict(self) -> dict:
         d = asdict(self)
         d.pop("grid_maps")
         return d
@@ -394,7 +396,7 @@ def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict
     n_train = len(ds.y_train)
     steps_per_epoch = n_train // cfg.batch_size
     if steps_per_epoch < 1:
-        raise TheorycheckError(f"--batch-size {cfg.batch_size} is larger than the {n_train} training images")
+        raise ArgumentError(f"batch_size={cfg.batch_size} is larger than the {n_train} training images", "batch_size")
     total = steps_per_epoch * cfg.epochs
     checkpoints = sorted(set(np.linspace(0, total, cfg.checkpoints).round().astype(int).tolist()))
     log(f"[cnn] {cfg.dataset}: {n_train} train / {len(ds.y_test)} test images ({full.source}); "
@@ -453,7 +455,7 @@ def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict
             "receptive_field": int(max(hi - lo + 1 for lo, hi in fields.intervals)),
         },
         "stall_rule": f"final training loss ≥ {STALL_FRACTION} · ln {n_classes}",
-        "runs": [r.as_json() for r in runs],
+        "runs": [r.as_dict() for r in runs],
         "comparisons": comparisons,
         "summary": summary,
         "_grid": {"runs": [r for r in runs if r.grid_maps is not None], "images": ds.x_test[: cfg.grid_images],

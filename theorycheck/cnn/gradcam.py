@@ -31,12 +31,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from theorycheck.vocabulary import CNN_UPSAMPLING
+
 __all__ = [
     "UPSAMPLING", "AttentionSummary", "Fields", "background_fraction", "gradcam", "receptive_fields",
     "summarize", "upsample",
 ]
 
-UPSAMPLING: tuple[str, ...] = ("rf", "center", "bilinear")
+UPSAMPLING: tuple[str, ...] = CNN_UPSAMPLING
 
 #: modules that act pixel by pixel (they do not change receptive fields)
 _POINTWISE = (nn.ReLU, nn.LeakyReLU, nn.ELU, nn.GELU, nn.Sigmoid, nn.Tanh, nn.Identity, nn.Dropout,

@@ -32,9 +32,11 @@ from dataclasses import dataclass
 import mpmath as mp
 import numpy as np
 
-from theorycheck.solvers.taylor import BudgetExceeded, Fate, ReducedFlow
+from theorycheck.solvers.taylor import ReducedFlow, TaylorRun
+from theorycheck.status import BudgetExhausted, Fate, Status
+from theorycheck.symbolic import compile as C
 
-__all__ = ["AlphaC", "BudgetExceeded", "Fate", "ReducedFlow", "alpha_c_unit"]
+__all__ = ["AlphaC", "ReducedFlow", "TaylorRun", "alpha_c_unit"]
 
 
 # ------------------------------------------------------------------ the root search
@@ -84,9 +86,9 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
     zpos = z[z > 0]
     zm = float(zpos.min())
     norm = float(np.sqrt(np.sum(z**2)))
-    lo0 = zm / (math.sqrt(2) * norm)  # alpha_all_shrink: proved to collapse (C5)
+    lo0 = float(C.alpha_all_shrink()(zm, norm, 1.0))  # proved to collapse (C5)
     top = z.max()
-    hi0 = (top + z[z < top].max()) / (math.sqrt(2) * norm)  # alpha_gd_like: proved to grow (C5)
+    hi0 = float(C.alpha_gd_like()(top, z[z < top].max(), norm, 1.0))  # proved to grow (C5)
     evals = [0]
     report = progress or (lambda f: None)
     state = {"lo": lo0, "hi": hi0}
@@ -94,15 +96,15 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
     def f_of(flow, a, T):
         fate = flow.run(a, T, deadline=deadline, lower=0.2)
         evals[0] += 1
-        if fate.kind == "collapse":
+        if fate.fate == Fate.COLLAPSE:
             state["lo"] = max(state["lo"], a)
             return -math.inf
-        if fate.kind == "grow":
+        if fate.fate == Fate.GROWTH:
             state["hi"] = min(state["hi"], a)
             return math.inf
-        if fate.kind == "horizon":
+        if fate.at_horizon:
             return fate.q
-        raise BudgetExceeded(f"at α = {a}: {fate.why}")
+        raise BudgetExhausted(fate.status or Status.MAX_STEPS, f"at α = {a}: {fate.why}")
 
     def rung(flow, T, guess, span, rtol):
         """The root of q_T near ``guess``: secant steps (q_T is close to linear in α there), and
@@ -195,14 +197,14 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
                 evals[0] += 2
                 certs = {"collapses": _cert_dict(a_lo, fl), "grows": _cert_dict(a_hi, fh),
                          "precision": f"{dps} digits (fixed point)" if flow.dps else "float64"}
-                if fl.kind == "collapse" and fh.kind == "grow":
+                if fl.fate == Fate.COLLAPSE and fh.fate == Fate.GROWTH:
                     D, text = _certified_digits(a_lo, a_hi, dps)
                     lo_c, hi_c, value = a_lo, a_hi, root
                     if D >= digits:
                         break
                     w = w / 10  # lo and hi straddle a rounding boundary: a narrower certified bracket
                     continue
-                if "budget" in (fl.kind, fh.kind):
+                if any(r.fate == Fate.UNDECIDED and not r.at_horizon for r in (fl, fh)):  # a budget ran out
                     stopped = f"certificate budget: {fl.why or fh.why}"
                     break
                 if value is not None:  # a narrower bracket failed: keep the certified wider one
@@ -210,7 +212,7 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
                 w = w * 100
             if value is None and stopped is None:
                 stopped = "no certified bracket around the computed root"
-    except BudgetExceeded as e:
+    except BudgetExhausted as e:
         stopped = f"time budget of {max_seconds:g} s ran out ({e})"
     if stopped is not None:
         value, D, text = None, 0, None
@@ -223,12 +225,12 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
 def _certifies(flow, root, w, deadline, evals) -> bool:
     """Whether root (1 ∓ w) collapse / grow (a quick check before a longer search)."""
     evals[0] += 2
-    return (flow.run(root * (1 - w), None, deadline=deadline).kind == "collapse"
-            and flow.run(root * (1 + w), None, deadline=deadline).kind == "grow")
+    return (flow.run(root * (1 - w), None, deadline=deadline).fate == Fate.COLLAPSE
+            and flow.run(root * (1 + w), None, deadline=deadline).fate == Fate.GROWTH)
 
 
-def _cert_dict(alpha, fate: Fate) -> dict:
-    what = {"collapse": "N < ρ z_min: every coordinate shrinks from then on",
-            "grow": "N ≥ ρ z_max: every coordinate grows from then on"}.get(fate.kind, fate.why)
-    return {"alpha_unit": mp.nstr(mp.mpf(alpha), 40), "outcome": fate.kind, "certificate": what,
-            "time": float(fate.tau), "N_scaled": float(fate.N), "taylor_steps": fate.steps}
+def _cert_dict(alpha, run: TaylorRun) -> dict:
+    what = {Fate.COLLAPSE: "N < ρ z_min: every coordinate shrinks from then on",
+            Fate.GROWTH: "N ≥ ρ z_max: every coordinate grows from then on"}.get(run.fate, run.why)
+    return {"alpha_unit": mp.nstr(mp.mpf(alpha), 40), "outcome": run.fate, "certificate": what,
+            "time": float(run.tau), "N_scaled": float(run.N), "taylor_steps": run.steps}

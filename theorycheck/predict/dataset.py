@@ -19,6 +19,8 @@ import time
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.status import Fate
+from theorycheck.symbolic import compile as C
 
 
 def _outcome(setting_kw: dict, alpha: float, t_max: float, seconds: float) -> dict:
@@ -31,18 +33,25 @@ def _outcome(setting_kw: dict, alpha: float, t_max: float, seconds: float) -> di
     Z = s.Z
     out = {"alpha": alpha, "stopped_because": tr.stopped_because}
     if tr.collapse_time is not None:
-        out.update(kind="collapses", collapse_time=float(tr.collapse_time))
+        out.update(kind=Fate.COLLAPSE, collapse_time=float(tr.collapse_time))
         return out
     with np.errstate(over="ignore", invalid="ignore"):
         beta = np.asarray(tr.sign_beta[-1], float) * np.exp(np.asarray(tr.log_abs_beta[-1], float))
         m = Z @ beta
     if not np.all(np.isfinite(m)):  # β beyond float64: every margin is huge and positive or the data say otherwise
         m = np.where(np.isfinite(m), m, np.sign(np.nan_to_num(m)) * np.inf)
-    loss0 = float(np.mean(np.log1p(np.exp(-(Z @ np.full(Z.shape[1], alpha**2))))))
-    loss = float(np.mean(np.logaddexp(0.0, -m)))
+    loss0 = mean_logistic_loss(Z @ C.predictor(2)(*np.full((2, Z.shape[1]), alpha)))  # β(0) = α·α
+    loss = mean_logistic_loss(m)
     out.update(min_margin=float(m.min()), loss_ratio=loss / loss0 if loss0 > 0 else None, t_end=float(tr.t_end))
-    out["kind"] = "trains" if (m.min() > 0 and loss < 0.5 * loss0) else "undecided"
+    out["kind"] = Fate.GROWTH if (m.min() > 0 and loss < 0.5 * loss0) else Fate.UNDECIDED
     return out
+
+
+def mean_logistic_loss(m) -> float:
+    """(1/n) Σ_i ℓ(m_i), ℓ(m) = log(1 + e^{−m}) (:func:`theorycheck.symbolic.model.loss_expr`, the
+    logistic loss), as numpy's logaddexp(0, −m): exact at m = ±∞ too (ℓ(+∞) = 0, ℓ(−∞) = ∞), where
+    the compiled overflow-free form gives nan. tests/test_one_definition.py compares the two."""
+    return float(np.mean(np.logaddexp(0.0, -np.asarray(m, dtype=float))))
 
 
 def collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float = 1000.0,
@@ -77,11 +86,11 @@ def _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar
         bar.update(0.5 * (i + 1) / scan.size)
     evidence = {"scan": [{k: r.get(k) for k in ("alpha", "kind", "collapse_time", "min_margin", "loss_ratio")}
                          for r in rows]}
-    lo = next((r for r in reversed(rows) if r["kind"] == "collapses"), None)
-    hi = next((r for r in rows if r["kind"] == "trains" and (lo is None or r["alpha"] > lo["alpha"])), None)
+    lo = next((r for r in reversed(rows) if r["kind"] == Fate.COLLAPSE), None)
+    hi = next((r for r in rows if r["kind"] == Fate.GROWTH and (lo is None or r["alpha"] > lo["alpha"])), None)
     # a fate that is not monotone in α on the scan (training below a collapse) is reported, not hidden
     evidence["monotone_on_scan"] = not any(
-        r["kind"] == "trains" and lo is not None and r["alpha"] < lo["alpha"] for r in rows)
+        r["kind"] == Fate.GROWTH and lo is not None and r["alpha"] < lo["alpha"] for r in rows)
     if lo is None or hi is None:
         note = (f"no bracket [collapses, trains] on the scan α ∈ [{lo_a:.3g}, {hi_a:.3g}]: "
                 + ", ".join(f"{r['alpha']:.3g}: {r['kind']}" for r in rows))
@@ -96,9 +105,9 @@ def _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar
             break
         mid = math.sqrt(lo["alpha"] * hi["alpha"])
         r = _outcome(kw, mid, t_max, max(1.0, min(30.0, left())))
-        if r["kind"] == "collapses":
+        if r["kind"] == Fate.COLLAPSE:
             lo = r
-        elif r["kind"] == "trains":
+        elif r["kind"] == Fate.GROWTH:
             hi = r
         else:
             stopped = f"undecided at α = {mid!r} ({r['stopped_because']})"

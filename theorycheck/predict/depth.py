@@ -26,40 +26,15 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import sympy as sp
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic.compile import lambdify
-from theorycheck.symbolic.model import rho as rho_sym
-
-#: c = ρ / (α √L ‖z‖₂), the scale-free parameter of the initial rates
-c_sym = sp.Symbol("c", positive=True)
-L_user = cf.L_sym
-
-
-@lru_cache(maxsize=32)
-def initial_forms(L: int) -> dict:
-    """The sympy forms at u = α for depth L: N0, r_j(0), the log-rate, and its α-free shape
-    g(z_j; c) = rate / α^{L−2} with c = ρ/(α√L‖z‖₂)."""
-    if L < 2:
-        raise TheorycheckError("the ℓ2-SAM thresholds need depth L ≥ 2 (L = 1: no SAM effect on the direction, C1)")
-    a, zn = cf.alpha, cf.z_norm
-    # N0² = Σ_j summand_j(u = α) = L α^{2L−2} ‖z‖²: the summand is z_j² times a z-free factor
-    per = sp.simplify(cf.balanced_norm_summand(L).subs(cf.u_j, a) / cf.z_j**2)
-    N0 = sp.sqrt(per) * zn
-    uhat = cf.balanced_perturbed_point(L, "sam-l2")
-    r = sp.simplify(1 - (uhat / cf.u_j).subs({cf.u_j: a, cf.N: N0}))
-    derived = cf.balanced_log_field(L, "sam-l2").subs({cf.theta_j: sp.log(a), cf.N: N0})
-    # the same rate with û^(L−1) kept as a power (no cancellation near a zero rate): checked equal
-    rate = cf.z_j * a ** (L - 2) * (1 - r) ** (L - 1)
-    if sp.simplify(sp.expand(rate - derived)) != 0:
-        raise TheorycheckError(f"depth {L}: the factored initial rate differs from the derived one")
-    g = sp.simplify((rate / a ** (L - 2)).subs(a, rho_sym / (c_sym * sp.sqrt(L) * zn)))
-    return {"N0": N0, "r0": r, "rate": rate, "shape": sp.expand(g)}
+from theorycheck.symbolic import compile as C
+from theorycheck.symbolic.depth import c_sym, initial_forms, zero_rate_alpha
 
 
 def _z(z) -> np.ndarray:
@@ -69,19 +44,11 @@ def _z(z) -> np.ndarray:
     return z / z.max()  # every threshold in α is invariant under z → c z
 
 
-def zero_rate_alpha(L: int):
-    """α at which r_j(0) = 1 (û_j = 0 at the start), solved by sympy: ρ z_j/(√L ‖z‖₂)."""
-    sol = sp.solve(sp.Eq(initial_forms(L)["r0"], 1), cf.alpha)
-    if len(sol) != 1:
-        raise TheorycheckError(f"r_j(0) = 1 has {len(sol)} solutions in α at depth {L}")
-    return sol[0]
-
-
 def initial_rates(z, alpha: float, rho: float, L: int) -> np.ndarray:
     """dθ_j/dτ at τ = 0 for depth L (compiled from :func:`initial_forms`), in units of the
     normalised z (a positive factor per L; the order of the entries is what matters)."""
     u = _z(z)
-    f = lambdify((cf.z_j, cf.alpha, cf.z_norm, rho_sym), initial_forms(L)["rate"])
+    f = C.depth_initial_rate(L)
     return np.asarray(f(u, float(alpha), float(np.linalg.norm(u)), float(rho)), dtype=float)
 
 
@@ -131,7 +98,7 @@ def equilibrium(z, rho: float, L: int) -> np.ndarray | None:
 @dataclass
 class DepthFate:
     alpha: float
-    kind: str  # "shrinks" (all r_j > 1: certified) | "grows" (all r_j ≤ 1: certified) | "undecided"
+    kind: Fate  # collapse (all r_j > 1: all shrink, certified) | growth (all r_j ≤ 1: certified) | undecided
     time: float | None
     why: str
 
@@ -169,23 +136,23 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_sec
     th0 = np.full(u.size, math.log(alpha))
     r0 = lnr(th0)
     if np.all(r0 > 0):
-        return DepthFate(alpha, "shrinks", 0.0, "every r_j(0) > 1")
+        return DepthFate(alpha, Fate.COLLAPSE, 0.0, "every r_j(0) > 1")
     if np.all(r0 <= 0):
-        return DepthFate(alpha, "grows", 0.0, "every r_j(0) ≤ 1")
+        return DepthFate(alpha, Fate.GROWTH, 0.0, "every r_j(0) ≤ 1")
     t0 = time.perf_counter()
     T, t_start, y = 10.0, 0.0, th0
     while t_start < t_max and time.perf_counter() - t0 < max_seconds:
         sol = solve_ivp(rhs, (t_start, min(t_start + T, t_max)), y, method="DOP853", rtol=1e-12, atol=1e-12,
                         events=[shrink, grow])
         if sol.t_events[0].size:
-            return DepthFate(alpha, "shrinks", float(sol.t_events[0][0]), "every r_j > 1 from then on")
+            return DepthFate(alpha, Fate.COLLAPSE, float(sol.t_events[0][0]), "every r_j > 1 from then on")
         if sol.t_events[1].size:
-            return DepthFate(alpha, "grows", float(sol.t_events[1][0]), "every r_j ≤ 1 from then on")
+            return DepthFate(alpha, Fate.GROWTH, float(sol.t_events[1][0]), "every r_j ≤ 1 from then on")
         if sol.status != 0:
-            return DepthFate(alpha, "undecided", None, f"integration stopped: {sol.message}")
+            return DepthFate(alpha, Fate.UNDECIDED, None, f"integration stopped: {sol.message}")
         t_start, y = float(sol.t[-1]), sol.y[:, -1]
         T *= 2
-    return DepthFate(alpha, "undecided", None, f"no certificate by τ = {t_start:g} (budget {max_seconds:g} s)")
+    return DepthFate(alpha, Fate.UNDECIDED, None, f"no certificate by τ = {t_start:g} (budget {max_seconds:g} s)")
 
 
 def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_seconds: float = 60.0,
@@ -203,15 +170,15 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_sec
                 "note": "odd L: du_j/dτ = z_j û_j^(L−1) ≥ 0 (an even power), so no coordinate ever shrinks and no "
                         "collapse threshold exists", "certificate": None}
     za = zero_rate_alpha(L)
-    fa = lambdify((cf.z_j, cf.z_norm, rho_sym), za)
+    fa = C.depth_zero_rate_alpha(L)
     nrm = float(np.linalg.norm(u))
     lo, hi = float(fa(u.min(), nrm, rho)), float(fa(u.max(), nrm, rho))
     if lo == hi:
         return {"value": lo, "closed_form": True, "expression": sp.sstr(za.subs(cf.z_j, cf.z_min)),
                 "note": "all entries of z equal: collapse ⇔ r(0) > 1", "certificate": None}
     t0 = time.perf_counter()
-    lo_f = DepthFate(lo, "shrinks", 0.0, "closed form: every r_j(0) ≥ 1")
-    hi_f = DepthFate(hi, "grows", 0.0, "closed form: every r_j(0) ≤ 1")
+    lo_f = DepthFate(lo, Fate.COLLAPSE, 0.0, "closed form: every r_j(0) ≥ 1")
+    hi_f = DepthFate(hi, Fate.GROWTH, 0.0, "closed form: every r_j(0) ≤ 1")
     stopped = None
     while hi_f.alpha / lo_f.alpha - 1 > rel_tol:
         left = max_seconds - (time.perf_counter() - t0)
@@ -225,14 +192,14 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_sec
             # the rates scale like α^(L−2): a horizon of tau_budget in those units
             c = classify(u, a, rho, L, t_max=tau_budget * a ** (2 - L),
                          max_seconds=min(10.0, max(0.5, max_seconds - (time.perf_counter() - t0))))
-            if c.kind != "undecided":
+            if c.kind != Fate.UNDECIDED:
                 decided = c
                 break
             stopped = f"undecided at α = {a!r}: {c.why}"
         if decided is None:
             break
         stopped = None
-        if decided.kind == "shrinks":
+        if decided.kind == Fate.COLLAPSE:
             lo_f = decided
         else:
             hi_f = decided
@@ -271,7 +238,7 @@ def thresholds(z, rho: float, L: int) -> dict:
     u = _z(z)
     forms = initial_forms(L)
     za = zero_rate_alpha(L)
-    fa = lambdify((cf.z_j, cf.z_norm, rho_sym), za)
+    fa = C.depth_zero_rate_alpha(L)
     nrm = float(np.linalg.norm(u))
     out: dict = {"initial_rate": {"expression": sp.sstr(forms["rate"]), "r_j0": sp.sstr(forms["r0"]),
                                   "N0": sp.sstr(forms["N0"])}}

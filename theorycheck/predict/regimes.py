@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.predict import thresholds as th
 from theorycheck.record import Record
 from theorycheck.setting import Setting, parse_floats
+from theorycheck.symbolic import compile as C
+from theorycheck.vocabulary import REGIME_DESCRIPTIONS
 
 __all__ = ["REGIMES", "ThresholdsResult", "thresholds", "thresholds_data"]
 
@@ -68,10 +70,8 @@ class ThresholdsResult(Record):
         return "\n\n".join(parts)
 
 
-REGIMES = {1: "collapse (the predictor goes to 0, the loss does not vanish)",
-           2: "sequential amplification (minor features before the major one; near α_c the path first moves "
-              "to a more minor feature: verify's C4.sequential)",
-           3: "GD-like (straight to the major feature)"}
+#: regime code -> what happens (the one table: :data:`theorycheck.vocabulary.REGIMES`)
+REGIMES = REGIME_DESCRIPTIONS
 
 
 def _trajectory_facts(setting: Setting, t_max: float) -> dict:
@@ -91,14 +91,14 @@ def _trajectory_facts(setting: Setting, t_max: float) -> dict:
 
 def _depth_l(out: dict, z: np.ndarray, rho: float, L: int, alpha, setting, T) -> dict:
     """ℓ2-SAM at depth L ≥ 3 (predict/depth.py): derived initial-rate thresholds, α_c(L) for even
-    L (certified bracket), the statement of what happens at small α, and with --alpha the
+    L (certified bracket), the statement of what happens at small α, and with ``alpha`` the
     initial index, the side of α_c and the trajectory."""
     from theorycheck.predict import depth as dl
 
     out.update(dl.thresholds(z, rho, L))
     if alpha is not None:
         if np.size(alpha) != 1:
-            raise TheorycheckError("give one scalar --alpha for ℓ2-SAM (uniform init)")
+            raise ArgumentError("give one scalar alpha for ℓ2-SAM (uniform init)", "alpha")
         a = float(np.asarray(alpha).reshape(-1)[0])
         out["alpha"] = a
         out["initial_index"] = dl.initial_index(z, a, rho, L)
@@ -142,20 +142,21 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         if np.any(z <= 0):
             raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
         if depth == 1:
-            raise TheorycheckError("ℓ2-SAM at depth L = 1 has no regimes (C1: every α goes to z/‖z‖): use --depth ≥ 2")
+            raise ArgumentError("ℓ2-SAM at L = 1 has no regimes (C1: every α goes to z/‖z‖): use depth ≥ 2",
+                                "depth")
         if depth >= 3:
             return ThresholdsResult(_depth_l(out, z, rho, depth, alpha, s if alpha is not None else None, T))
         ac = th.collapse_threshold(z, rho, digits=digits, progress=progress)
-        out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).to_dict(),
-                   alpha_gd_like=th.alpha_gd_like(z, rho).to_dict(),
-                   alpha_collapse=ac.to_dict())
+        out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).as_dict(),
+                   alpha_gd_like=th.alpha_gd_like(z, rho).as_dict(),
+                   alpha_collapse=ac.as_dict())
         for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for
             if out[key]["value"] is not None and digits > 15:
                 out[key]["value_text"] = th.closed_form_text(key, z, rho, digits)
         if alpha is not None:
             a = float(np.asarray(alpha).reshape(-1)[0])
             if np.size(alpha) != 1:
-                raise TheorycheckError("give one scalar --alpha for ℓ2-SAM (uniform init)")
+                raise ArgumentError("give one scalar alpha for ℓ2-SAM (uniform init)", "alpha")
             out["alpha"] = a
             out["initial_index"] = th.initial_index(z, a, rho)
             gd = out["alpha_gd_like"]["value"]
@@ -173,7 +174,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         return ThresholdsResult(out)
     if optimizer == "sam-linf":
         if alpha is None:
-            raise TheorycheckError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give --alpha")
+            raise ArgumentError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give alpha", "alpha")
         a = np.broadcast_to(np.asarray(alpha, float), z.shape)
         out["alpha"] = a
         out["grows"] = (a > rho).tolist()
@@ -182,7 +183,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         out["predicted_direction"] = th.linf_limit_direction(z, a, rho, depth)
         if depth >= 3:
             with np.errstate(divide="ignore", invalid="ignore"):
-                ts = np.where(a > rho, 1.0 / ((depth - 2) * z * (a - rho) ** (depth - 2)), np.inf)
+                ts = np.where(a > rho, C.linf_blowup_time(depth)(a, z, rho), np.inf)  # C3
             out["blowup_times"] = [float(t) if np.isfinite(t) else None for t in ts]
         out.update(_trajectory_facts(s, T))
         out.setdefault("initial_index", out["trajectory_initial_index"])  # no competing prediction here
@@ -194,16 +195,18 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     return ThresholdsResult(out)
 
 
-def thresholds_data(path: str, rho: float, *, optimizer: str = "sam-l2", depth: int = 2,
-                    progress: bool | None = None) -> ThresholdsResult:
-    """``theorycheck thresholds --data FILE.csv``: α_c(Z) for ℓ2-SAM, L = 2, several examples
-    (predict/dataset.py: a bracket from full integrations, with its evidence; not certified)."""
+def thresholds_data(setting: Setting, *, progress: bool | None = None) -> ThresholdsResult:
+    """α_c(Z) for ℓ2-SAM, L = 2, several examples (what ``theorycheck thresholds --data FILE.csv``
+    prints; predict/dataset.py: a bracket from full integrations, with its evidence; not certified).
+    ``data`` is the file the setting was read from (``Setting.source``), or null. ``progress``: a bar on stderr (None: when it is a terminal)."""
     from theorycheck.predict import dataset as ds
 
-    if optimizer != "sam-l2" or depth != 2:
-        raise TheorycheckError("--data thresholds are computed for ℓ2-SAM at L = 2 (--optimizer sam-l2 --depth 2)")
-    s = Setting.from_csv(path, depth=2, optimizer="sam-l2", rho=rho)  # validates (separability included)
-    return ThresholdsResult({"optimizer": optimizer, "depth": depth, "data": str(path), "n": int(s.X.shape[0]), "d": int(s.X.shape[1]),
-            "rho": rho, "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho, progress=progress)})
+    if setting.optimizer != "sam-l2" or setting.depth != 2:
+        raise ArgumentError("thresholds of several examples are computed for ℓ2-SAM at L = 2 "
+                            "(optimizer='sam-l2', depth=2)", "optimizer", "depth")
+    s, rho = setting, setting.rho
+    return ThresholdsResult({"optimizer": s.optimizer, "depth": s.depth, "data": s.source, "n": int(s.X.shape[0]),
+                             "d": int(s.X.shape[1]), "rho": rho,
+                             "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho, progress=progress)})
 
 

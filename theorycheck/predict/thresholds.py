@@ -26,13 +26,10 @@ import time as _time
 from dataclasses import dataclass, field
 
 import numpy as np
-import sympy as sp
 
-from theorycheck.errors import TheorycheckError
-from theorycheck.symbolic import closed_forms as cf
+from theorycheck.errors import ArgumentError, TheorycheckError
+from theorycheck.status import Fate
 from theorycheck.symbolic import compile as C
-from theorycheck.symbolic.compile import lambdify
-from theorycheck.symbolic.model import rho as rho_sym
 
 
 @dataclass
@@ -48,7 +45,7 @@ class Threshold:
     certificate: dict | None = field(default=None)
     value_text: str | None = None
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         text = self.value_text
         if text is None and self.closed_form and self.value is not None:
             text = f"{self.value:.15g}"  # a closed form evaluated in float64
@@ -75,10 +72,10 @@ def _unit(z: np.ndarray) -> np.ndarray:
 def alpha_all_shrink(z, rho: float) -> Threshold:
     """ρ z_min/(√2‖z‖₂): below it every coordinate shrinks from the start (and collapses)."""
     z = _unit(_positive_z(z))
-    expr = cf.alpha_all_shrink()
-    f = lambdify((cf.z_min, cf.z_norm, rho_sym), expr)
+    form = C.alpha_all_shrink()
+    f = form.fn
     if np.any(z == 0):
-        return Threshold("alpha_all_shrink", None, True, sp.sstr(expr),
+        return Threshold("alpha_all_shrink", None, True, form.text,
                          "z has a zero entry: that coordinate never moves, so not all coordinates can shrink")
     note = ""
     zmin = float(z.min())
@@ -86,7 +83,7 @@ def alpha_all_shrink(z, rho: float) -> Threshold:
         zmin = float(z[z > 0].min())
         note = ("z has negative entries (those coordinates always shrink); z_min is taken over the positive "
                 "entries — THEORY.md's formula with the overall z_min is wrong here")
-    return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, sp.sstr(expr), note)
+    return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, form.text, note)
 
 
 def alpha_gd_like(z, rho: float) -> Threshold:
@@ -96,19 +93,19 @@ def alpha_gd_like(z, rho: float) -> Threshold:
     coordinate grows" (N0 ≥ ρ z_(d)) is the binding one, so the value is never below
     alpha_all_shrink and never negative."""
     z = _unit(_positive_z(z))
-    expr = cf.alpha_gd_like()
-    f = lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), expr)
+    form = C.alpha_gd_like()
+    f = form.fn
     top = float(z.max())
     nrm = float(np.linalg.norm(z))
     below = z[z < top]
     grow = float(f(top, 0.0, nrm, rho))  # N0 = ρ z_(d): the major coordinate's rate is 0
     if below.size == 0:
-        return Threshold("alpha_gd_like", grow, True, sp.sstr(expr.subs(cf.z_2nd, 0)),
+        return Threshold("alpha_gd_like", grow, True, C.alpha_gd_like_without_next(),
                          "all entries of z are equal: no coordinate is major; every coordinate grows iff "
                          "N0 ≥ ρ z_(d) (z_(d−1) replaced by 0), which is also alpha_all_shrink and α_c")
     nxt = float(below.max())
     if nxt <= 0:
-        return Threshold("alpha_gd_like", grow, True, sp.sstr(expr.subs(cf.z_2nd, 0)),
+        return Threshold("alpha_gd_like", grow, True, C.alpha_gd_like_without_next(),
                          "the largest entry below the maximum is ≤ 0: the major coordinate outgrows the others as "
                          "soon as it grows, i.e. from N0 ≥ ρ z_(d) (z_(d−1) replaced by 0)")
     zs = np.sort(z)
@@ -117,7 +114,7 @@ def alpha_gd_like(z, rho: float) -> Threshold:
         note = ("tie at the top of z: z_(d−1) = z_(d); the threshold uses the largest value strictly below "
                 "z_(d) (THEORY.md's z_(d−1) would give the wrong, larger value "
                 f"{float(f(top, top, nrm, rho)):.12g})")
-    return Threshold("alpha_gd_like", float(f(top, nxt, nrm, rho)), True, sp.sstr(expr), note)
+    return Threshold("alpha_gd_like", float(f(top, nxt, nrm, rho)), True, form.text, note)
 
 
 def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
@@ -135,10 +132,10 @@ def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
         nrm = mp.sqrt(mp.fsum(v**2 for v in zz))
         r = mp.mpf(float(rho))
         if name == "alpha_all_shrink":
-            f = sp.lambdify((cf.z_min, cf.z_norm, rho_sym), cf.alpha_all_shrink(), "mpmath")
+            f = C.alpha_all_shrink("mpmath").fn
             val = f(min(v for v in zz if v > 0), nrm, r)
         else:
-            f = sp.lambdify((cf.z_1st, cf.z_2nd, cf.z_norm, rho_sym), cf.alpha_gd_like(), "mpmath")
+            f = C.alpha_gd_like("mpmath").fn
             top = max(zz)
             below = [v for v in zz if v < top]
             val = f(top, max(below) if below and max(below) > 0 else mp.mpf(0), nrm, r)
@@ -147,7 +144,7 @@ def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
 
 def initial_norm(z, alpha: float) -> float:
     """N0 = α √2 ‖z‖₂ (C5), compiled from closed_forms."""
-    return float(lambdify((cf.alpha, cf.z_norm), cf.initial_norm())(alpha, float(np.linalg.norm(z))))
+    return float(C.initial_norm()(alpha, float(np.linalg.norm(z))))
 
 
 def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
@@ -156,7 +153,7 @@ def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
     z = _positive_z(z)
     s = float(np.max(np.abs(z)))
     u = z / s
-    f = lambdify((cf.z_j, cf.N, rho_sym), cf.l2_log_rate())
+    f = C.l2_log_rate()
     with np.errstate(over="ignore"):
         r = s * np.asarray(f(u, initial_norm(u, alpha), rho), dtype=float)
     if not np.all(np.isfinite(r)):
@@ -232,18 +229,23 @@ def linf_prediction(z, alpha, rho: float, L: int) -> int:
 # ---------------------------------------------------------------------------- α_c
 @dataclass
 class Classification:
-    """One trajectory's fate with its certificate: ``collapses`` True (N fell below ρ z_min:
-    every rate is negative from then on), False (N reached ρ z_max: every rate is ≥ 0 from
-    then on), or None (no certificate within the budget: inconclusive)."""
+    """One trajectory's :class:`~theorycheck.status.Fate` with its certificate: collapse (N fell
+    below ρ z_min: every rate is negative from then on), growth (N reached ρ z_max: every rate
+    is ≥ 0 from then on), or undecided (no certificate within the budget: inconclusive);
+    ``collapses`` is True, False or None accordingly (the JSON key)."""
 
     alpha: float
-    collapses: bool | None
+    fate: Fate
     certificate: str
     time: float | None
     N: float | None
     method: str
 
-    def to_dict(self) -> dict:
+    @property
+    def collapses(self) -> bool | None:
+        return self.fate.collapses
+
+    def as_dict(self) -> dict:
         return {"alpha": self.alpha, "collapses": self.collapses, "certificate": self.certificate,
                 "time": self.time, "N": self.N, "method": self.method}
 
@@ -281,7 +283,7 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
     while True:
         left = max_seconds - (_time.perf_counter() - t0)
         if left <= 0:
-            return Classification(alpha, None, f"no certificate by τ = {T / 2:g} within {max_seconds:g} s",
+            return Classification(alpha, Fate.UNDECIDED, f"no certificate by τ = {T / 2:g} within {max_seconds:g} s",
                                   None, None, method)
         tr = solve(s, t_max=T, method="reduced", precision=precision, budget=Budget(max_seconds=left))
         N = _norm_path(tr, z)
@@ -290,16 +292,16 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
         first_below = below[0] if below.size else None
         first_above = above[0] if above.size else None
         if tr.collapse_time is not None and first_below is None:
-            return Classification(alpha, True, "the integrator's collapse event (N → 0)", float(tr.collapse_time),
+            return Classification(alpha, Fate.COLLAPSE, "the integrator's collapse event (N → 0)", float(tr.collapse_time),
                                   0.0, method)
         if first_below is not None and (first_above is None or first_below < first_above):
-            return Classification(alpha, True, "N < ρ z_min: every coordinate shrinks from then on",
+            return Classification(alpha, Fate.COLLAPSE, "N < ρ z_min: every coordinate shrinks from then on",
                                   float(tr.t[first_below]), float(N[first_below]), method)
         if first_above is not None:
-            return Classification(alpha, False, "N ≥ ρ z_max: every coordinate grows from then on",
+            return Classification(alpha, Fate.GROWTH, "N ≥ ρ z_max: every coordinate grows from then on",
                                   float(tr.t[first_above]), float(N[first_above]), method)
         if not tr.successful:
-            return Classification(alpha, None, f"integration stopped: {tr.stopped_because} ({tr.message})",
+            return Classification(alpha, Fate.UNDECIDED, f"integration stopped: {tr.stopped_because} ({tr.message})",
                                   None, None, method)
         T *= 2
 
@@ -323,7 +325,7 @@ def collapse_threshold(z, rho: float, *, digits: int = 12, max_seconds: float = 
     if not (np.isfinite(rho) and rho >= 0):
         raise TheorycheckError("ρ must be a finite number ≥ 0")
     if not 1 <= int(digits) <= 200:
-        raise TheorycheckError("--digits must be between 1 and 200")
+        raise ArgumentError(f"digits={digits!r}: give a whole number from 1 to 200", "digits")
     if rho == 0:
         return Threshold("alpha_collapse", 0.0, True, "0", "ρ = 0 is GD: no collapse for any α > 0",
                          value_text="0")
@@ -402,9 +404,9 @@ def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, preci
                 hi_c = c
         return lo_c, hi_c, None
 
-    lo_c = Classification(lo, True, "α ≤ alpha_all_shrink: every coordinate shrinks from the start (C5, proved)",
+    lo_c = Classification(lo, Fate.COLLAPSE, "α ≤ alpha_all_shrink: every coordinate shrinks from the start (C5, proved)",
                           0.0, None, "closed form")
-    hi_c = Classification(hi, False, "α ≥ alpha_gd_like: every coordinate grows from the start (C5, proved)",
+    hi_c = Classification(hi, Fate.GROWTH, "α ≥ alpha_gd_like: every coordinate grows from the start (C5, proved)",
                           0.0, None, "closed form")
     lo_c, hi_c, stop = bisect(lo_c, hi_c, None)
     # certify the float64 bracket at high precision; continue there if float64 misjudged
@@ -445,5 +447,5 @@ def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, preci
     if stop:
         note += f"; stopped early: {stop}"
     return Threshold("alpha_collapse", value, False, None, note,
-                     {"collapses": lo_c.to_dict(), "grows": hi_c.to_dict(), "relative_width": width,
+                     {"collapses": lo_c.as_dict(), "grows": hi_c.as_dict(), "relative_width": width,
                       "significant_digits": digits})

@@ -20,6 +20,7 @@ from theorycheck.errors import TheorycheckError  # noqa: E402
 from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
 from theorycheck.outputs import FIGURE_SUFFIXES, make_parent, output_file  # noqa: E402
 from theorycheck.solvers.trajectory import Trajectory  # noqa: E402
+from theorycheck.vocabulary import TimeKind
 
 
 def _samples(traj: Trajectory, n: int = 400, log: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -98,7 +99,7 @@ def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = N
     if traj.blowup_time is not None:
         ax.axvline(traj.blowup_time, color="r", ls="--", lw=1, label="blow-up")
     ax.legend(loc="best", fontsize=8, ncol=2 if d > 4 else 1)
-    kind = "τ (rescaled time)" if traj.time_kind == "rescaled" else "t"
+    kind = "τ (rescaled time)" if traj.time_kind == TimeKind.RESCALED else "t"
     s = traj.setting
     ax.set_title(title or f"{s.optimizer}, L = {s.depth}, ρ = {s.rho:g}, n = {s.n} — stopped: {traj.stopped_because}",
                  fontsize=10)
@@ -135,7 +136,8 @@ def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = N
 
 # ---------------------------------------------------------------- sweeps: heatmaps of j†
 OPTIMIZER_LABEL = {"gd": "GD", "sam-l2": "ℓ2-SAM", "sam-linf": "ℓ∞-SAM"}
-TIME_LABEL = {"tau": "rescaled time τ", "t": "time t"}
+#: axis label by time kind (results saved before the one word pair said "tau" / "t")
+TIME_LABEL = {**{k: k.label for k in TimeKind}, "tau": TimeKind.RESCALED.label, "t": TimeKind.REAL.label}
 #: cells: −1 not computed (white), 0 collapse β = 0 (dark grey), 1..d features
 NOT_COMPUTED, COLLAPSED = "#ffffff", "#3a3a3a"
 
@@ -174,7 +176,7 @@ def _is_log(x: np.ndarray) -> bool:
 
 
 def draw_heatmap(ax, jdag: np.ndarray, alpha: np.ndarray, time: np.ndarray, d: int, *, title: str = "",
-                 time_kind: str = "tau", lines: Sequence[tuple[float, str, str]] = (), colorbar: bool = True,
+                 time_kind: str = TimeKind.RESCALED, lines: Sequence[tuple[float, str, str]] = (), colorbar: bool = True,
                  fig: Figure | None = None):
     """j† (A, T) as a heatmap: x = time, y = α (log axis when the α grid is geometric),
     a colorbar with integer ticks (0 = collapse). ``lines``: (α, label, style) horizontal

@@ -22,6 +22,7 @@ from theorycheck.solvers.trajectory import Trajectory
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
+from theorycheck.vocabulary import TimeKind
 
 __all__ = ["sam_step", "run"]
 
@@ -44,7 +45,7 @@ def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float,
 
 def _gradient(W: np.ndarray, Z: np.ndarray, risk: C.EmpiricalRisk, grad: Callable) -> np.ndarray:
     """∇_W Lo: G = ∂Lo/∂β (:func:`compile.empirical_risk`), then ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m (compiled)."""
-    G = risk.gradient(np.prod(W, axis=0), Z)
+    G = risk.gradient(C.predictor(W.shape[0])(*W), Z)
     L, d = W.shape
     return np.stack([np.broadcast_to(np.asarray(g, dtype=float), (d,)) for g in grad(G, *W)])
 
@@ -134,7 +135,7 @@ def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_
         if progress is not None and now - last > 2.0:
             progress(k, int(steps))
             last = now
-    return Trajectory(setting=setting, time_kind="real", method="discrete", precision=None, t=np.array(ts),
+    return Trajectory(setting=setting, time_kind=TimeKind.REAL, method="discrete", precision=None, t=np.array(ts),
                       log_abs_beta=np.array(las), sign_beta=np.array(sgs), stopped_because=stop,
                       t_max=float(steps) * float(eta), n_steps=len(ts) - 1, message=_MESSAGES.get(stop, stop.message),
                       system=f"discrete η = {eta:g}")

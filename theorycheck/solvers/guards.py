@@ -16,16 +16,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from theorycheck.status import BudgetExhausted
+
 __all__ = ["BudgetExhausted", "FieldBudget", "time_scale_bounds", "scaled_norm"]
-
-
-class BudgetExhausted(Exception):
-    """A budget ran out inside a field evaluation; ``reason`` is a stop reason
-    (``max_seconds`` or ``max_evaluations``)."""
-
-    def __init__(self, reason: str, message: str):
-        super().__init__(message)
-        self.reason = reason
 
 
 class FieldBudget:

@@ -39,10 +39,11 @@ from theorycheck.solvers.systems import (
 )
 from theorycheck.solvers.trajectory import Budget, Event, Trajectory, _Step
 from theorycheck.status import Status
+from theorycheck.vocabulary import SOLVE_METHODS, TIME_CHOICES
 
 __all__ = ["solve", "choose_system", "METHODS", "Budget", "Trajectory"]
 
-METHODS: tuple[str, ...] = ("auto", "scipy", "mpmath", "reduced")
+METHODS: tuple[str, ...] = SOLVE_METHODS
 #: default relative tolerance of the float64 integrator
 FLOAT_RTOL = 1e-12
 MIN_DIGITS = 16
@@ -60,7 +61,7 @@ def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = F
     """The system (coordinates and events) that suits the setting; see :mod:`systems`."""
     thr = Thresholds.for_backend(bk)
     L, rho, opt = setting.depth, setting.rho, setting.optimizer
-    if time not in ("auto", "rescaled", "real"):
+    if time not in TIME_CHOICES:
         raise TheorycheckError(f"time = {time!r}: choose auto, rescaled or real")
     if time == "rescaled" and not setting.single:
         raise TheorycheckError(f"rescaled time needs one example; this setting has {setting.n}: use real time")
@@ -199,7 +200,7 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
             if seg.clock != "time" and stepper.finished:
                 stop = Status.NON_FINITE
                 message = (f"the arc-length clock passed {ARC_BOUND:g} without an event near "
-                           f"t = {float(seg.time_of(t, y)):.6g}: the field is below the number range; rerun with --precision")
+                           f"t = {float(seg.time_of(t, y)):.6g}: the field is below the number range; rerun with precision (mpmath digits)")
                 break
             try:
                 stepper.step()

@@ -23,7 +23,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.symbolic.regression import compiled, q2_numeric
+from theorycheck.status import Status
+from theorycheck.symbolic import compile as C
 
 __all__ = ["Interpolator", "min_l1", "min_l2", "argmin_Q", "h_inverse", "Q_value", "q_D", "no_interpolator"]
 
@@ -35,15 +36,16 @@ class Interpolator:
     constraint_residual: float
     kkt_residual: float
     method: str
-    status: str = "converged"
+    status: Status = Status.CONVERGED
     unique: bool | None = None
     iterations: int = 0
     dual: np.ndarray | None = None
+    message: str = ""
 
     def as_dict(self) -> dict:
         return {"beta": self.beta.tolist(), "objective": self.objective,
                 "constraint_residual": self.constraint_residual, "kkt_residual": self.kkt_residual,
-                "method": self.method, "status": self.status, "unique": self.unique, "iterations": self.iterations}
+                "method": self.method, "status": self.status, "message": self.message, "unique": self.unique, "iterations": self.iterations}
 
 
 def no_interpolator(X: np.ndarray, y: np.ndarray) -> float:
@@ -112,7 +114,7 @@ def min_l1(X, y) -> Interpolator:
 def h_inverse(zv, D: int, max_iter: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """θ with h_D(θ) = z (entrywise) and an error bar on θ (half the final bracket)."""
     zv = np.atleast_1d(np.asarray(zv, dtype=float))
-    f = compiled(D)
+    f = C.pm_forms(D)
     if D == 2:
         th = np.arcsinh(zv / 2.0)
         return th, np.abs(th) * 4e-16 + 1e-300
@@ -132,8 +134,8 @@ def q_D(zv, D: int) -> tuple[np.ndarray, np.ndarray]:
     """q_D(z) (D = 2: the closed form) and an error bar from the inverse."""
     zv = np.atleast_1d(np.asarray(zv, dtype=float))
     if D == 2:
-        return q2_numeric()(zv) * np.ones_like(zv), 4e-16 * (1 + np.abs(zv) * (1 + np.abs(np.arcsinh(zv / 2))))
-    f = compiled(D)
+        return C.pm_q2()(zv) * np.ones_like(zv), 4e-16 * (1 + np.abs(zv) * (1 + np.abs(np.arcsinh(zv / 2))))
+    f = C.pm_forms(D)
     th, dth = h_inverse(zv, D)
     val = zv * th - f["H"](th)
     # q_D(z) = max_θ zθ − H(θ): at the bisected θ the value is off by ≤ |z − h(θ)|·|Δθ| plus rounding
@@ -156,7 +158,7 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
         raise TheorycheckError("Q_α is defined for the signed parametrisation, depth ≥ 2")
     if not (math.isfinite(alpha) and alpha > 0):
         raise TheorycheckError(f"alpha must be positive and finite, got {alpha!r}")
-    f = compiled(D)
+    f = C.pm_forms(D)
     aD = math.exp(D * math.log(alpha)) if abs(D * math.log(alpha)) < 640 else math.inf
     if not (1e-278 < aD < 1e278):
         raise TheorycheckError(f"alpha^D = {alpha:g}^{D} is outside float64's safe range: choose alpha nearer 1")
@@ -190,7 +192,7 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
             lam = lam0
     th, b, phi = parts(lam)
     ytol = tol * max(1.0, float(np.linalg.norm(y)))
-    status, it = "converged", 0
+    status, message, it = Status.CONVERGED, "", 0
     best, best_it = math.inf, 0
     while True:
         r = y - X @ b
@@ -198,12 +200,13 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
         if rn <= ytol:
             break
         if it >= max_iter:
-            status = f"budget: max_iter ({max_iter})"
+            status, message = Status.MAX_ITERATIONS, f"max_iter ({max_iter})"
             break
         if rn < 0.5 * best:
             best, best_it = rn, it
         elif it - best_it >= 25 and rn <= 1e-7 * max(1.0, float(np.linalg.norm(y))):
-            status = "rounding-limited: 25 Newton steps without halving the residual (it is the accuracy reached)"
+            status = Status.ROUNDING_LIMITED
+            message = "25 Newton steps without halving the residual (it is the accuracy reached)"
             break
         it += 1
         Hm = (X * (aD * f["dh"](th) * np.ones_like(th))) @ X.T
@@ -220,7 +223,7 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
                     break
             t_ *= 0.5
         if not ok:
-            status = "stalled: the line search found no progress (the residual is the accuracy reached)"
+            status, message = Status.STALLED, Status.STALLED.message
             break
         lam = lam + t_ * step
         th, b, phi = cand
@@ -229,7 +232,7 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
         obj = float(aD * np.sum(f["q_theta"](th) * np.ones_like(th)))  # q_D(h_D(θ)): no overflow of z² at tiny α
     if not (math.isfinite(obj) and np.all(np.isfinite(b))):
         raise TheorycheckError(f"Q_α overflows float64 at alpha = {alpha:g} for these data: choose alpha nearer 1")
-    out = Interpolator(b, obj, res, res, f"dual-newton (D={D})", status=status, iterations=it)
+    out = Interpolator(b, obj, res, res, f"dual-newton (D={D})", status=status, iterations=it, message=message)
     out.dual = lam
     return out
 

@@ -28,9 +28,10 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.symbolic.regression import balanced_product_log_field_numeric
+from theorycheck.status import BudgetExhausted, Status
+from theorycheck.symbolic import compile as C
 
-__all__ = ["log_loss", "log_neg_dloss", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
+__all__ = ["log_loss", "log_neg_dloss", "normalised_field", "normalised_jacobian", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
            "power_limit", "lp_vertex_solution"]
 
 
@@ -105,14 +106,46 @@ class MarginFlow:
     log_beta: list = field(default_factory=list)  # checkpoints s = log max β_j
     log_t: list = field(default_factory=list)  # log(1 + t) there
     directions: list = field(default_factory=list)  # β/‖β‖₂ there
-    status: str = "reached"
+    status: Status = Status.REACHED
     evaluations: int = 0
     seconds: float = 0.0
+    message: str = ""
 
     def as_dict(self) -> dict:
         return {"depth": self.L, "loss": self.loss, "alpha": self.alpha, "log_beta": self.log_beta,
                 "log_t": self.log_t, "directions": [d.tolist() for d in self.directions], "status": self.status,
+                "message": self.message,
                 "evaluations": self.evaluations, "seconds": round(self.seconds, 3)}
+
+
+def normalised_field(u: np.ndarray, Z: np.ndarray, L: int, loss: str, field_=None) -> np.ndarray:
+    """du/dτ of the loss-normalised flow (dt = dτ/Lo, Lo = Σ_i ℓ(m_i)) in u = log w: the compiled
+    balanced product field (:func:`compile.balanced_product_log_field`) at g = (∂Lo/∂β)/Lo, the
+    weights −ℓ'(m_i)/Lo taken in log space. tests/test_lp_margin.py compares it with sympy."""
+    field_ = field_ or C.balanced_product_log_field(L)
+    top = L * u.max()
+    bn = np.exp(L * u - top)  # β / e^top
+    m = (Z @ bn) * math.exp(top) if top < 700 else np.where(Z @ bn > 0, np.inf, -np.inf) * 1.0
+    ll = log_loss(m, loss)
+    lnL = float(np.logaddexp.reduce(ll))
+    wts = np.exp(log_neg_dloss(m, loss) - lnL)  # −ℓ'(m_i)/Lo
+    g_over_L = -(Z.T @ wts)  # (∂Lo/∂β)/Lo
+    return field_(u, g_over_L) * np.ones_like(u)
+
+
+def normalised_jacobian(u: np.ndarray, Z: np.ndarray, L: int, loss: str) -> np.ndarray:
+    """∂(du/dτ)/∂u, hand-written for the stiff solver's Newton iterations: exact for the exponential
+    loss (weights softmax(−m)); for the logistic loss the same form with its weights (only the
+    Newton iterations use it, not the accuracy). tests/test_lp_margin.py compares it with the
+    sympy Jacobian of the field (exponential loss)."""
+    beta = np.exp(L * u)
+    m = Z @ beta
+    lnL = float(np.logaddexp.reduce(log_loss(m, loss)))
+    wts = np.exp(log_neg_dloss(m, loss) - lnL)
+    pre = np.exp((L - 2) * u)
+    dm_du = Z * (L * beta)  # ∂m_k/∂u_j
+    dw = -(wts[:, None] * dm_du) + np.outer(wts, wts @ dm_du)
+    return pre[:, None] * (Z.T @ dw) + np.diag((L - 2) * pre * (Z.T @ wts))
 
 
 def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 1.0,
@@ -129,45 +162,27 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         raise TheorycheckError(f"lp-margin needs a margin loss (exponential or logistic), not {loss!r}")
     if not (math.isfinite(alpha) and alpha > 0):
         raise TheorycheckError("alpha must be positive and finite")
-    field_ = balanced_product_log_field_numeric(L)
+    field_ = C.balanced_product_log_field(L)
     t0 = time.perf_counter()
     count = [0]
     out = MarginFlow(L=L, loss=loss, alpha=float(alpha))
 
-    class _Out(Exception):
-        pass
-
     def rhs(tau, state):
         count[0] += 1
         if count[0] > max_evaluations or (count[0] % 500 == 0 and time.perf_counter() - t0 > max_seconds):
-            raise _Out("max_evaluations" if count[0] > max_evaluations else "max_seconds")
-        u = state
-        top = L * u.max()
-        bn = np.exp(L * u - top)  # β / e^top
-        m = (Z @ bn) * math.exp(top) if top < 700 else np.where(Z @ bn > 0, np.inf, -np.inf) * 1.0
-        ll = log_loss(m, loss)
-        lnL = float(np.logaddexp.reduce(ll))
-        wts = np.exp(log_neg_dloss(m, loss) - lnL)  # −ℓ'(m_i)/Lo
-        g_over_L = -(Z.T @ wts)  # (∂Lo/∂β)/Lo
-        return field_(u, g_over_L) * np.ones_like(u)
+            if count[0] > max_evaluations:
+                raise BudgetExhausted(Status.MAX_EVALUATIONS, f"max_evaluations ({max_evaluations})")
+            raise BudgetExhausted(Status.MAX_SECONDS, f"max_seconds ({max_seconds:g} s)")
+        return normalised_field(state, Z, L, loss, field_)
 
     def lnloss(u):
         m = Z @ np.exp(L * u)
         return float(np.logaddexp.reduce(log_loss(m, loss)))
 
     def jac(tau, u):
-        # exact for the exponential loss (weights softmax(−m)); for the logistic loss the same form
-        # with its weights: only the Newton iterations of the stiff solver use it, not the accuracy
-        beta = np.exp(L * u)
-        m = Z @ beta
-        lnL = float(np.logaddexp.reduce(log_loss(m, loss)))
-        wts = np.exp(log_neg_dloss(m, loss) - lnL)
-        pre = np.exp((L - 2) * u)
-        dm_du = Z * (L * beta)  # ∂m_k/∂u_j
-        dw = -(wts[:, None] * dm_du) + np.outer(wts, wts @ dm_du)
-        return pre[:, None] * (Z.T @ dw) + np.diag((L - 2) * pre * (Z.T @ wts))
+        return normalised_jacobian(u, Z, L, loss)
 
-    status = "reached"
+    status, message = Status.REACHED, Status.REACHED.message
     state = np.full(Z.shape[1], math.log(alpha))
     tau = 0.0
     log_t = -math.inf  # log t = log ∫ dτ/Lo, by the trapezoid rule on the solver's dense output (log domain)
@@ -182,14 +197,15 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         try:
             sol = solve_ivp(rhs, (tau, tau_max), state, method="BDF", jac=jac, rtol=1e-9, atol=1e-12, events=ev,
                             dense_output=True)
-        except _Out as exc:
-            status = f"budget: {exc.args[0]}"
+        except BudgetExhausted as exc:
+            status, message = exc.status, str(exc)
             break
         if sol.status != 1:
-            status = f"budget: tau_max ({tau_max:g})" if sol.success else f"integrator failed: {sol.message}"
+            status, message = ((Status.HORIZON, f"tau_max ({tau_max:g})") if sol.success
+                               else (Status.INTEGRATOR_FAILED, sol.message))
             break
         if not np.all(np.isfinite(sol.y[:, -1])):
-            status = "integrator failed: non-finite state"
+            status, message = Status.INTEGRATOR_FAILED, "non-finite state"
             break
         taus = np.linspace(tau, float(sol.t[-1]), 401)
         neg = np.array([-lnloss(sol.sol(x)) for x in taus])
@@ -201,7 +217,7 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         out.log_beta.append(float(L * u.max()))
         out.log_t.append(log_t)
         out.directions.append(d / np.linalg.norm(d))
-    out.status, out.evaluations, out.seconds = status, count[0], time.perf_counter() - t0
+    out.status, out.message, out.evaluations, out.seconds = status, message, count[0], time.perf_counter() - t0
     return out
 
 

@@ -24,45 +24,43 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.symbolic.regression import compiled
+from theorycheck.status import BudgetExhausted, Status
+from theorycheck.symbolic import compile as C
 
 __all__ = ["PMResult", "check_regression_data", "flow_pm", "mirror_theta", "remaining_step"]
-
-
-class _OutOfBudget(Exception):
-    def __init__(self, which: str):
-        self.which = which
 
 
 @dataclass
 class PMResult:
     """The flow's outcome: ``beta`` at the stopping time, ``residual`` ‖Xβ − y‖,
-    ``final_loss`` ½‖Xβ − y‖², ``error_bar`` on ‖β − β(∞)‖₂, ``status`` ("converged" or
-    "budget: …"), ``t`` the stopping time, ``evaluations``, and a sampled path."""
+    ``final_loss`` ½‖Xβ − y‖², ``error_bar`` on ‖β − β(∞)‖₂, ``status`` (a
+    :class:`~theorycheck.status.Status`: converged, or horizon / max_evaluations / max_seconds /
+    rounding_limited, with ``message``), ``t`` the stopping time, ``evaluations``, and a sampled path."""
 
     beta: np.ndarray
     residual: float
     final_loss: float
     error_bar: float
     invariant_residual: float
-    status: str
+    status: Status
     t: float
     evaluations: int
     depth: int
     alpha: float
     seconds: float
+    message: str = ""
     times: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     losses: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     n_examples: int = 0
 
     @property
     def converged(self) -> bool:
-        return self.status == "converged"
+        return self.status == Status.CONVERGED
 
     def as_dict(self) -> dict:
         return {"beta": self.beta.tolist(), "final_loss": self.final_loss, "residual": self.residual,
                 "error_bar": self.error_bar, "invariant_residual": self.invariant_residual,
-                "status": self.status, "t": self.t, "evaluations": self.evaluations, "depth": self.depth,
+                "status": self.status, "message": self.message, "t": self.t, "evaluations": self.evaluations, "depth": self.depth,
                 "alpha": self.alpha, "param": "pm", "loss": "squared", "optimizer": "gd",
                 "n_examples": self.n_examples, "d": int(self.beta.size), "seconds": round(self.seconds, 3),
                 "times": self.times.tolist(), "losses": self.losses.tolist()}
@@ -115,7 +113,7 @@ def flow_pm(X, y, *, depth: int = 2, alpha: float = 1.0, residual_tol: float = 1
     if not (t_max > 0 and max_seconds > 0 and max_evaluations > 0):
         raise TheorycheckError("t_max, max_seconds and max_evaluations must be positive")
     D = int(depth)
-    f = compiled(D)
+    f = C.pm_forms(D)
     fp, fm, loss_grad = f["log_field_p"], f["log_field_m"], f["loss_grad"]
     d = X.shape[1]
     tol = residual_tol * max(1.0, float(np.linalg.norm(y)))
@@ -129,9 +127,9 @@ def flow_pm(X, y, *, depth: int = 2, alpha: float = 1.0, residual_tol: float = 1
     def rhs(t, u):
         count[0] += 1
         if count[0] > max_evaluations:
-            raise _OutOfBudget(f"max_evaluations ({max_evaluations})")
+            raise BudgetExhausted(Status.MAX_EVALUATIONS, f"max_evaluations ({max_evaluations})")
         if count[0] % 200 == 0 and time.perf_counter() - t0 > max_seconds:
-            raise _OutOfBudget(f"max_seconds ({max_seconds:g} s)")
+            raise BudgetExhausted(Status.MAX_SECONDS, f"max_seconds ({max_seconds:g} s)")
         last["t"], last["u"] = t, u
         gr = X.T @ loss_grad(X @ beta_of(u), y)
         return np.concatenate([fp(u[:d], u[d:], gr) * np.ones(d), fm(u[:d], u[d:], gr) * np.ones(d)])
@@ -143,7 +141,7 @@ def flow_pm(X, y, *, depth: int = 2, alpha: float = 1.0, residual_tol: float = 1
     event.direction = -1
     u0 = np.full(2 * d, math.log(alpha))
     # sample times log-spaced over the horizon actually needed: LSODA's dense output does it
-    status = "converged"
+    status, message = Status.CONVERGED, Status.CONVERGED.message
     try:
         sol = solve_ivp(rhs, (0.0, t_max), u0, method="LSODA", rtol=rtol, atol=atol, events=event,
                         dense_output=True)
@@ -151,15 +149,16 @@ def flow_pm(X, y, *, depth: int = 2, alpha: float = 1.0, residual_tol: float = 1
             raise TheorycheckError(f"the integrator failed: {sol.message}")
         u_end, t_end = sol.y[:, -1], float(sol.t[-1])
         if sol.status != 1:
-            status = f"budget: t_max ({t_max:g})"
+            status, message = Status.HORIZON, f"t_max ({t_max:g}) reached before the residual fell to {tol:.1e}"
         dense = sol.sol
-    except _OutOfBudget as exc:  # report the last state the integrator evaluated, and which budget ended
-        u_end, t_end, status = np.array(last["u"]), float(last["t"]), f"budget: {exc.which}"
+    except BudgetExhausted as exc:  # report the last state the integrator evaluated, and which budget ended
+        u_end, t_end, status, message = np.array(last["u"]), float(last["t"]), exc.status, str(exc)
         dense = None
     except ValueError:  # the stopping event at rounding level: its root is not bracketed
         u_end, t_end = np.array(last["u"]), float(last["t"])
         r_end = float(np.linalg.norm(X @ beta_of(u_end) - y))
-        status = "converged" if r_end <= tol else f"rounding: the residual stalls at {r_end:.1e} above {tol:.1e}"
+        if r_end > tol:
+            status, message = Status.ROUNDING_LIMITED, f"the residual stalls at {r_end:.1e} above {tol:.1e}"
         dense = None
 
     if not np.all(np.isfinite(u_end)):
@@ -182,5 +181,5 @@ def flow_pm(X, y, *, depth: int = 2, alpha: float = 1.0, residual_tol: float = 1
         ts = np.concatenate([[0.0], np.geomspace(max(t_end * 1e-9, 1e-300), t_end, samples - 1)])
         losses = np.array([0.5 * float(np.sum((X @ beta_of(dense(t)) - y) ** 2)) for t in ts])
     return PMResult(n_examples=int(X.shape[0]), beta=beta, residual=res, final_loss=0.5 * res**2, error_bar=err, invariant_residual=inv,
-                    status=status, t=t_end, evaluations=count[0], depth=D, alpha=float(alpha),
+                    status=status, message=message, t=t_end, evaluations=count[0], depth=D, alpha=float(alpha),
                     seconds=time.perf_counter() - t0, times=ts, losses=losses)

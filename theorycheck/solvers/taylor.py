@@ -15,53 +15,34 @@ from dataclasses import dataclass, field
 
 import mpmath as mp
 import numpy as np
-import sympy as sp
 
-from theorycheck.errors import TheorycheckError
-
-
-class BudgetExceeded(TheorycheckError):
-    """A time budget of the α_c computation ran out (the answer is then inconclusive)."""
+from theorycheck.status import BudgetExhausted, Fate, Status
+from theorycheck.symbolic import compile as C
 
 
 # ------------------------------------------------------------------ the ODE, from the symbolic layer
-def _log_summand_coefficients():
-    """(c, p, q) as functions of (z_j, α, ρ): ln(term j of N²) = c + p τ + q I (C4)."""
-    from theorycheck.symbolic import closed_forms as cf
-    from theorycheck.symbolic.model import rho, tau
-
-    e = cf.l2_reduced_log_summand()
-    p = sp.diff(e, tau)
-    q = sp.diff(e, cf.I)
-    c = sp.simplify(e - p * tau - q * cf.I)
-    if sp.diff(p, tau) != 0 or sp.diff(q, cf.I) != 0 or sp.diff(p, cf.I) != 0 or c.has(tau) or c.has(cf.I):
-        raise TheorycheckError("C4's log-summand is not linear in (τ, I): the Taylor integrator does not apply")
-    args = (cf.z_j, cf.alpha, rho)
-    return (sp.lambdify(args, c, "mpmath"), sp.lambdify(args, p, "mpmath"), sp.lambdify(args, q, "mpmath"))
-
-
-_COEFFS = None
-
-
 def coefficients():
-    global _COEFFS
-    if _COEFFS is None:
-        _COEFFS = _log_summand_coefficients()
-    return _COEFFS
+    """(c, p, q) as functions of (z_j, α, ρ): ln(term j of N²) = c + p τ + q I (C4), compiled."""
+    return C.reduced_l2_taylor_coefficients()
 
 
 @dataclass
-class Fate:
-    """One trajectory's outcome: ``kind`` "collapse" (N < ρ z_+ reached: proved to collapse),
-    "grow" (N ≥ ρ z_max reached: proved not to collapse), "horizon" (reached τ = T first; then
-    ``q`` = x(T) e^{−z_min T}), or "budget" (a budget ran out: ``why``)."""
+class TaylorRun:
+    """One trajectory's outcome: ``fate`` collapse (N < ρ z_+ reached: proved to collapse),
+    growth (N ≥ ρ z_max reached: proved not to collapse) or undecided, with ``status`` t_max
+    (reached τ = T first; then ``q`` = x(T) e^{−z_min T}) or the budget that ran out (``why``)."""
 
-    kind: str
+    fate: Fate
     tau: object
     N: object
     q: object = None
     steps: int = 0
     why: str = ""
+    status: Status | None = None  # undecided: t_max (the horizon T) or the budget that ran out
+
+    @property
+    def at_horizon(self) -> bool:
+        return self.fate == Fate.UNDECIDED and self.status == Status.T_MAX
 
 
 @dataclass
@@ -77,6 +58,9 @@ class ReducedFlow:
         z = np.asarray(self.z, float)
         self.zpos_min = float(z[z > 0].min())
         self.zmax = float(z.max())
+        cert = C.l2_certificates("numpy")  # C5's certificate levels of N, at ρ = 1
+        self.collapse_level = float(cert.collapse(self.zpos_min, 1.0))  # N below it: collapse
+        self.growth_level = float(cert.no_collapse(self.zmax, 1.0))  # N at or above it: growth
         self.k_min = int(np.sum(z == self.zpos_min))
         self.active = [float(v) for v in z if v != 0]  # z_j = 0 carries nothing in N
         if self.dps is None:
@@ -102,7 +86,7 @@ class ReducedFlow:
         return [n(x) for x in c], [n(x) for x in p], [n(x) for x in q]
 
     def run(self, alpha, T=None, *, deadline: float | None = None, max_steps: int = 200000,
-            tau_cap: float | None = None, lower: float = 1.0) -> Fate:
+            tau_cap: float | None = None, lower: float = 1.0) -> TaylorRun:
         """Integrate from τ = 0 (I = 0) until a certificate — N < ``lower``·ρ z_min (collapse;
         any lower ≤ 1 is a certificate) or N ≥ ρ z_max (growth) — or τ = T (then the saddle's
         unstable coordinate q), or a budget (``max_steps``, ``tau_cap``, ``deadline``)."""
@@ -115,18 +99,19 @@ class ReducedFlow:
         d, K = len(c), self.order
         tau_cap = tau_cap if tau_cap is not None else 1e4 / zmin
         tau, I, steps, h0 = 0.0, 0.0, 0, 0.5 / zmax
-        lo_level = lower * zmin
+        lo_level = lower * self.collapse_level
         exp, sqrt = math.exp, math.sqrt
+        half_log = C.log_norm("numpy")  # ln N from ln Σ_j (term j of N²)
         while True:
             a = [c[k] + p[k] * tau + q[k] * I for k in range(d)]
             M = max(a)
             w = [exp(ak - M) for ak in a]
             S0 = sum(w)
-            N = exp((M + math.log(S0)) / 2)
+            N = exp(half_log(M + math.log(S0)))
             stop = self._check(tau, N, T, a[m], lnk, steps, max_steps, tau_cap, deadline, lo_level)
             if stop is not None:
                 return stop
-            scale = exp(-M / 2)
+            scale = exp(-half_log(M))
             Ic = [I, scale / sqrt(S0)]
             E = [[wk] for wk in w]
             S = [S0]
@@ -170,40 +155,42 @@ class ReducedFlow:
 
     def _check(self, tau, N, T, am, lnk, steps, max_steps, tau_cap, deadline, lo_level):
         if N < lo_level:
-            return Fate("collapse", tau, N, steps=steps)
-        if N >= self.zmax:
-            return Fate("grow", tau, N, steps=steps)
+            return TaylorRun(Fate.COLLAPSE, tau, N, steps=steps)
+        if N >= self.growth_level:
+            return TaylorRun(Fate.GROWTH, tau, N, steps=steps)
         if T is not None and tau >= T:
             e = mp if self.dps is not None else math
-            x = e.exp((am + lnk) / 2) / self.zpos_min - 1
-            return Fate("horizon", tau, N, q=x * e.exp(-self.zpos_min * tau), steps=steps)
+            x = e.exp(C.log_norm("mpmath" if self.dps is not None else "numpy")(am + lnk)) / self.zpos_min - 1
+            return TaylorRun(Fate.UNDECIDED, tau, N, q=x * e.exp(-self.zpos_min * tau), steps=steps, status=Status.T_MAX)
         if steps >= max_steps:
-            return Fate("budget", tau, N, steps=steps, why=f"{max_steps} Taylor steps")
+            return TaylorRun(Fate.UNDECIDED, tau, N, steps=steps, why=f"{max_steps} Taylor steps",
+                             status=Status.MAX_STEPS)
         if tau >= tau_cap:
-            return Fate("budget", tau, N, steps=steps, why=f"τ reached {float(tau_cap):g} without a certificate")
+            return TaylorRun(Fate.UNDECIDED, tau, N, steps=steps, why=f"τ reached {float(tau_cap):g} without a certificate",
+                             status=Status.HORIZON)
         if deadline is not None and (steps & 7) == 0 and time.perf_counter() > deadline:
-            raise BudgetExceeded("time budget")
+            raise BudgetExhausted(Status.MAX_SECONDS, "time budget")
         return None
 
-    def _run_fixed(self, alpha, T, deadline, max_steps, tau_cap, lower) -> Fate:
+    def _run_fixed(self, alpha, T, deadline, max_steps, tau_cap, lower) -> TaylorRun:
         """The same Taylor method at ``dps`` digits, in fixed point (Python integers scaled by
         2^B) for the series recurrences, mpmath for the d exponentials of each step; the series
         is taken in σ = s/h0 (h0 the previous step) so that its coefficients stay O(1)."""
         B = int((self.dps + 12) * 3.33) + 8
         ONE = 1 << B
         c, p, q = self._setup(alpha)
-        zmin = mp.mpf(self.zpos_min)
         m = self.active.index(self.zpos_min)
         lnk = mp.log(self.k_min)
         d, K = len(c), self.order
         tau_cap = mp.mpf(tau_cap if tau_cap is not None else 1e4 / self.zpos_min)
         Tm = None if T is None else mp.mpf(T)
-        lo_level = mp.mpf(lower) * zmin
+        lo_level = mp.mpf(lower) * mp.mpf(self.collapse_level)
         pf = [int(mp.floor(x * ONE)) for x in p]
         qf = [int(mp.floor(x * ONE)) for x in q]
         tau, I = mp.mpf(0), mp.mpf(0)
         h0 = mp.mpf(0.5) / mp.mpf(self.zmax)
         steps = 0
+        half_log = C.log_norm("mpmath")  # ln N from ln Σ_j (term j of N²)
 
         def fix(x):
             return int(mp.floor(mp.ldexp(x, B)))
@@ -213,12 +200,12 @@ class ReducedFlow:
             M = max(a)
             wm = [mp.exp(ak - M) for ak in a]
             S0m = mp.fsum(wm)
-            N = mp.exp((M + mp.log(S0m)) / 2)
+            N = mp.exp(half_log(M + mp.log(S0m)))
             stop = self._check(tau, N, Tm, a[m], lnk, steps, max_steps, tau_cap, deadline, lo_level)
             if stop is not None:
                 return stop
             hf = fix(h0)
-            scale = mp.exp(-M / 2)
+            scale = mp.exp(-half_log(M))
             # scaled coefficients: I_j h0^j (fixed), E_k,n h0^n, S_n h0^n, P_n h0^n
             w = [fix(x) for x in wm]
             S0 = sum(w)

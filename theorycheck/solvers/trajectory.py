@@ -1,5 +1,5 @@
 """What an integration returns: :class:`Trajectory` (a solution that carries its status),
-its :class:`Budget` and the :class:`Event` records of a hybrid run.
+its :class:`Budget` (:class:`theorycheck.status.Budget`, re-exported) and the :class:`Event` records of a hybrid run.
 
 A trajectory stores the predictor β(t) as ``log|β_j|`` and ``sign β_j`` (so that e^{zτ} at
 τ = 10⁴ is representable), one row per accepted step, plus a dense evaluator ``at(t)``
@@ -19,23 +19,9 @@ import mpmath
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.status import Status
+from theorycheck.status import Budget, Status
 
-
-@dataclass(frozen=True)
-class Budget:
-    """Limits that make every integration terminate; the first one reached is reported."""
-
-    max_steps: int = 200_000
-    max_evaluations: int = 20_000_000
-    max_seconds: float = 120.0
-    max_events: int = 10_000
-
-    def __post_init__(self) -> None:
-        for name in ("max_steps", "max_evaluations", "max_seconds", "max_events"):
-            v = getattr(self, name)
-            if not (v > 0):
-                raise TheorycheckError(f"budget {name} = {v!r}: must be > 0")
+__all__ = ["Budget", "Event", "Trajectory"]
 
 
 @dataclass(frozen=True)

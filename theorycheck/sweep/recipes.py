@@ -22,6 +22,7 @@ from theorycheck.sweep.run import (
     collapse_threshold,
     run_spec,
 )
+from theorycheck.vocabulary import REGIMES, TimeKind
 
 
 def heatmap(Z, *, optimizer: str, rho: float, alphas, times, depth: int = 2, loss: str = "logistic",
@@ -45,7 +46,7 @@ def heatmap(Z, *, optimizer: str, rho: float, alphas, times, depth: int = 2, los
                         progress=progress, label=f"heatmap {optimizer}")
     arrays = {"alpha": alphas, "time": res.grid, "status": res.status, "t_stop": res.t_stop, "steps": res.steps,
               **res.obs, **_event_arrays(res)}
-    meta = {"kind": "heatmap", "system": kind, "time_kind": "tau" if kind != "multi" else "t",
+    meta = {"kind": "heatmap", "system": kind, "time_kind": TimeKind.RESCALED if kind != "multi" else TimeKind.REAL,
             "optimizer": optimizer, "rho": rho, "depth": depth, "loss": loss, "data": Z, "n": Z.shape[0],
             "d": Z.shape[1], "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
             "versions": versions(res.meta["array_backend"]), "seconds": res.seconds,
@@ -106,10 +107,9 @@ def regime_map(z, *, alphas, rhos, times, opts: RunOptions | None = None, backen
               "alpha_gd_like": gdlike, "alpha_c": ac["alpha_c"], "alpha_c_bracket": ac["bracket"],
               "alpha_c_status": ac["status"], "collapse_time": res.events["collapse"].reshape(R, A),
               "status": res.status.reshape(R, A), "jdag": res.obs["jdag"].reshape(R, A, -1)}
-    meta = {"kind": "regime_map", "system": "reduced", "time_kind": "tau", "optimizer": "sam-l2", "depth": 2,
+    meta = {"kind": "regime_map", "system": "reduced", "time_kind": TimeKind.RESCALED, "optimizer": "sam-l2", "depth": 2,
             "z": z, "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
-            "regime_codes": {"0": "budget ran out", "1": "collapse", "2": "sequential amplification",
-                             "3": "GD-like (j† = argmax z throughout)"},
+            "regime_codes": {str(k): name for k, (name, _) in REGIMES.items()},
             "bisection": ac["meta"], "versions": versions(res.meta["array_backend"]), "seconds": res.seconds}
     return SweepResult(arrays, meta)
 

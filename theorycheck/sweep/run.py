@@ -32,11 +32,12 @@ from theorycheck import status as bst
 from theorycheck.batched import engine as bt
 from theorycheck.batched import ops as bops
 from theorycheck.batched import systems as bsys
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.progress import Progress
+from theorycheck.vocabulary import ARRAY_BACKENDS, SWEEP_BACKENDS, SWEEP_METHODS
 
-BACKENDS = ("serial", "processes", "dask")
-METHODS = ("auto", "reduced", "balanced", "multi")
+BACKENDS = SWEEP_BACKENDS
+METHODS = SWEEP_METHODS
 #: chunks smaller than this are not worth a process
 MIN_CHUNK = 32
 
@@ -78,7 +79,6 @@ class SystemSpec:
 
 #: array backends: "auto" = the compiled kernel (numba) for C4's reduced ODE when numba is
 #: installed, numpy otherwise; "numpy"; "numba" (reduced ODE only); "torch" (GPU when present)
-ARRAY_BACKENDS = ("auto", "numpy", "numba", "torch")
 
 
 @dataclass
@@ -109,8 +109,9 @@ def resolve_array_backend(requested: str, spec: SystemSpec) -> str:
         return "numba" if compiled_ok and _numba_installed() else "numpy"
     if requested == "numba":
         if not compiled_ok:
-            raise TheorycheckError("array backend 'numba' covers C4's reduced ℓ2 ODE only (one example, ℓ2-SAM, "
-                                   "L = 2, uniform α); use --array-backend numpy or torch for this sweep")
+            raise ArgumentError("array backend 'numba' covers C4's reduced ℓ2 ODE only (one example, ℓ2-SAM, "
+                                   "L = 2, uniform α); use array_backend='numpy' (or torch) for this sweep",
+                                "array_backend")
         if not _numba_installed():
             raise TheorycheckError("array backend 'numba' needs numba: pip install 'theorycheck[fast]'")
     return requested
@@ -165,7 +166,9 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
     if backend not in BACKENDS:
         raise TheorycheckError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
     if backend == "dask" and scheduler is None:
-        raise TheorycheckError("the dask backend needs a scheduler address (--scheduler tcp://HOST:PORT)")
+        raise ArgumentError("backend='dask' needs scheduler='tcp://HOST:PORT' (the address of a running Dask "
+                            "cluster)", "backend",
+                            "scheduler")
     bar = Progress(label, progress)
     how = {"backend": backend, "workers": 1, "chunks": 1}
     try:
@@ -214,12 +217,12 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
 
 def _checked_workers(workers: int | None) -> int | None:
     if workers is not None and workers < 1:
-        raise TheorycheckError(f"--workers {workers}: give a number ≥ 1")
+        raise ArgumentError(f"workers={workers!r}: give a number ≥ 1", "workers")
     return workers
 
 
 def _auto_workers(B: int, workers: int | None) -> int:
-    """Processes for B members: never more than members or cores (an explicit --workers too)."""
+    """Processes for B members: never more than members or cores (an explicit ``workers`` too)."""
     cap = max(1, min(os.cpu_count() or 1, B))
     w = _checked_workers(workers)
     return min(w, cap) if w else max(1, min(cap, B // MIN_CHUNK))

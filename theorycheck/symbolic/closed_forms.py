@@ -10,6 +10,8 @@ every dimension d.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
 from theorycheck.symbolic import model as sy
@@ -276,14 +278,18 @@ def initial_norm() -> sp.Expr:
     return alpha * sp.sqrt(2) * z_norm
 
 
+@lru_cache(maxsize=1)
 def alpha_all_shrink() -> sp.Expr:
-    """All coordinates shrink at the start iff N0 < ρ z_min, i.e. α < ρ z_min/(√2‖z‖₂) (C5)."""
+    """All coordinates shrink at the start iff N0 < ρ z_min, i.e. α < ρ z_min/(√2‖z‖₂) (C5).
+    Solved once (cached): callers at run time use :func:`compile.alpha_all_shrink`."""
     return sp.solve(sp.Eq(initial_norm(), rho * z_min), alpha)[0]
 
 
+@lru_cache(maxsize=1)
 def alpha_gd_like() -> sp.Expr:
     """The major coordinate grows fastest from the start iff N0 ≥ ρ (z_(d) + z_(d−1)),
-    i.e. α ≥ ρ (z_(d) + z_(d−1)) / (√2‖z‖₂) (C5)."""
+    i.e. α ≥ ρ (z_(d) + z_(d−1)) / (√2‖z‖₂) (C5). Solved once (cached): callers at run time
+    use :func:`compile.alpha_gd_like`."""
     return sp.solve(sp.Eq(initial_norm(), rho * (z_1st + z_2nd)), alpha)[0]
 
 
@@ -348,6 +354,16 @@ def balanced_shifted_log_field(L, optimizer: str) -> sp.Expr:
     u_of_v = s_hat * sp.exp(v_j) - (uhat - u_j)
     f = balanced_branch_field(L, optimizer).subs(u_j, u_of_v) / (s_hat * sp.exp(v_j))
     return sp.powsimp(sp.expand_power_base(sp.expand(f), force=True), force=True)
+
+
+#: ln Σ_j (term j of N²), a log-space sum of the log summands above
+lse = sp.Symbol("lse", real=True)
+
+
+def log_norm_of_lse() -> sp.Expr:
+    """ln N from ``lse`` = ln Σ_j (term j of N²): N = √(Σ_j ·) gives ln N = ½ lse (the one
+    definition behind every "½ logsumexp" of the integrators)."""
+    return sp.expand_log(sp.log(sp.sqrt(sp.exp(lse))), force=True)
 
 
 def l2_reduced_log_summand() -> sp.Expr:

@@ -92,6 +92,13 @@ def lambdify(args, expr, backend: str = "numpy") -> Callable:
     return _lambdify_cached(args, expr, backend)
 
 
+def residual_functions(args, exprs) -> list[Callable]:
+    """mpmath functions of proof steps' differences lhs − rhs, evaluated at random points by
+    :func:`theorycheck.proofs._core.numeric_residual` (plain lambdify, no cse and no cache: each
+    expression evaluated as the proof states it)."""
+    return [sp.lambdify(tuple(args), e, modules="mpmath") for e in exprs]
+
+
 def _depth(L: int) -> int:
     if isinstance(L, bool) or int(L) != L or L < 1:
         raise ValueError(f"depth must be an integer ≥ 1, got {L!r}")
@@ -238,6 +245,12 @@ def reduced_l2_log(backend: str = "numpy") -> Callable:
     return lambdify(args, cf.l2_reduced_log_summand(), backend)
 
 
+@lru_cache(maxsize=8)
+def log_norm(backend: str = "numpy") -> Callable:
+    """``lnN(lse)``: ln N from lse = ln Σ_j (term j of N²) (:func:`closed_forms.log_norm_of_lse`)."""
+    return lambdify((cf.lse,), cf.log_norm_of_lse(), backend)
+
+
 @lru_cache(maxsize=16)
 def stable_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[Callable, Callable]:
     """(ℓ, ℓ') compiled from the overflow-free forms :func:`symbolic.loss_expr_stable` and
@@ -252,7 +265,12 @@ def predictor(L: int, backend: str = "numpy") -> Callable:
     """``beta(w_1, …, w_L)``: β_j = w_{1,j} ⋯ w_{L,j}, compiled from :func:`symbolic.predictor`
     (the model's definition) for one coordinate; arguments broadcast."""
     W = sy.layer_symbols(_depth(L), 1)
-    return lambdify(tuple(W), sy.predictor(W)[0, 0], backend)
+    # the printed product runs over the layers in order (w_1 w_2 ⋯ w_L, as np.prod does): the
+    # layers are renamed so that sympy's ordering of the factors by name is the layer order
+    # (w10 would come before w2 otherwise)
+    ordered = [sp.Symbol(f"w{k + 1:04d}", real=True) for k in range(len(W))]
+    expr = sy.predictor(W)[0, 0].subs(dict(zip(W, ordered)), simultaneous=True)
+    return lambdify(tuple(ordered), expr, backend)
 
 
 @dataclass(frozen=True)
@@ -277,6 +295,23 @@ def reduced_l2_log_linear(backend: str = "numpy") -> ReducedL2Linear:
         raise AssertionError("C4's log summand is not affine in (tau, I): the batched reduction needs it")
     args = (cf.z_j, cf.alpha, sy.rho)
     return ReducedL2Linear(lambdify(args, c0, backend), lambdify(args, c_tau, backend), lambdify(args, c_I, backend))
+
+
+@lru_cache(maxsize=1)
+def reduced_l2_taylor_coefficients() -> tuple[Callable, Callable, Callable]:
+    """(c, p, q) as mpmath functions of (z_j, α, ρ): ln(term j of N(τ, I)²) = c + p τ + q I
+    (C4), with c = simplify(e − p τ − q I) (the form the Taylor integrator of
+    :mod:`theorycheck.solvers.taylor` evaluates at extra digits)."""
+    from theorycheck.errors import TheorycheckError
+
+    e = cf.l2_reduced_log_summand()
+    p = sp.diff(e, sy.tau)
+    q = sp.diff(e, cf.I)
+    c = sp.simplify(e - p * sy.tau - q * cf.I)
+    if sp.diff(p, sy.tau) != 0 or sp.diff(q, cf.I) != 0 or sp.diff(p, cf.I) != 0 or c.has(sy.tau) or c.has(cf.I):
+        raise TheorycheckError("C4's log-summand is not linear in (τ, I): the Taylor integrator does not apply")
+    args = (cf.z_j, cf.alpha, sy.rho)
+    return lambdify(args, c, "mpmath"), lambdify(args, p, "mpmath"), lambdify(args, q, "mpmath")
 
 
 @lru_cache(maxsize=8)
@@ -435,3 +470,129 @@ def empirical_risk(loss: str = "logistic", backend: str = "numpy", contraction: 
         raise ValueError(f"contraction must be 'dot' or 'elementwise', not {contraction!r}")
     ell, dell = stable_loss_functions(loss, backend)
     return EmpiricalRisk(loss, backend, contraction, ell, dell)
+
+
+# ---------------------------------------------------------------- C5's closed-form thresholds (one example)
+@lru_cache(maxsize=4)
+def initial_norm(backend: str = "numpy") -> Callable:
+    """``N0(alpha, znorm)`` = α √2 ‖z‖₂ (:func:`closed_forms.initial_norm`)."""
+    return lambdify((cf.alpha, cf.z_norm), cf.initial_norm(), backend)
+
+
+@lru_cache(maxsize=4)
+def l2_log_rate(backend: str = "numpy") -> Callable:
+    """``rate(z_j, N, rho)`` = dθ_j/dτ = z_j (1 − ρ z_j / N) (:func:`closed_forms.l2_log_rate`)."""
+    return lambdify((cf.z_j, cf.N, sy.rho), cf.l2_log_rate(), backend)
+
+
+@dataclass(frozen=True)
+class ClosedForm:
+    """A closed form solved and compiled once: ``fn(*args)`` evaluates ``expression`` (whose
+    sympy text is ``text``); callers on a hot path use these, never sympy."""
+
+    expression: sp.Expr
+    text: str
+    args: tuple
+    fn: Callable
+
+
+def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
+    return ClosedForm(expr, sp.sstr(expr), args, lambdify(args, expr, backend))
+
+
+@lru_cache(maxsize=8)
+def alpha_all_shrink(backend: str = "numpy") -> ClosedForm:
+    """ρ z_min/(√2‖z‖₂) (C5) as a function of (z_min, ‖z‖₂, ρ)."""
+    return _closed((cf.z_min, cf.z_norm, sy.rho), cf.alpha_all_shrink(), backend)
+
+
+@lru_cache(maxsize=8)
+def alpha_gd_like(backend: str = "numpy") -> ClosedForm:
+    """ρ (z_(d) + z_(d−1))/(√2‖z‖₂) (C5) as a function of (z_(d), z_(d−1), ‖z‖₂, ρ)."""
+    return _closed((cf.z_1st, cf.z_2nd, cf.z_norm, sy.rho), cf.alpha_gd_like(), backend)
+
+
+@lru_cache(maxsize=1)
+def alpha_gd_like_without_next() -> str:
+    """The text of alpha_gd_like with z_(d−1) replaced by 0 (no entry below the maximum)."""
+    return sp.sstr(cf.alpha_gd_like().subs(cf.z_2nd, 0))
+
+
+
+# ---------------------------------------------------------------- C1–C3: solutions and blow-up (one example)
+@lru_cache(maxsize=4)
+def l1_solution(backend: str = "numpy") -> Callable:
+    """``w(alpha_j, z_j, tau)`` = α_j + z_j τ (L = 1, :func:`closed_forms.l1_solution`)."""
+    return lambdify((cf.alpha_j, cf.z_j, sy.tau), cf.l1_solution(), backend)
+
+
+@lru_cache(maxsize=4)
+def linf_l2_solution(backend: str = "numpy") -> tuple[Callable, Callable]:
+    """``(u(alpha_j, z_j, rho, tau), tau0(alpha_j, z_j, rho))``: ℓ∞-SAM at L = 2 and its zero time (C2)."""
+    return (lambdify((cf.alpha_j, cf.z_j, sy.rho, sy.tau), cf.linf_l2_solution(), backend),
+            lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_l2_zero_time(), backend))
+
+
+@lru_cache(maxsize=16)
+def linf_blowup_time(L: int, backend: str = "numpy") -> Callable:
+    """``t_star(alpha_j, z_j, rho)``: the blow-up time of ℓ∞-SAM at depth L ≥ 3 (C3,
+    :func:`closed_forms.linf_blowup_time`)."""
+    return lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_blowup_time(_depth(L)), backend)
+
+
+# ---------------------------------------------------------------- depth L, ℓ2-SAM at the start
+@lru_cache(maxsize=32)
+def depth_initial_rate(L: int, backend: str = "numpy") -> Callable:
+    """``rate(z_j, alpha, znorm, rho)``: dθ_j/dτ at τ = 0, depth L (:func:`symbolic.depth.initial_forms`)."""
+    from theorycheck.symbolic.depth import initial_forms
+
+    return lambdify((cf.z_j, cf.alpha, cf.z_norm, sy.rho), initial_forms(_depth(L))["rate"], backend)
+
+
+@lru_cache(maxsize=32)
+def depth_zero_rate_alpha(L: int, backend: str = "numpy") -> Callable:
+    """``alpha(z_j, znorm, rho)`` at which û_j(0) = 0, depth L (:func:`symbolic.depth.zero_rate_alpha`)."""
+    from theorycheck.symbolic.depth import zero_rate_alpha
+
+    return lambdify((cf.z_j, cf.z_norm, sy.rho), zero_rate_alpha(_depth(L)), backend)
+
+
+# ---------------------------------------------------------------- the signed (pm) parametrisation, squared loss
+@lru_cache(maxsize=16)
+def pm_forms(D: int) -> dict:
+    """NumPy functions for depth D (:mod:`symbolic.regression`): ``log_field_p``/``log_field_m``
+    (u_p, u_m, g), ``metric(w_p, w_m)``, ``h(theta)``, ``dh(theta)``, ``H(theta)``,
+    ``q_theta(theta)``, ``loss_grad(p, y)`` and ``loss(p, y)``."""
+    from theorycheck.symbolic import regression as R
+
+    if D < 2:
+        raise ValueError("the signed parametrisation needs depth D ≥ 2")
+    fp, fm = R.pm_log_field(D)
+    hh = R.h(D)
+    return {
+        "log_field_p": lambdify((R.up, R.um, R.g), fp),
+        "log_field_m": lambdify((R.up, R.um, R.g), fm),
+        "metric": lambdify((R.wp, R.wm), R.pm_metric(D)),
+        "h": lambdify((R.theta,), hh),
+        "dh": lambdify((R.theta,), sp.diff(hh, R.theta)),
+        "H": lambdify((R.theta,), R.H(D)),
+        "q_theta": lambdify((R.theta,), R.q_via_theta(D)),
+        "loss_grad": lambdify((R.p_, R.y_), R.squared_loss_derivative()),
+        "loss": lambdify((R.p_, R.y_), R.squared_loss()),
+    }
+
+
+@lru_cache(maxsize=1)
+def pm_q2() -> Callable:
+    """``q(z)`` of the depth-2 potential Q (:func:`symbolic.regression.q2`)."""
+    from theorycheck.symbolic import regression as R
+
+    return lambdify((R.z,), R.q2())
+
+
+@lru_cache(maxsize=16)
+def balanced_product_log_field(L: int) -> Callable:
+    """``du(u, g)``: the balanced product flow in u = log w (:func:`symbolic.regression.balanced_product_log_field`)."""
+    from theorycheck.symbolic import regression as R
+
+    return lambdify((R.up, R.g), R.balanced_product_log_field(L))

@@ -21,13 +21,11 @@ keeps in the row space of X (Woodworth et al. 2020, "Kernel and rich regimes"):
 
 from __future__ import annotations
 
-from functools import cache
-
 import sympy as sp
 
-from theorycheck.symbolic.compile import lambdify
+from theorycheck.vocabulary import PARAMETRISATIONS
 
-PARAMS: tuple[str, ...] = ("product", "pm")
+PARAMS: tuple[str, ...] = PARAMETRISATIONS
 REGRESSION_LOSSES: tuple[str, ...] = ("squared",)
 
 p_, y_ = sp.symbols("p y", real=True)  # prediction, target
@@ -116,33 +114,6 @@ def q_via_theta(D: int) -> sp.Expr:
     return h(D) * theta - H(D)
 
 
-# ------------------------------------------------------------------------- compiled
-@cache
-def compiled(D: int) -> dict:
-    """NumPy functions for depth D: ``log_field(u_p, u_m, g)``, ``metric(w_p, w_m)``,
-    ``h(theta)``, ``dh(theta)``, ``H(theta)``, ``q_theta(theta)`` and ``loss_grad(p, y)``."""
-    if D < 2:
-        raise ValueError("the signed parametrisation needs depth D ≥ 2")
-    fp, fm = pm_log_field(D)
-    hh = h(D)
-    return {
-        "log_field_p": lambdify((up, um, g), fp),
-        "log_field_m": lambdify((up, um, g), fm),
-        "metric": lambdify((wp, wm), pm_metric(D)),
-        "h": lambdify((theta,), hh),
-        "dh": lambdify((theta,), sp.diff(hh, theta)),
-        "H": lambdify((theta,), H(D)),
-        "q_theta": lambdify((theta,), q_via_theta(D)),
-        "loss_grad": lambdify((p_, y_), squared_loss_derivative()),
-        "loss": lambdify((p_, y_), squared_loss()),
-    }
-
-
-@cache
-def q2_numeric():
-    return lambdify((z,), q2())
-
-
 def derivation(D: int) -> dict[str, str]:
     """What ``theorycheck derive --loss squared --param pm`` prints."""
     return {
@@ -170,8 +141,3 @@ def balanced_product_log_field(L: int) -> sp.Expr:
     w = sp.Symbol("w", positive=True)
     d_beta = product_of_others(W)[0, 0].subs({W[k, 0]: w for k in range(L)})
     return sp.simplify((-d_beta * g / w).subs(w, sp.exp(up)))
-
-
-@cache
-def balanced_product_log_field_numeric(L: int):
-    return lambdify((up, g), balanced_product_log_field(L))

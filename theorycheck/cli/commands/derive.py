@@ -9,30 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-from theorycheck.vocabulary import LOSSES, OPTIMIZERS
-
-
-def _stderr_progress(enabled: bool):
-    last = [0.0]
-
-    def progress(done: int, total: int, what: str) -> None:
-        now = time.monotonic()
-        if enabled and (now - last[0] > 0.5 or done == total):
-            last[0] = now
-            print(f"  … {done} of {total} {what}", file=sys.stderr, flush=True)
-
-    return progress
+from theorycheck.vocabulary import LOSSES, OPTIMIZERS, PARAMETRISATIONS, REGRESSION_LOSSES
 
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.derivation import derive
     from theorycheck.jsonio import emit
 
-    progress = _stderr_progress(args.progress if args.progress is not None else sys.stderr.isatty())
     res = derive(args.depth, args.optimizer, balanced=args.balanced, dim=args.dim, loss=args.loss,
-                 examples=args.examples, param=args.param, max_seconds=args.max_seconds, progress=progress)
+                 examples=args.examples, param=args.param, max_seconds=args.max_seconds, progress=args.progress)
     if args.param == "pm":
         if args.format == "json":
             emit(res.as_dict())
@@ -78,8 +64,8 @@ def register(sub) -> None:
     p.add_argument("--balanced", action="store_true", help="restrict to balanced layers w_k = u (one example)")
     p.add_argument("--dim", type=int, default=None, help="also print the explicit system for this d (1..6)")
     p.add_argument("--examples", type=int, default=1, help="number of examples n (1: rescaled time; 2-3: real time)")
-    p.add_argument("--loss", choices=(*LOSSES, "squared"), default="logistic")
-    p.add_argument("--param", choices=["product", "pm"], default="product",
+    p.add_argument("--loss", choices=(*LOSSES, *REGRESSION_LOSSES), default="logistic")
+    p.add_argument("--param", choices=PARAMETRISATIONS, default="product",
                    help="product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D (with --loss squared)")
     p.add_argument("--format", choices=["text", "latex", "json"], default="text")
     p.add_argument("--max-seconds", type=float, default=60.0,

@@ -14,16 +14,17 @@ from theorycheck.cli.arguments import (
     setting_from_args,
 )
 from theorycheck.errors import TheorycheckError
+from theorycheck.vocabulary import SWEEP_METHODS
 
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from theorycheck.api import heatmap
     from theorycheck.cli import checks
     from theorycheck.jsonio import emit
     from theorycheck.report import plots
     from theorycheck.sweep.grid import time_grid, visits
-    from theorycheck.sweep.recipes import heatmap
 
     if not (args.out or args.json or args.save):
         raise TheorycheckError("say what to write: --out FIGURE.png|svg, --json and/or --save PREFIX")
@@ -34,9 +35,8 @@ def run(args: argparse.Namespace) -> int:
     alphas = parse_range(args.alphas, "--alphas", log=args.log)
     times = time_grid(args.t_max, args.nt, log=args.log_time, t_min=args.t_min)
     checks.check_grid_size(alphas.size, times.size, what="--alphas × --nt grid")
-    res = heatmap(setting.Z, optimizer=setting.optimizer, rho=setting.rho, alphas=alphas, times=times,
-                    depth=setting.depth, loss=setting.loss, method=args.method, opts=run_options(args),
-                    backend=backend_of(args), workers=args.workers, scheduler=args.scheduler, progress=args.progress)
+    res = heatmap(setting, alphas=alphas, times=times, method=args.method, opts=run_options(args),
+                  backend=backend_of(args), workers=args.workers, scheduler=args.scheduler, progress=args.progress)
     thr = res.meta["thresholds"]
     saved = [str(p) for p in res.save(args.save)] if args.save else None
     if args.out:
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     m = res.meta
     print(f"j† of {m['optimizer']}, L = {m['depth']}, ρ = {m['rho']:g}: {alphas.size} α × {times.size} "
-          f"{'τ (rescaled time)' if m['time_kind'] == 'tau' else 't (real time)'}, system {m['system']}, "
+          f"{'τ (rescaled time)' if m['time_kind'] in ('rescaled', 'tau') else 't (real time)'}, system {m['system']}, "
           f"{m['seconds']:.2f} s; statuses {m['status_counts']}")
     if thr:
         print(f"closed-form boundaries: alpha_all_shrink = {thr['alpha_all_shrink']:.6g}, "
@@ -74,7 +74,7 @@ def register(sub) -> None:
     p.add_argument("--t-min", type=float, default=None, help="first time of the grid (default t_max/nt, or "
                    "t_max·1e-4 with --log-time)")
     p.add_argument("--log-time", action="store_true", help="geometric time grid")
-    p.add_argument("--method", choices=["auto", "reduced", "balanced", "multi"], default="auto",
+    p.add_argument("--method", choices=SWEEP_METHODS, default="auto",
                    help="auto: C4's reduced ODE for ℓ2-SAM, L = 2, one example; the balanced log field otherwise")
     p.add_argument("--out", metavar="FIGURE", help="write the figure (.png, .svg or .pdf)")
     p.add_argument("--save", metavar="PREFIX", help="save arrays and metadata as PREFIX.npz + PREFIX.json")

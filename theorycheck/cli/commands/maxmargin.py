@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from theorycheck.vocabulary import NORMS
+
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.api import max_margin
@@ -32,6 +34,6 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--z", metavar="Z1,Z2,…", help="one example z = y·x, comma-separated")
     src.add_argument("--data", metavar="FILE.csv", help="examples as CSV rows x1,…,xd,y (y = ±1)")
-    p.add_argument("--norm", type=int, choices=[1, 2], required=True, help="1 (ℓ1) or 2 (ℓ2)")
+    p.add_argument("--norm", type=int, choices=NORMS, required=True, help="1 (ℓ1) or 2 (ℓ2)")
     p.add_argument("--json", action="store_true", help="print JSON (keys documented in the README)")
     p.set_defaults(func=run)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from theorycheck.vocabulary import LOSSES
+
 
 def _data(args):
     import numpy as np
@@ -45,7 +47,7 @@ def register(sub) -> None:
     src.add_argument("--data", metavar="FILE.csv", help="rows x1,…,xd,y (real y for kernel-rich, ±1 for lp-margin)")
     p.add_argument("--depth", "-D", type=int, default=2, help="depth D (kernel-rich) or L (lp-margin), default 2")
     p.add_argument("--alpha", type=float, default=1.0, help="initialisation scale α (kernel-rich), default 1")
-    p.add_argument("--loss", choices=["logistic", "exponential"], default="exponential",
+    p.add_argument("--loss", choices=LOSSES, default="exponential",
                    help="lp-margin's loss (the limit does not depend on it), default exponential")
     p.add_argument("--json", action="store_true", help="print JSON (kernel-rich keys: beta, beta_l1, beta_l2, "
                    "objective, constraint_residual, …)")

@@ -13,7 +13,7 @@ LEGEND = ("✓ verified symbolically   ≈ verified numerically only (sympy coul
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.jsonio import emit
-    from theorycheck.proofs._core import MARKS, prove
+    from theorycheck.proofs._core import MARKS, StepStatus, prove
     from theorycheck.vocabulary import counted
 
     def announce(theorem) -> None:  # progress on stderr: the whole run takes tens of seconds
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         print(textwrap.fill(r.theorem.statement, width, initial_indent="    ", subsequent_indent="    "))
         for step, res in r.steps:
             print(f"    {MARKS[res.status]} {step.statement}")
-            if res.status != "verified" or args.verbose:
+            if res.status != StepStatus.VERIFIED or args.verbose:
                 print(textwrap.fill(res.detail, width, initial_indent="        ", subsequent_indent="        "))
             if res.counterexample:
                 print(f"        counterexample: {res.counterexample}")

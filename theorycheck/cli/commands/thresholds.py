@@ -7,18 +7,20 @@ import argparse
 
 from theorycheck.cli.arguments import floats_or_scalar
 from theorycheck.errors import TheorycheckError
+from theorycheck.vocabulary import OPTIMIZERS
 
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from theorycheck.api import thresholds
     from theorycheck.jsonio import emit
-    from theorycheck.predict.regimes import thresholds, thresholds_data
-    from theorycheck.setting import parse_floats
+    from theorycheck.setting import Setting, parse_floats
     from theorycheck.vocabulary import counted
 
+    problem = dict(rho=args.rho, optimizer=args.optimizer, depth=args.depth)
     if args.data is not None:
-        res = thresholds_data(args.data, args.rho, optimizer=args.optimizer, depth=args.depth)
+        res = thresholds(Setting.from_csv(args.data, **problem))
         if args.json:
             emit(res.as_dict())
             return 0
@@ -30,8 +32,11 @@ def run(args: argparse.Namespace) -> int:
     if args.z is None:
         raise TheorycheckError("give --z Z1,… (one example) or --data FILE.csv (several examples)")
     z = parse_floats(args.z, "z")
-    res = thresholds(z, args.rho, optimizer=args.optimizer, depth=args.depth,
-                     alpha=floats_or_scalar(args.alpha, "alpha"), t_max=args.t_max, digits=args.digits).as_dict()
+    if args.alpha is None and args.optimizer == "sam-linf":
+        raise TheorycheckError("ℓ∞-SAM thresholds are per coordinate (α_j > ρ): give --alpha")
+    alpha = floats_or_scalar(args.alpha, "alpha")
+    setting = Setting.from_z(z, **problem, alpha=1.0 if alpha is None else alpha)
+    res = thresholds(setting, place=alpha is not None, t_max=args.t_max, digits=args.digits).as_dict()
     if args.json:
         emit(res)
         return 0
@@ -88,7 +93,7 @@ def register(sub) -> None:
                    help="several examples (rows x1,…,xd,y): α_c(Z) for ℓ2-SAM, L = 2, from full integrations")
     p.add_argument("--rho", type=float, required=True, help="SAM radius ρ ≥ 0")
     p.add_argument("--alpha", default=None, metavar="A|A1,…", help="an initialisation to place in the regimes")
-    p.add_argument("--optimizer", choices=["sam-l2", "sam-linf", "gd"], default="sam-l2")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default="sam-l2")
     p.add_argument("--depth", "-L", type=int, default=2)
     p.add_argument("--t-max", type=float, default=None, help="horizon of the trajectory (rescaled τ; default 40/min z)")
     p.add_argument("--digits", type=int, default=12, metavar="D",

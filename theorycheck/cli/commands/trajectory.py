@@ -9,15 +9,7 @@ import sys
 
 from theorycheck.cli.arguments import add_setting_arguments, count, positive, setting_from_args
 from theorycheck.errors import TheorycheckError
-from theorycheck.vocabulary import counted
-
-
-def _progress(t: float, t_max: float, steps: int) -> None:
-    print(f"  … t = {t:.6g} of {t_max:.6g} ({counted(steps, 'step')})", file=sys.stderr, flush=True)
-
-
-def _discrete_progress(k: int, steps: int) -> None:
-    print(f"  … step {k} of {steps}", file=sys.stderr, flush=True)
+from theorycheck.vocabulary import PARAMETRISATIONS, SOLVE_METHODS, TIME_CHOICES
 
 
 def _run_pm(args: argparse.Namespace) -> int:
@@ -106,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     _warn_unreachable(setting)
     traj = solve(setting, t_max=args.t_max, method=args.method, precision=args.precision, time=args.time,
                  max_steps=args.max_steps, max_seconds=args.max_seconds, discrete=args.discrete, eta=args.eta,
-                 steps=args.steps, progress=_discrete_progress if args.discrete else _progress)
+                 steps=args.steps, progress=True)
     res = traj.as_dict()
     if args.plot:
         from theorycheck.report.plots import plot_trajectory
@@ -133,9 +125,9 @@ def register(sub) -> None:
                    help="final time (default 50 rescaled, 1000 real)")
     p.add_argument("--precision", type=int, default=None, metavar="DIGITS",
                    help="integrate with mpmath at this many digits (≥ 16; 30+ recommended)")
-    p.add_argument("--method", choices=["auto", "scipy", "mpmath", "reduced"], default="auto",
+    p.add_argument("--method", choices=SOLVE_METHODS, default="auto",
                    help="scipy (float64), mpmath, reduced (C4's scalar ODE: ℓ2, L = 2, one example, uniform α)")
-    p.add_argument("--time", choices=["auto", "rescaled", "real"], default="auto",
+    p.add_argument("--time", choices=TIME_CHOICES, default="auto",
                    help="time variable (auto: rescaled for one example, real for several)")
     p.add_argument("--discrete", action="store_true", help="run the discrete algorithm w ← w − η∇Lo(w + ε)")
     p.add_argument("--eta", type=positive, default=None, help="step size η of --discrete")
@@ -144,7 +136,7 @@ def register(sub) -> None:
     p.add_argument("--max-steps", type=count, default=200_000, help="step budget of the integrator (default 200000)")
     p.add_argument("--plot", metavar="FILE", default=None, help="write β_j(t) (log scale) with j† marked (.png/.svg/.pdf)")
     p.add_argument("--json", action="store_true", help="print JSON (keys documented in the README)")
-    p.add_argument("--param", choices=["product", "pm"], default="product",
+    p.add_argument("--param", choices=PARAMETRISATIONS, default="product",
                    help="parametrisation: product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D, w±(0) = α "
                    "(with --loss squared)")
     p.set_defaults(func=run)

@@ -6,7 +6,10 @@ import argparse
 import sys
 import textwrap
 
-MARK = {"holds": "✓", "fails": "✗", "inconclusive": "?", "error": "!"}
+from theorycheck.claims.claim import Verdict
+from theorycheck.vocabulary import PROFILES
+
+MARK = {Verdict.HOLDS: "✓", Verdict.FAILS: "✗", Verdict.INCONCLUSIVE: "?", Verdict.ERROR: "!"}
 
 
 def _fmt_dev(v) -> str:
@@ -35,18 +38,13 @@ def run(args: argparse.Namespace) -> int:
     check_output_file(args.json, "--json")
     tty = sys.stderr.isatty()
 
-    def progress(key: str, n: int) -> None:
-        if tty:
-            print(f"\r  {key}: {n} input{'s' * (n != 1)} …   ", end="", file=sys.stderr, flush=True)
-
     def on_claim(i: int, n: int, claim) -> None:
         if tty and i > 1:
             print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
         print(f"[{i}/{n}] {claim.key}", file=sys.stderr, flush=True)
 
     res = verify(args.claims, examples=args.examples, seed=args.seed, profile=args.profile, pack=args.pack,
-                 on_claim=on_claim,
-                 progress=progress)
+                 on_claim=on_claim, progress=tty)
     if tty:
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
     verdicts, examples, elapsed = res.verdicts, res.examples, res.seconds
@@ -66,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
                 capped.append(r)
             print(f"{key:24s} {MARK[r.status]} {r.status:11s} {tried:>5s} {_fmt_dev(r.worst_deviation):>10s} "
                   f"{r.seconds:6.1f}s  {textwrap.shorten(r.statement, 90)}")
-            if r.status in ("fails", "error"):
+            if not r.status.ok:
                 print(textwrap.fill(f"counterexample: {r.counterexample}", 110, initial_indent=" " * 28,
                                     subsequent_indent=" " * 30))
                 if r.counterexample_detail:
@@ -99,7 +97,7 @@ def register(sub) -> None:
     p.add_argument("--claims", metavar="KEYS", help="comma-separated claim keys or prefixes (C4, C5.regimes, …)")
     p.add_argument("--examples", type=int, default=None, help="drawn inputs per claim (default: the profile's)")
     p.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0: the same inputs every run)")
-    p.add_argument("--profile", choices=["fast", "thorough"], default="fast",
+    p.add_argument("--profile", choices=list(PROFILES), default="fast",
                    help="fast: 12 inputs per claim (a few minutes); thorough: 100")
     p.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON to FILE ('-': stdout only)")
     p.add_argument("--list", action="store_true", help="list the claims and exit")

@@ -33,6 +33,7 @@ class BalancedL2System(FlowSystem):
     def __init__(self, bk: Backend, z, u0, L: int, rho: float, thr: Thresholds):
         self.bk, self.L, self.d, self.thr = bk, L, len(z), thr
         self.cf = C.balanced_log_field(L, "sam-l2", bk.name)
+        self.half_log = C.log_norm(bk.name)  # ln N from ln Σ_j (term j of N²)
         self.z = bk.array(z)
         self.rho = bk.num(rho)
         self.y0 = bk.log(bk.array(u0))
@@ -43,7 +44,7 @@ class BalancedL2System(FlowSystem):
         return y if self.clock == "time" else y[:-1]
 
     def lnN(self, th):
-        return self.bk.lse(self.bk.call(self.cf.log_summand, self.z, th)) / 2
+        return self.half_log(self.bk.lse(self.bk.call(self.cf.log_summand, self.z, th)))
 
     def rhs(self, t, y):
         th = self._theta(y)

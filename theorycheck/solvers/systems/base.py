@@ -13,6 +13,7 @@ import numpy as np
 
 from theorycheck.solvers.steppers import FloatBackend, MpBackend
 from theorycheck.status import Status
+from theorycheck.vocabulary import TimeKind
 
 Backend = FloatBackend | MpBackend
 
@@ -87,7 +88,7 @@ class FlowSystem:
     ``atol(rtol)``, ``start_stop()`` (a stop reason already at the start, or None)."""
 
     name = "flow"
-    time_kind = "rescaled"
+    time_kind = TimeKind.RESCALED
     bk: Backend
     L: int
     d: int

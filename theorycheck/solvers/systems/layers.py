@@ -7,10 +7,12 @@ import math
 import mpmath
 import numpy as np
 
+from theorycheck.solvers import critical
 from theorycheck.solvers.steppers import FloatBackend, MpBackend, log_abs_and_sign
 from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _sgn
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
+from theorycheck.vocabulary import TimeKind
 
 
 class LayersSystem(FlowSystem):
@@ -26,23 +28,20 @@ class LayersSystem(FlowSystem):
     combination that keeps it there) until one side lets go."""
 
     name = "layers"
-    #: ℓ2: stop at a critical point of Lo once ‖∇Lo(w)‖/‖∇Lo(w + ε)‖ and the relative
-    #: gradient ‖∇Lo(w)‖/Lo(w) have both fallen by this factor (ln) from their initial values
-    #: while w stays away from 0 (ε is undefined there, and the flow chatters: no integrator
-    #: follows it further at a sane cost). The first ratio alone also → 0 on separable data
-    #: (Lo → 0, and w + ε has the smaller margins), where the second stays bounded below.
-    SINGULAR_LOG = math.log(1e-4)
+    #: ℓ2: stop at a critical point of Lo (the rule of :mod:`theorycheck.solvers.critical`)
+    SINGULAR_LOG = critical.SINGULAR_LOG
 
     def __init__(self, bk: Backend, Z, W0, L: int, rho: float, optimizer: str, loss: str,
                  *, rescaled: bool, tied: bool, thr: Thresholds):
         self.bk, self.L, self.thr = bk, L, thr
         self.optimizer, self.loss = optimizer, loss
         self.rescaled, self.tied = rescaled, tied
-        self.time_kind = "rescaled" if rescaled else "real"
+        self.time_kind = TimeKind.RESCALED if rescaled else TimeKind.REAL
         self.name = f"layers-{'tied' if tied else 'full'}-{'rescaled' if rescaled else 'real'}"
         self.grad_f = C.layer_gradient(L, bk.name)
         self.eps_f = C.perturbation(optimizer, bk.name)
         self.risk = C.empirical_risk(loss, bk.name)  # Lo and ∂Lo/∂β (overflow-free ℓ'), as dot products
+        self.beta = C.predictor(L)  # β = w_1 ⊙ ⋯ ⊙ w_L (compiled; plain products, any array dtype)
         Z = np.asarray(Z, dtype=float)
         self.n, self.d = Z.shape
         self.Zf = Z
@@ -90,7 +89,7 @@ class LayersSystem(FlowSystem):
         """∂Lo/∂β (rescaled one example: −z)."""
         if self.rescaled:
             return -self.Z[0]
-        return self.risk.gradient(np.prod(W, axis=0), self.Z, apply=self.bk.call)
+        return self.risk.gradient(self.beta(*W), self.Z, apply=self.bk.call)
 
     def grad(self, G, W):
         out = self.bk.call_multi(self.grad_f, self.L, G, *W)
@@ -226,7 +225,7 @@ class LayersSystem(FlowSystem):
         field is ∇Lo divided by |ℓ'(m)|, so there is no loss factor left to divide out)."""
         if self.rescaled:
             return 0.0
-        lo = self.risk.value(np.prod(W, axis=0), self.Z, apply=self.bk.call)
+        lo = self.risk.value(self.beta(*W), self.Z, apply=self.bk.call)
         if lo <= 0:  # float underflow: the loss has vanished, no critical point with Lo > 0
             return -math.inf
         return self.bk.log(self.bk.array([lo]))[0]
@@ -242,7 +241,7 @@ class LayersSystem(FlowSystem):
 
     def _singular(self, W, s_level, r_level):
         """< 0 once both ln‖∇Lo‖/‖field‖ and ln‖∇Lo‖/Lo are below their levels."""
-        return max(self._lnS_rel(W) - s_level, self._lnS_loss(W) - r_level)
+        return critical.excess(self._lnS_rel(W), self._lnS_loss(W), s_level, r_level)
 
     def _lnnorm(self, y):
         S2 = self.bk.sumsq(y)
@@ -258,7 +257,7 @@ class LayersSystem(FlowSystem):
             if len(held) == self.d:
                 return Status.COLLAPSE
         if self.optimizer == "sam-l2" and self.L >= 2 and self._lnS(self.W(self.y0)) == -math.inf:
-            beta = np.prod(self.W(self.y0), axis=0)
+            beta = self.beta(*self.W(self.y0))
             return Status.COLLAPSE if all(b == 0 for b in beta) else Status.STATIONARY
         return None
 
@@ -269,8 +268,7 @@ class LayersSystem(FlowSystem):
             c_level = self.lnW0 + self.thr.collapse_log
             evs.append(EventFn("collapse", -1, lambda t, y: self._lnnorm(y) - c_level, -1))
             if not self.singular_off:
-                s_level = self._lnS_rel(W0) + self.SINGULAR_LOG
-                r_level = self._lnS_loss(W0) + self.SINGULAR_LOG
+                s_level, r_level = critical.levels(self._lnS_rel(W0), self._lnS_loss(W0))
                 evs.append(EventFn("singular", -1, lambda t, y: self._singular(self.W(y), s_level, r_level), -1))
         ln0 = self._lnnorm(y0)
         blow = self.rescaled and self.L >= 3
@@ -355,7 +353,7 @@ class LayersSystem(FlowSystem):
         if ev.name in ("collapse", "blowup", "norm_limit"):
             return EventAction(stop=Status(ev.name), records=[(ev.name, -1, "")])
         if ev.name == "singular":
-            if self._lnnorm(y) - self.lnW0 < math.log(1e-2):  # on the way to a collapse: carry on
+            if not critical.away_from_zero(self._lnnorm(y), self.lnW0):  # on the way to a collapse: carry on
                 new = self.copy()
                 new.singular_off = True
                 return EventAction(system=new, y=np.array(y, copy=True))

@@ -29,6 +29,7 @@ class ReducedL2System(FlowSystem):
     def __init__(self, bk: Backend, z, alpha: float, rho: float, thr: Thresholds):
         self.bk, self.L, self.d, self.thr = bk, 2, len(z), thr
         self.log_summand = C.reduced_l2_log(bk.name)
+        self.half_log = C.log_norm(bk.name)  # ln N from ln Σ_j (term j of N²)
         self.theta = C.reduced_l2(bk.name)[1]
         self.z = bk.array(z)
         self.alpha, self.rho = bk.num(alpha), bk.num(rho)
@@ -37,7 +38,7 @@ class ReducedL2System(FlowSystem):
         self.start_records = []
 
     def lnN(self, t, I):
-        return self.bk.lse(self.bk.call(self.log_summand, self.z, t, I, self.alpha, self.rho)) / 2
+        return self.half_log(self.bk.lse(self.bk.call(self.log_summand, self.z, t, I, self.alpha, self.rho)))
 
     def rhs(self, t, y):
         tau = self.time_of(t, y)

@@ -1,0 +1,48 @@
+"""Depth-L ℓ2-SAM at the start (one example, uniform init α): the initial rates, their α-free
+shape and the α at which a coordinate's perturbed weight vanishes, derived from
+:mod:`closed_forms` (what :mod:`theorycheck.predict.depth` turns into thresholds)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from theorycheck.errors import TheorycheckError
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic.model import rho as rho_sym
+
+__all__ = ["L_user", "c_sym", "initial_forms", "zero_rate_alpha"]
+
+#: c = ρ / (α √L ‖z‖₂), the scale-free parameter of the initial rates
+c_sym = sp.Symbol("c", positive=True)
+L_user = cf.L_sym
+
+
+@lru_cache(maxsize=32)
+def initial_forms(L: int) -> dict:
+    """The sympy forms at u = α for depth L: N0, r_j(0), the log-rate, and its α-free shape
+    g(z_j; c) = rate / α^{L−2} with c = ρ/(α√L‖z‖₂)."""
+    if L < 2:
+        raise TheorycheckError("the ℓ2-SAM thresholds need depth L ≥ 2 (L = 1: no SAM effect on the direction, C1)")
+    a, zn = cf.alpha, cf.z_norm
+    # N0² = Σ_j summand_j(u = α) = L α^{2L−2} ‖z‖²: the summand is z_j² times a z-free factor
+    per = sp.simplify(cf.balanced_norm_summand(L).subs(cf.u_j, a) / cf.z_j**2)
+    N0 = sp.sqrt(per) * zn
+    uhat = cf.balanced_perturbed_point(L, "sam-l2")
+    r = sp.simplify(1 - (uhat / cf.u_j).subs({cf.u_j: a, cf.N: N0}))
+    derived = cf.balanced_log_field(L, "sam-l2").subs({cf.theta_j: sp.log(a), cf.N: N0})
+    # the same rate with û^(L−1) kept as a power (no cancellation near a zero rate): checked equal
+    rate = cf.z_j * a ** (L - 2) * (1 - r) ** (L - 1)
+    if sp.simplify(sp.expand(rate - derived)) != 0:
+        raise TheorycheckError(f"depth {L}: the factored initial rate differs from the derived one")
+    g = sp.simplify((rate / a ** (L - 2)).subs(a, rho_sym / (c_sym * sp.sqrt(L) * zn)))
+    return {"N0": N0, "r0": r, "rate": rate, "shape": sp.expand(g)}
+
+
+def zero_rate_alpha(L: int):
+    """α at which r_j(0) = 1 (û_j = 0 at the start), solved by sympy: ρ z_j/(√L ‖z‖₂)."""
+    sol = sp.solve(sp.Eq(initial_forms(L)["r0"], 1), cf.alpha)
+    if len(sol) != 1:
+        raise TheorycheckError(f"r_j(0) = 1 has {len(sol)} solutions in α at depth {L}")
+    return sol[0]
