@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-#: coordinates within this (relative, in ln|β|) of the maximum count as tied for j†
+#: coordinates with |β_j| ≥ (1 − TIE)·max|β| count as tied for j† (observe.TIE_RTOL)
 TIE = 1e-9
 
 

@@ -4,9 +4,10 @@ switches located by root finding on the dense output, and margins and loss.
 
 One rule defines the current index (:func:`next_index`), and :func:`index_chain` applies
 it along the run, so ``initial_index``, ``switches`` and ``final_index`` always chain:
-coordinates whose ln|β_j| are within :data:`TIE_RTOL` (relative) of the largest are tied;
-j† stays where it is while it is among them and otherwise moves to the smallest tied
-index. A tie at the start (uniform α) is resolved by the first-order tie-break (the tied
+coordinates whose |β_j| are within :data:`TIE_RTOL` (relative, in |β|) of the largest,
+|β_j| ≥ (1 − TIE_RTOL)·max_k |β_k|, are tied (compared as ln|β_j| ≥ ln|β|_max + ln(1 − TIE_RTOL),
+so the rule means the same at |β| ~ 1e-300 and 1e300); j† stays where it is while it is among
+them and otherwise moves to the smallest tied index. A tie at the start (uniform α) is resolved by the first-order tie-break (the tied
 coordinate that pulls ahead first, e.g. C5's argmax_j z_j(1 − ρz_j/N0)); coordinates that
 stay tied (equal z_j and α_j) never produce a switch and the smallest index stands.
 """
@@ -22,6 +23,7 @@ from scipy.optimize import brentq
 
 from theorycheck.solvers.trajectory import Trajectory
 from theorycheck.symbolic import compile as C
+from theorycheck.vocabulary import TIE_RTOL as _TIE_RTOL
 
 __all__ = ["Switch", "IndexChain", "TIE_RTOL", "direction", "dominant_index", "next_index", "index_chain",
            "index_path", "switches", "margins_and_loss", "final_direction", "final_index", "initial_index", "summary",
@@ -55,25 +57,30 @@ def direction(log_abs_beta: np.ndarray, sign: np.ndarray) -> np.ndarray:
 
 
 def dominant_index(log_abs_beta: np.ndarray, tie: float = 0.0) -> int:
-    """j† = argmax_j |β_j| (1-based), 0 when β = 0. With ``tie`` > 0, coordinates whose
-    ln|β_j| is within ``tie`` (relative) of the maximum count as tied and the smallest
-    index is returned (equal z and α evolve identically up to rounding)."""
+    """j† = argmax_j |β_j| (1-based), 0 when β = 0. With ``tie`` > 0, coordinates with
+    |β_j| ≥ (1 − tie)·max_k |β_k| count as tied and the smallest index is returned."""
     la = np.asarray(log_abs_beta, dtype=float)
     if la.size == 0 or np.max(la) == -np.inf:
         return 0
     if tie > 0:
         m = np.max(la)
-        return int(np.flatnonzero(la >= m - tie * max(1.0, abs(m)))[0]) + 1
+        return int(np.flatnonzero(la >= m - _log_tie(tie))[0]) + 1
     return int(np.argmax(la)) + 1
 
 
-#: ln|β_j| within TIE_RTOL·(1 + |ln|β|_max|) of the largest count as tied (rounding and
-#: integration error; exact ties, e.g. equal z_j and α_j, stay within it for a whole run)
-TIE_RTOL = 1e-9
+#: |β_j| ≥ (1 − TIE_RTOL)·max_k |β_k| count as tied (vocabulary.TIE_RTOL): relative in |β| (not
+#: in ln|β|), so the rule is the same at every scale. Exact ties (equal z_j and α_j:
+#: exchangeable coordinates) are equal bit for bit (see Trajectory.twins).
+TIE_RTOL = _TIE_RTOL
+
+
+def _log_tie(rel: float) -> float:
+    """The gap in ln|β| that a relative gap ``rel`` in |β| is: −ln(1 − rel)."""
+    return -math.log1p(-rel)
 
 
 def _tie_tol(m: float) -> float:
-    return TIE_RTOL * (1.0 + abs(m))
+    return _log_tie(TIE_RTOL)
 
 
 def _leaders(la: np.ndarray) -> np.ndarray:
@@ -87,7 +94,7 @@ def _leaders(la: np.ndarray) -> np.ndarray:
 def next_index(log_abs_beta: np.ndarray, current: int) -> int:
     """THE rule for the current index j† (1-based; 0 for β = 0), given the current one: j†
     stays ``current`` while that coordinate is among the leaders (within the tie tolerance
-    :data:`TIE_RTOL` of the largest |β_j|); otherwise it becomes the smallest index among
+    :data:`TIE_RTOL` of the largest |β_j|, relative in |β|); otherwise it becomes the smallest index among
     the leaders. The initial index, every switch and the final index all follow it."""
     la = np.asarray(log_abs_beta, dtype=float)
     lead = _leaders(la)

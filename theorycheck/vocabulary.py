@@ -15,7 +15,7 @@ from theorycheck.errors import SettingError
 __all__ = ["REGIMES", "REGIME_DESCRIPTIONS", "TimeKind", "OPTIMIZERS", "LOSSES", "REGRESSION_LOSSES", "OPTIMIZER_DESCRIPTIONS",
            "LOSS_DESCRIPTIONS", "PARAMETRISATIONS", "SOLVE_METHODS", "TIME_CHOICES", "SWEEP_METHODS", "SWEEP_BACKENDS",
            "ARRAY_BACKENDS", "PROFILES", "NORMS", "CNN_DATASETS", "CNN_UPSAMPLING", "CNN_DEVICES", "check_optimizer",
-           "check_loss", "check_depth", "check_rho", "counted"]
+           "check_loss", "check_depth", "check_rho", "TIE_RTOL", "TIE_LOG", "counted"]
 
 class TimeKind(StrEnum):
     """Which time a result's times are in, one word pair everywhere (trajectories, sweeps,
@@ -61,6 +61,12 @@ LOSS_DESCRIPTIONS: dict[str, str] = {
     "logistic": "ℓ(s) = log(1 + exp(-s))",
     "exponential": "ℓ(s) = exp(-s)",
 }
+
+#: the tie rule of j† (one for every index the tool reports): coordinates with
+#: |β_j| ≥ (1 − TIE_RTOL)·max_k |β_k| are tied, i.e. ln|β_j| ≥ ln|β|_max − TIE_LOG: relative in
+#: |β|, so it means the same at every scale
+TIE_RTOL = 1e-9
+TIE_LOG = -math.log1p(-TIE_RTOL)
 
 OPTIMIZERS: tuple[str, ...] = tuple(OPTIMIZER_DESCRIPTIONS)
 LOSSES: tuple[str, ...] = tuple(LOSS_DESCRIPTIONS)

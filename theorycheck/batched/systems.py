@@ -29,7 +29,7 @@ from theorycheck.solvers import critical
 from theorycheck.solvers.guards import scaled_norm
 from theorycheck.status import BLOWUP, COLLAPSE, CRITICAL_POINT, NO_COLLAPSE
 from theorycheck.symbolic import compile as C
-from theorycheck.vocabulary import TimeKind
+from theorycheck.vocabulary import TIE_LOG, TimeKind
 
 #: κ clocks and event levels: a rate |dθ/dτ| > e^{EVENT_LOG}·c means the singular time is
 #: less than e^{−EVENT_LOG}/c away (c: the system's rate scale)
@@ -228,8 +228,8 @@ class ReducedL2(BatchSystem):
     def observe(self, idx, tau, y):
         o = self.ops
         I = y[:, 0]
-        if self.observe_mode == "theta":  # argmax_j θ_j(τ, I): O(d) per cell
-            j = o.argmax(self.thetas(idx, tau, I), 1) + 1
+        if self.observe_mode == "theta":  # argmax_j θ_j(τ, I) by the tie rule: O(d) per cell
+            j = _leader(o, self.thetas(idx, tau, I), 2)
         else:  # C4: j† = argmax z_j (1 − ρ z_j/N̄), N̄ = τ/I, by the switch levels: O(log d) per cell
             with o.errstate():
                 nbar = o.to_numpy(tau / I)
@@ -269,6 +269,16 @@ def _rowwise_searchsorted(levels: np.ndarray, x: np.ndarray) -> np.ndarray:
         lo = np.where(act & less, mid + 1, lo)
         hi = np.where(act & ~less, mid, hi)
     return lo
+
+
+def _leader(ops, th, L: int):
+    """j† per row by the tool's tie rule (vocabulary.TIE_RTOL): the smallest index j with
+    |β_j| ≥ (1 − TIE_RTOL)·max_k |β_k|, i.e. L θ_j ≥ L max θ − TIE_LOG; 0 where every θ_j = −inf
+    (β = 0). A plain argmax would let a 1e-12 rounding gap pick the larger index of a tie."""
+    mx = ops.amax(th, 1)
+    with ops.errstate():
+        near = ops.where(th * L >= (mx * L - TIE_LOG)[:, None], 1.0, 0.0)
+    return ops.where(mx == -math.inf, 0, ops.argmax(near, 1) + 1)
 
 
 def _top_gap(ops, th):
@@ -365,7 +375,16 @@ class BalancedLog(_ClockedTheta):
             frozen = np.asarray(u_field(z[None, :], alpha, 1.0, rho[:, None]) == 0, dtype=bool)
             frozen = np.broadcast_to(frozen, (self.B, d)).copy()
         self.frozen = o.asarray(frozen, dtype=bool)
-        self.dead = o.zeros((self.B, d), dtype=bool)
+        dead = np.zeros((self.B, d), dtype=bool)
+        if _decoupled(optimizer):
+            # the event rule of after_step at τ = 0: a rate already below −e^30·c is within
+            # e^−30/c of u_j = 0 (e.g. α = 1e-300 ≪ ρ): dead from the start. Stepping towards it
+            # drove the clock dτ/ds = κ ~ c/|θ'| below the float range (τ never advanced)
+            with np.errstate(all="ignore"):
+                r0 = np.asarray(C.balanced_log_field(self.L, optimizer, "numpy").field(
+                    z[None, :], np.log(alpha), 0.0, rho[:, None]), dtype=float)
+            dead = np.broadcast_to((r0 * (1.0 / self.c) < -math.exp(EVENT_LOG)) & ~frozen, (self.B, d)).copy()
+        self.dead = o.asarray(dead, dtype=bool)
         self.collapse_tol = collapse_tol
         if optimizer == "sam-l2":
             lv = C.l2_certificate_levels(z, rho, collapse_tol)  # C5, from the symbolic layer
@@ -376,6 +395,8 @@ class BalancedLog(_ClockedTheta):
                        "first_zero": np.full(self.B, np.inf), "event_time_error": np.zeros(self.B),
                        "frozen_at_start": frozen.sum(axis=1).astype(float)}
         self.blowup_index = np.zeros(self.B, dtype=np.int16)
+        self.events["first_zero"][dead.any(axis=1)] = 0.0
+        self.events["collapse"][dead.all(axis=1)] = 0.0
 
     def initial(self):
         o = self.ops
@@ -419,19 +440,19 @@ class BalancedLog(_ClockedTheta):
             if blow.any():
                 codes[blow & (codes == 0)] = BLOWUP
                 th = o.to_numpy(self._masked(idx, y))
-                self.blowup_index[idx_np[blow]] = th[blow].argmax(axis=1) + 1
+                self.blowup_index[idx_np[blow]] = _leader(NumpyOps(), th[blow], self.L)
                 self.events["blowup"][idx_np[blow]] = tau_np[blow]
                 rb = o.to_numpy(r)[blow]
                 self.events["event_time_error"][idx_np[blow]] = 1.0 / ((self.L - 2) * rb.max(axis=1))
-        self.events["collapse"][idx_np[codes == COLLAPSE]] = tau_np[codes == COLLAPSE]
+        col = idx_np[codes == COLLAPSE]
+        self.events["collapse"][col] = np.minimum(self.events["collapse"][col], tau_np[codes == COLLAPSE])
         return codes, changed
 
     def observe(self, idx, tau, y):
         o = self.ops
         th = self._masked(idx, y)
         mx = o.amax(th, 1)
-        j = o.argmax(th, 1) + 1
-        j = o.where(mx == -math.inf, 0, j)
+        j = _leader(o, th, self.L)
         return {"jdag": j, "log_beta_max": self.L * mx, "gap": _top_gap(o, th)}
 
     def fill(self, idx, codes):
@@ -578,7 +599,7 @@ class MultiExample(_ClockedTheta):
         o = self.ops
         th = o.where(self.dead[idx], -math.inf, y)
         mx = o.amax(th, 1)
-        j = o.where(mx == -math.inf, 0, o.argmax(th, 1) + 1)
+        j = _leader(o, th, self.L)
         with o.errstate():
             u = o.exp(th)
         loss = self.risk.value(self.beta(*([u] * self.L)), self.Z)

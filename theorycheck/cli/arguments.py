@@ -70,8 +70,6 @@ def run_options(args: argparse.Namespace):
     """The sweep's RunOptions from :func:`add_run_arguments`'s options."""
     from theorycheck.sweep.run import RunOptions
 
-    if not (args.rtol > 0 and args.atol > 0):
-        raise TheorycheckError("--rtol and --atol must be > 0")
     return RunOptions(rtol=args.rtol, atol=args.atol, array_backend=args.array_backend)
 
 

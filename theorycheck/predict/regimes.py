@@ -74,6 +74,17 @@ class ThresholdsResult(Record):
 REGIMES = REGIME_DESCRIPTIONS
 
 
+#: the longest default horizon (rescaled τ): 40/min|z_j| overflows for subnormal z_j
+MAX_DEFAULT_HORIZON = 1e300
+
+
+def default_horizon(z) -> float:
+    """The trajectory's default horizon: 40/min_j |z_j| over z_j ≠ 0 (40 time units of the
+    slowest coordinate), at most :data:`MAX_DEFAULT_HORIZON`."""
+    zmin = float(np.min(np.abs(z[z != 0])))
+    return min(40.0 / zmin, MAX_DEFAULT_HORIZON) if zmin > 40.0 / MAX_DEFAULT_HORIZON else MAX_DEFAULT_HORIZON
+
+
 def _trajectory_facts(setting: Setting, t_max: float) -> dict:
     """The trajectory's own facts. Its j†(0+) is reported as ``trajectory_initial_index`` so
     that it never overwrites the thresholds' ``initial_index`` (derived from the initial rates,
@@ -137,7 +148,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         s = Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho, alpha=alpha)  # validates
     else:
         Setting.from_z(z, depth=depth, optimizer=optimizer, rho=rho)
-    T = t_max or 40.0 / float(np.min(np.abs(z[z != 0])))
+    T = t_max or default_horizon(z)
     if optimizer == "sam-l2":
         if np.any(z <= 0):
             raise TheorycheckError("the ℓ2-SAM thresholds are computed for z > 0 (a balanced network has β = u² ≥ 0)")
@@ -160,13 +171,21 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
             out["alpha"] = a
             out["initial_index"] = th.initial_index(z, a, rho)
             gd = out["alpha_gd_like"]["value"]
+            saddle = False
             if ac.value is None:
                 out["regime"] = 1 if a < out["alpha_all_shrink"]["value"] else (3 if a >= gd else None)
+            elif ac.certificate is None:  # all z_j equal: α_c in closed form, the fate decided exactly
+                sign = th.initial_norm_sign(z, a, rho, float(z.min()))
+                out["regime"] = {-1: 1, 1: 3}.get(sign)
+                saddle = sign == 0
             else:
                 lo_b, hi_b = (float(x) for x in ac.certificate["bracket"])
                 out["regime"] = 1 if a <= lo_b else (3 if a >= gd else (2 if a >= hi_b else None))
             out["regime_name"] = REGIMES.get(out["regime"], "undecided: α lies in α_c's certified bracket, or α_c "
                                              "is inconclusive")
+            if saddle:
+                out["regime_name"] = ("at the saddle: N0 = ρ z exactly (all z_j equal), every rate is 0, the state "
+                                      "is an equilibrium: neither collapse nor growth")
             out.update(_trajectory_facts(s, T))
             if out["regime"] is not None and (out["regime"] == 1) != out["collapsed"]:
                 out["warning"] = ("the regime from α_c and the trajectory's fate disagree (the trajectory's horizon or "
@@ -182,7 +201,7 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         out["predicted_index"] = th.linf_prediction(z, a, rho, depth)
         out["predicted_direction"] = th.linf_limit_direction(z, a, rho, depth)
         if depth >= 3:
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # beyond float64: null
                 ts = np.where(a > rho, C.linf_blowup_time(depth)(a, z, rho), np.inf)  # C3
             out["blowup_times"] = [float(t) if np.isfinite(t) else None for t in ts]
         out.update(_trajectory_facts(s, T))

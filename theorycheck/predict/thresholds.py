@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time as _time
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -84,6 +85,16 @@ def alpha_all_shrink(z, rho: float) -> Threshold:
         note = ("z has negative entries (those coordinates always shrink); z_min is taken over the positive "
                 "entries — THEORY.md's formula with the overall z_min is wrong here")
     return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, form.text, note)
+
+
+def initial_norm_sign(z, alpha: float, rho: float, zref: float) -> int:
+    """sign(N0 − ρ·zref), N0 = α√2‖z‖₂ (C5's :func:`closed_forms.initial_norm`), decided exactly:
+    both sides are ≥ 0, so their squares are compared in rational arithmetic (float inputs are
+    rationals). With all z_j equal, −1 / 0 / +1 is collapse / the saddle (every rate 0: an
+    equilibrium) / growth, at any scale, including α exactly at α_c."""
+    S = sum(Fraction(float(v)) ** 2 for v in np.asarray(z, float).reshape(-1))
+    gap = Fraction(C.initial_norm_sq_exact()(Fraction(float(alpha)), S)) - (Fraction(float(rho)) * Fraction(float(zref))) ** 2
+    return (gap > 0) - (gap < 0)
 
 
 def alpha_gd_like(z, rho: float) -> Threshold:
@@ -186,7 +197,9 @@ def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
 
     Scores and weights are the compiled closed forms (:func:`compile.linf_limit`), evaluated
     in log space on z/max z and (α_j − ρ)/max_j(α_j − ρ): the direction does not depend on the
-    scale of z or of (α, ρ). Maximisers are the scores within 16 ulps of the largest."""
+    scale of z or of (α, ρ). Maximisers are decided exactly (the score is a polynomial in the
+    float inputs, compared in rational arithmetic): a 1-ulp gap in z is a gap, as it is for the
+    flow, whose ratio |β_j|/|β_k| grows without bound whenever the scores differ."""
     z = np.asarray(z, float)
     if z.ndim != 1 or z.size == 0 or not np.all(np.isfinite(z)):
         raise TheorycheckError("z must be a non-empty vector of finite numbers")
@@ -210,7 +223,14 @@ def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         score = np.where(sel, np.broadcast_to(f.log_score(zn, an, 0.0), z.shape), -np.inf)
         top = score[sel].max()
-        sel = sel & (score >= top - 16 * np.finfo(float).eps * max(1.0, abs(top)))
+        # candidates by the float score (a generous band), then the exact maximisers among them
+        cand = np.flatnonzero(sel & (score >= top - 1e-6 * max(1.0, abs(top))))
+        exact = C.linf_limit_exact_score(L)
+        fr_rho = Fraction(float(rho))
+        ex = {int(j): Fraction(exact(Fraction(float(z[j])), Fraction(float(a[j])), fr_rho)) for j in cand}
+        best = max(ex.values())
+        sel = np.zeros(z.shape, dtype=bool)
+        sel[[j for j, v in ex.items() if v == best]] = True
         lw = np.where(sel, np.broadcast_to(f.log_weight(zn, an, 0.0), z.shape), -np.inf)
     w = np.exp(lw - lw[sel].max())  # the largest selected weight is 1: no underflow of the norm
     return w / np.linalg.norm(w)

@@ -18,7 +18,7 @@ from scipy.special import logsumexp
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
-from theorycheck.solvers.trajectory import Trajectory
+from theorycheck.solvers.trajectory import Trajectory, twin_coordinates
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
@@ -138,4 +138,4 @@ def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_
     return Trajectory(setting=setting, time_kind=TimeKind.REAL, method="discrete", precision=None, t=np.array(ts),
                       log_abs_beta=np.array(las), sign_beta=np.array(sgs), stopped_because=stop,
                       t_max=float(steps) * float(eta), n_steps=len(ts) - 1, message=_MESSAGES.get(stop, stop.message),
-                      system=f"discrete η = {eta:g}")
+                      system=f"discrete η = {eta:g}", twins=twin_coordinates(setting.Z, setting.layers0))

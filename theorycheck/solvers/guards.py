@@ -14,11 +14,32 @@ import math
 import time as _time
 from collections.abc import Callable
 
+import mpmath
 import numpy as np
 
 from theorycheck.status import BudgetExhausted
 
-__all__ = ["BudgetExhausted", "FieldBudget", "time_scale_bounds", "scaled_norm"]
+__all__ = ["BudgetExhausted", "FieldBudget", "MP_MAX_MAG", "check_mp_range", "time_scale_bounds", "scaled_norm"]
+
+#: mpmath states: a component beyond 2^MP_MAX_MAG in magnitude is refused before the field is
+#: evaluated. mpmath's exp, log and trigonometric functions of x reduce x by ln 2 or π at
+#: about log2|x| extra bits, so their cost grows like (log2|x|)²: one evaluation at x = 2^(2^40)
+#: would not end, and a budget checked between evaluations never gets its turn. At the
+#: bound one exp costs ~0.1 s; legitimate states (log coordinates, or e^{zτ} at τ·z ≲ 2·10⁴ in
+#: linear ones) stay far below it.
+MP_MAX_MAG = 2**15
+
+
+def check_mp_range(y) -> None:
+    """Raise OverflowError when an mpf component of ``y`` is beyond 2^MP_MAX_MAG (see there):
+    steppers treat it as a trial stage outside the field's domain (a smaller step), a run as
+    a state that left the number range."""
+    if not (isinstance(y, np.ndarray) and y.dtype == object):
+        return
+    for v in np.ravel(y):
+        if isinstance(v, mpmath.mpf) and v and mpmath.isfinite(v) and mpmath.mag(v) > MP_MAX_MAG:
+            raise OverflowError(f"a state component is beyond 2^{MP_MAX_MAG} in magnitude, where one mpmath "
+                                "evaluation is no longer bounded")
 
 
 class FieldBudget:
@@ -39,10 +60,12 @@ class FieldBudget:
             raise BudgetExhausted("max_seconds", f"{self.max_seconds:g} s (the budget) ran out inside a step")
 
     def wrap(self, rhs: Callable) -> Callable:
-        """``rhs`` that checks the budget before each evaluation and counts it."""
+        """``rhs`` that checks the budget (and, on mpmath states, the magnitudes: see
+    :func:`check_mp_range`) before each evaluation and counts it."""
 
         def guarded(t, y):
             self.check()
+            check_mp_range(y)
             self.evaluations += 1
             return rhs(t, y)
 

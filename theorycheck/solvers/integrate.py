@@ -37,7 +37,7 @@ from theorycheck.solvers.systems import (
     Thresholds,
     extrapolate_singularity,
 )
-from theorycheck.solvers.trajectory import Budget, Event, Trajectory, _Step
+from theorycheck.solvers.trajectory import Budget, Event, Trajectory, _Step, twin_coordinates
 from theorycheck.status import Status
 from theorycheck.vocabulary import SOLVE_METHODS, TIME_CHOICES
 
@@ -302,6 +302,11 @@ def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Bu
     if stop == Status.COLLAPSE and collapse_time is None:
         collapse_x = seg.time_of(t, y)
         collapse_time = float(collapse_x)
+    t_sing = collapse_x if stop == Status.COLLAPSE else blowup_x if stop == Status.BLOWUP else None
+    if t_sing is not None and float(t_sing) > ts[-1]:
+        # the singular time refined past its threshold event ends the run: hold the state at the
+        # threshold up to it, so that no event or switch lies after t_end
+        _hold_observation(steps, ts, obs, t_sing, ts_x, obs_x)
     return dict(t=np.array(ts), obs=obs, t_exact=ts_x, obs_exact=obs_x, collapse_exact=collapse_x,
                 blowup_exact=blowup_x, steps=steps, stop=stop, events=events, n_steps=n_steps,
                 n_eval=max(n_eval, guard.evaluations), collapse_time=collapse_time, blowup_time=blowup_time, message=message)
@@ -324,6 +329,20 @@ def _exact(system, t, y):
     """The system's unrounded observation (mpmath log|β|) when it has one, else None."""
     f = getattr(system, "observe_exact", None)
     return None if f is None else f(t, y)
+
+
+def _hold_observation(steps, ts, obs, t_end, ts_x, obs_x) -> None:
+    """The last observation, held constant from the last stored time to ``t_end``."""
+    la, sg = obs[-1]
+
+    def observe(s, y, la=np.array(la, copy=True), sg=np.array(sg, copy=True)):
+        return la.copy(), sg.copy()
+
+    steps.append(_Step(float(ts[-1]), float(t_end), lambda s: None, observe))
+    ts.append(float(t_end))
+    obs.append(obs[-1])
+    ts_x.append(t_end)
+    obs_x.append(obs_x[-1])
 
 
 def _hold(steps, ts, obs, system, t, y, t_max, ts_x=None, obs_x=None) -> None:
@@ -392,7 +411,8 @@ def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: in
                       t=res["t"], log_abs_beta=la, sign_beta=sg, stopped_because=reason, t_max=t_max,
                       collapse_time=res["collapse_time"], blowup_time=res["blowup_time"], events=res["events"],
                       n_steps=res["n_steps"], n_evaluations=res["n_eval"], message=msg, system=system.name,
-                      _steps=res["steps"], **(_exact_fields(res) if mp else {}))
+                      _steps=res["steps"], twins=twin_coordinates(setting.Z, setting.layers0),
+                      **(_exact_fields(res) if mp else {}))
 
 
 def _exact_fields(res: dict) -> dict:

@@ -3,7 +3,8 @@ C4 and C6 compare with), and angles to them.
 
 - ℓ1: ``min ‖β‖₁ s.t. Zβ ≥ 1`` as an LP (β = p − q, p, q ≥ 0), scipy's HiGHS; exact up to
   HiGHS's feasibility tolerance (1e-9), then rescaled so that min_i <β, z_i> = 1 exactly.
-- ℓ2: ``min ½‖β‖² s.t. Zβ ≥ 1`` by SLSQP from the ℓ1 solution, then polished on the active
+- ℓ2: ``min ½‖β‖² s.t. Zβ ≥ 1`` by SLSQP from the ℓ1 solution (d ≤ 2000; beyond, its dual over
+  the n examples by L-BFGS-B, memory O(n + d)), then polished on the active
   set: λ ≥ 0 solving (Z_A Z_Aᵀ) λ = 1 by NNLS, β = Z_Aᵀ λ. When that certificate holds
   (all KKT conditions to ~1e-10) the answer is exact to rounding; ``kkt_residual`` says
   how well they hold either way.
@@ -29,7 +30,11 @@ from scipy.optimize import linprog, minimize, nnls
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting, check_separable, pow2_scale
 
-__all__ = ["MaxMargin", "max_margin", "l1_max_margin", "l2_max_margin", "angle_degrees"]
+__all__ = ["MaxMargin", "max_margin", "l1_max_margin", "l2_max_margin", "angle_degrees", "MAX_DENSE_VARIABLES"]
+
+#: the most variables a dense solver here (SLSQP on β, NNLS on the active set) is given: their
+#: workspace grows like the square of it (≈ 8·m² bytes, m³ work)
+MAX_DENSE_VARIABLES = 2000
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,8 @@ def _l2_certificate(Z: np.ndarray, beta: np.ndarray, tol: float = 1e-6) -> tuple
     m = Z @ beta
     m = m / np.min(m)
     active = np.flatnonzero(m <= 1 + tol)
+    if len(active) > MAX_DENSE_VARIABLES:  # NNLS on |A|×|A| is dense: no certificate
+        return beta, math.inf
     ZA = Z[active]
     lam, _ = nnls(ZA @ ZA.T, np.ones(len(active)), maxiter=50 * max(len(active), 1))
     b = ZA.T @ lam
@@ -118,20 +125,45 @@ def _l2_certificate(Z: np.ndarray, beta: np.ndarray, tol: float = 1e-6) -> tuple
     return b, resid / max(scale, 1.0)
 
 
+def _l2_dual(Z: np.ndarray) -> np.ndarray:
+    """β = Zᵀλ from the dual ``min ½‖Zᵀλ‖² − Σλ s.t. λ ≥ 0`` (n variables, L-BFGS-B: memory
+    O(n + d), never the n×n or d×d matrix)."""
+    n = Z.shape[0]
+    lam0 = np.full(n, 1.0 / max(float(np.max(np.sum(Z * Z, axis=1))), 1e-300) / n)
+
+    def f(lam):
+        b = Z.T @ lam
+        return 0.5 * float(b @ b) - float(np.sum(lam)), Z @ b - 1.0
+
+    res = minimize(f, lam0, jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * n,
+                   options={"ftol": 1e-15, "gtol": 1e-13, "maxiter": 20_000})
+    return Z.T @ np.maximum(res.x, 0.0)
+
+
 def l2_max_margin(data) -> MaxMargin:
-    """``min ½‖β‖² s.t. <β, z_i> ≥ 1`` (SLSQP, then an active-set KKT certificate)."""
+    """``min ½‖β‖² s.t. <β, z_i> ≥ 1``: SLSQP on β when d ≤ :data:`MAX_DENSE_VARIABLES` (its
+    workspace is dense in the d variables: d = 200,000 would need TiB), otherwise the dual
+    over the n examples by L-BFGS-B; then an active-set KKT certificate."""
     Z, scale = _scaled(data)
-    start = l1_max_margin(Z).beta
-    res = minimize(lambda b: 0.5 * b @ b, start, jac=lambda b: b, method="SLSQP",
-                   constraints=[{"type": "ineq", "fun": lambda b: Z @ b - 1.0, "jac": lambda b: Z}],
-                   options={"ftol": 1e-15, "maxiter": 1000})
-    beta = res.x if np.all(np.isfinite(res.x)) and np.min(Z @ res.x) > 0 else start
+    n, d = Z.shape
+    if d <= MAX_DENSE_VARIABLES:
+        start = l1_max_margin(Z).beta
+        res = minimize(lambda b: 0.5 * b @ b, start, jac=lambda b: b, method="SLSQP",
+                       constraints=[{"type": "ineq", "fun": lambda b: Z @ b - 1.0, "jac": lambda b: Z}],
+                       options={"ftol": 1e-15, "maxiter": 1000})
+        beta = res.x if np.all(np.isfinite(res.x)) and np.min(Z @ res.x) > 0 else start
+        label = "slsqp"
+    else:
+        beta = _l2_dual(Z)
+        if not (np.all(np.isfinite(beta)) and np.min(Z @ beta) > 0):
+            beta = l1_max_margin(Z).beta
+        label = "dual-lbfgsb"
     polished, kkt = _l2_certificate(Z, beta)
     if kkt < 1e-10:
-        return _finish(2, polished, Z, kkt, "slsqp+active-set", scale)
+        return _finish(2, polished, Z, kkt, f"{label}+active-set", scale)
     m = Z @ beta
     lam_resid = float(np.max(np.maximum(1.0 - m / np.min(m), 0.0)))
-    return _finish(2, beta, Z, max(kkt if math.isfinite(kkt) else 1.0, lam_resid), "slsqp", scale)
+    return _finish(2, beta, Z, max(kkt if math.isfinite(kkt) else 1.0, lam_resid), label, scale)
 
 
 def max_margin(data, norm: int) -> MaxMargin:
@@ -146,6 +178,10 @@ def max_margin(data, norm: int) -> MaxMargin:
 def angle_degrees(u: np.ndarray, v: np.ndarray) -> float | None:
     """Angle between two vectors in degrees (None when either is 0)."""
     u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    mu, mv = (float(np.max(np.abs(x), initial=0.0)) for x in (u, v))
+    if mu == 0 or mv == 0:
+        return None
+    u, v = u / mu, v / mv  # scale-free: ‖β‖² of a β near 1e±300 would leave float64
     nu, nv = np.linalg.norm(u), np.linalg.norm(v)
     if nu == 0 or nv == 0:
         return None

@@ -44,6 +44,16 @@ class _Step:
     observe: Callable[[Any], tuple[np.ndarray, np.ndarray]]
 
 
+def twin_coordinates(Z: np.ndarray, layers0: np.ndarray) -> np.ndarray | None:
+    """For each coordinate j the smallest k whose column of Z (n×d) and of the initial layers
+    (L×d) equal j's (None when every coordinate is its own): such coordinates are exchanged
+    by a symmetry of every flow and algorithm here, so β_j(t) = β_k(t) exactly."""
+    cols = np.vstack([np.asarray(Z, float), np.asarray(layers0, float)]).T + 0.0  # −0.0 → 0.0
+    _, first, inv = np.unique(cols, axis=0, return_index=True, return_inverse=True)
+    rep = first[np.ravel(inv)]
+    return None if np.all(rep == np.arange(len(rep))) else rep
+
+
 @dataclass
 class Trajectory:
     """A solved flow. ``t`` (T,), ``log_abs_beta`` (T×d; −inf where β_j = 0) and
@@ -79,6 +89,11 @@ class Trajectory:
     log_abs_beta_exact: list | None = field(default=None, repr=False)
     collapse_time_exact: Any = None
     blowup_time_exact: Any = None
+    #: twins[j] = the smallest index k of a coordinate exchangeable with j (equal columns of Z
+    #: and of the initial layers): the flow keeps β_j = β_k exactly, so j reports k's values
+    #: (the integrator's rounding differs between array positions, e.g. BLAS in DOP853's
+    #: step, and would otherwise break an exact tie)
+    twins: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         try:
@@ -87,6 +102,11 @@ class Trajectory:
             raise TheorycheckError(f"unknown stop reason {self.stopped_because!r}") from None
         if not self.message:
             self.message = self.stopped_because.message
+        if self.twins is not None:
+            self.log_abs_beta = np.asarray(self.log_abs_beta)[:, self.twins]
+            self.sign_beta = np.asarray(self.sign_beta)[:, self.twins]
+            if self.log_abs_beta_exact is not None:
+                self.log_abs_beta_exact = [[row[k] for k in self.twins] for row in self.log_abs_beta_exact]
 
     # ------------------------------------------------------------------ basic views
     def as_dict(self) -> dict:
@@ -166,7 +186,10 @@ class Trajectory:
         ctx = mpmath.workdps(self.precision + 12) if self.precision else contextlib.nullcontext()
         with ctx, np.errstate(all="ignore"):
             tt = mpmath.mpf(t) if self.precision else t
-            return step.observe(tt, step.dense(tt))
+            la, sg = step.observe(tt, step.dense(tt))
+        if self.twins is not None:
+            return np.asarray(la)[self.twins], np.asarray(sg)[self.twins]
+        return la, sg
 
     def step_bounds(self) -> np.ndarray:
         """(K×2) start and end times of the dense pieces (one per accepted step)."""

@@ -22,6 +22,7 @@ result does not depend on the backend or the chunking: it is bitwise the same.
 from __future__ import annotations
 
 import concurrent.futures as cf_futures
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,6 +91,16 @@ class RunOptions:
     max_steps: int = 200_000
     array_backend: str = "auto"
     device: str | None = None
+
+    def __post_init__(self) -> None:
+        # checked here, where every sweep starts: an inf tolerance accepted every step and
+        # reached the JSON output as inf
+        if not (isinstance(self.rtol, (int, float)) and 0 < self.rtol < 1):
+            raise TheorycheckError(f"rtol = {self.rtol!r}: give a relative tolerance in (0, 1)")
+        if not (isinstance(self.atol, (int, float)) and 0 < self.atol < math.inf):
+            raise TheorycheckError(f"atol = {self.atol!r}: give a finite absolute tolerance > 0")
+        if not (isinstance(self.max_steps, int) and self.max_steps > 0):
+            raise TheorycheckError(f"max_steps = {self.max_steps!r}: give a whole number > 0")
 
 
 def _numba_installed() -> bool:

@@ -424,6 +424,29 @@ def linf_limit(L: int, backend: str = "numpy") -> LinfLimit:
                      lambdify(args, cf.linf_limit_log_weight(L), backend))
 
 
+@lru_cache(maxsize=1)
+def initial_norm_sq_exact() -> Callable:
+    """``n0_sq(alpha, S)``: N0² for S = ‖z‖₂² (C5's :func:`closed_forms.initial_norm`, squared:
+    a polynomial) as plain Python arithmetic, exact with :class:`fractions.Fraction` arguments."""
+    S = sp.Symbol("S", positive=True)
+    expr = sp.expand(cf.initial_norm() ** 2).subs(cf.z_norm**2, S)
+    if cf.z_norm in expr.free_symbols or not expr.is_polynomial(cf.alpha, S):
+        raise AssertionError("N0² is not a polynomial in (α, ‖z‖²): no exact evaluation")
+    return sp.lambdify((cf.alpha, S), expr, modules=[{}])
+
+
+@lru_cache(maxsize=32)
+def linf_limit_exact_score(L: int) -> Callable:
+    """:func:`closed_forms.linf_limit_score` (a polynomial in z_j, α_j, ρ) as plain Python
+    arithmetic: called with :class:`fractions.Fraction` arguments it is exact, so the
+    maximisers of the limit are decided exactly (a 1-ulp gap in z is a gap, not a tie)."""
+    L = _depth(L)
+    expr = cf.linf_limit_score(L)
+    if not expr.is_polynomial(cf.z_j, cf.alpha_j, sy.rho):
+        raise AssertionError(f"the ℓ∞ limit score at L = {L} is not a polynomial: no exact evaluation")
+    return sp.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr, modules=[{}])
+
+
 # ---------------------------------------------------------------- the empirical risk in β
 @dataclass(frozen=True)
 class EmpiricalRisk:
@@ -494,6 +517,9 @@ class ClosedForm:
     text: str
     args: tuple
     fn: Callable
+
+    def __call__(self, *args):
+        return self.fn(*args)
 
 
 def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:

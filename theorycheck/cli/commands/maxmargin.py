@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("maxmargin", help="ℓ1 / ℓ2 max-margin classifier of separable data",
                        description="Solve min ‖β‖_p subject to <β, y_i x_i> ≥ 1 (p = 1: LP with HiGHS; p = 2: QP "
-                       "with SLSQP and an active-set certificate). β is scaled so the smallest margin is 1.")
+                       "with SLSQP, or its dual over the examples when d > 2000, and an active-set certificate). β is scaled so the smallest margin is 1.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--z", metavar="Z1,Z2,…", help="one example z = y·x, comma-separated")
     src.add_argument("--data", metavar="FILE.csv", help="examples as CSV rows x1,…,xd,y (y = ±1)")

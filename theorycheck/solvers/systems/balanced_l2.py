@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 
 from theorycheck.solvers.steppers import MpBackend
-from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot
+from theorycheck.solvers.systems.base import (Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot, ldexp,
+                                              z_scale_exponent)
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
@@ -35,6 +37,11 @@ class BalancedL2System(FlowSystem):
         self.cf = C.balanced_log_field(L, "sam-l2", bk.name)
         self.half_log = C.log_norm(bk.name)  # ln N from ln Σ_j (term j of N²)
         self.z = bk.array(z)
+        # the forms are evaluated on z/2^k (exact) so that z_j² never leaves the number range:
+        # ln-summand(z) = ln-summand(z/2^k) + 2k ln 2, field(z, θ, ln N) = 2^k field(z/2^k, θ, ln N − k ln 2)
+        self.k = z_scale_exponent(z)
+        self.zs = bk.array([ldexp(bk, bk.num(v), -self.k) for v in z]) if self.k else self.z
+        self.ln_scale = self.k * (mpmath.ln2 if isinstance(bk, MpBackend) else math.log(2.0))
         self.rho = bk.num(rho)
         self.y0 = bk.log(bk.array(u0))
         self.ref = bk.lse(self.y0)
@@ -44,12 +51,20 @@ class BalancedL2System(FlowSystem):
         return y if self.clock == "time" else y[:-1]
 
     def lnN(self, th):
-        return self.half_log(self.bk.lse(self.bk.call(self.cf.log_summand, self.z, th)))
+        lnN = self.half_log(self.bk.lse(self.bk.call(self.cf.log_summand, self.zs, th)))
+        return lnN + self.ln_scale if self.k else lnN
+
+    def _field(self, th, lnN):
+        """dθ/dτ (the compiled field on z/2^k, scaled back: it is z_j times a function of ρ z_j/N)."""
+        if not self.k:
+            return self.bk.call(self.cf.field, self.z, th, lnN, self.rho)
+        f = self.bk.call(self.cf.field, self.zs, th, lnN - self.ln_scale, self.rho)
+        return np.array([ldexp(self.bk, v, self.k) for v in f], dtype=f.dtype)
 
     def rhs(self, t, y):
         th = self._theta(y)
         lnN = self.lnN(th)
-        f = self.bk.call(self.cf.field, self.z, th, lnN, self.rho)
+        f = self._field(th, lnN)
         if self.clock == "time":
             return f
         # arc clock dτ/ds = (N/N_ref)^{1/(L−1)} (degree 1 in u): near u = 0 the field θ' is of degree −1
@@ -100,8 +115,8 @@ class BalancedL2System(FlowSystem):
         bk = self.bk
         th = y[:-1]
         lnN = self.lnN(th)
-        f = bk.call(self.cf.field, self.z, th, lnN, self.rho)
-        rate = _softmax_dot(bk, bk.call(self.cf.log_summand, self.z, th), f)
+        f = self._field(th, lnN)
+        rate = _softmax_dot(bk, bk.call(self.cf.log_summand, self.zs, th), f)
         return -1 / rate if rate < 0 else 0 * rate
 
     def observe_exact(self, t, y) -> list:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import mpmath
 import numpy as np
 
 from theorycheck.solvers.steppers import FloatBackend, MpBackend
@@ -60,6 +61,25 @@ class EventAction:
     system: Any = None
     y: Any = None
     records: list[tuple[str, int, str]] = field(default_factory=list)
+
+
+def z_scale_exponent(z) -> int:
+    """k with 2^k ≤ max|z_j| < 2^(k+1) when max|z_j| is beyond 2^±400, else 0. The ℓ2 forms
+    square z (z_j², ρ z_j²·I) before taking logarithms, which leaves float64 for |z| ≳ 1e154
+    or ≲ 1e-162; the ℓ2 systems evaluate them on z/2^k (exact) and undo the scale through
+    the forms' homogeneity (tests/test_scale_edges.py checks it symbolically). k = 0 keeps
+    every ordinary number bit for bit."""
+    m = max((abs(float(v)) for v in z), default=0.0)
+    if m == 0 or 2.0**-400 <= m <= 2.0**400:
+        return 0
+    return math.frexp(m)[1] - 1
+
+
+def ldexp(bk, x, k: int):
+    """x·2^k, exact, for a float or an mpf."""
+    if k == 0:
+        return x
+    return mpmath.ldexp(x, k) if isinstance(x, mpmath.mpf) else math.ldexp(float(x), k)
 
 
 def _sgn(x) -> int:

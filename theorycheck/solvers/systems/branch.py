@@ -64,8 +64,11 @@ class BranchSystem(FlowSystem):
         toward 0 from both sides → slide (freeze at 0); any zero → frozen equilibrium."""
         zj, rho = self.z[j], self.rho
         zero = 0 * rho
-        fp = self.cf.field(zj, zero, _sgn(self.cf.argument(zj, 1)), rho)
-        fm = self.cf.field(zj, zero, _sgn(self.cf.argument(zj, -1)), rho)
+        # only the signs matter; at u = 0 the branch field z_j(−ρσ)^{L−1} has the sign it has at
+        # ρ = 1 (ρ > 0): evaluating there cannot overflow (ρ = 1e300, L = 7 would)
+        unit = rho / abs(rho) if rho != 0 else rho
+        fp = self.cf.field(zj, zero, _sgn(self.cf.argument(zj, 1)), unit)
+        fm = self.cf.field(zj, zero, _sgn(self.cf.argument(zj, -1)), unit)
         if fp < 0 < fm:
             self._freeze(j, zero, y)
             return "slide"

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 
 from theorycheck.solvers.steppers import MpBackend
 from theorycheck.solvers.systems.balanced_l2 import BalancedL2System
-from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot
+from theorycheck.solvers.systems.base import (Backend, EventAction, EventFn, FlowSystem, Thresholds, _softmax_dot, ldexp,
+                                              z_scale_exponent)
 from theorycheck.status import Status
 from theorycheck.symbolic import compile as C
 
@@ -32,27 +34,39 @@ class ReducedL2System(FlowSystem):
         self.half_log = C.log_norm(bk.name)  # ln N from ln Σ_j (term j of N²)
         self.theta = C.reduced_l2(bk.name)[1]
         self.z = bk.array(z)
+        # scale: the state is J = I·4^k and the forms are evaluated on (z/2^k, τ·2^k, J), which
+        # leaves θ_j and ln N − k ln 2 unchanged (C4's reduction is homogeneous): neither z_j² nor
+        # I ~ 1/z² leaves the number range (k = 0 for ordinary z: the state is I itself)
+        self.k = z_scale_exponent(z)
+        self.zs = bk.array([ldexp(bk, bk.num(v), -self.k) for v in z]) if self.k else self.z
+        self.ln_scale = self.k * (mpmath.ln2 if isinstance(bk, MpBackend) else math.log(2.0))
         self.alpha, self.rho = bk.num(alpha), bk.num(rho)
         self.y0 = bk.array([0])
         self.ref = bk.lse(self._theta(bk.num(0), self.y0[0]))
         self.start_records = []
 
-    def lnN(self, t, I):
-        return self.half_log(self.bk.lse(self.bk.call(self.log_summand, self.z, t, I, self.alpha, self.rho)))
+    def lnN(self, t, J):
+        """ln N at time t and state J = I·4^k (see __init__)."""
+        terms = self.bk.call(self.log_summand, self.zs, ldexp(self.bk, t, self.k), J, self.alpha, self.rho)
+        lnN = self.half_log(self.bk.lse(terms))
+        return lnN + self.ln_scale if self.k else lnN
 
     def rhs(self, t, y):
         tau = self.time_of(t, y)
         lnN = self.lnN(tau, y[0])
-        dtau, dI = C.reduced_l2_clocked(self.clock, self.bk.name)(lnN, 0)  # C4's ODE in this clock
+        # C4's ODE in this clock for J = I·4^k: dJ/dτ = 1/(N/4^k), the form at ln N − 2k ln 2
+        lnN_J = lnN - 2 * self.ln_scale if self.k else lnN
+        dtau, dI = C.reduced_l2_clocked(self.clock, self.bk.name)(lnN_J, 0)
         if self.clock == "time":
             return self.bk.array([dI])
         # arc clock in units of N at its start (s' = N_ref·s, scale-free): C4's arc form at
-        # lnN − lnN_ref gives dτ/ds' = N/N_ref, and dI/ds' = (dI/ds)/N_ref
+        # lnN − lnN_ref gives dτ/ds' = N/N_ref, and dI/ds' = (dI/ds)/N_ref (times 4^k for J)
         dtau, dI = C.reduced_l2_clocked("arc", self.bk.name)(lnN - self.lnN_ref, 0)
-        return self.bk.array([dI * self.bk.exp(self.bk.array([-self.lnN_ref]))[0], dtau])  # state (I, τ)
+        ln_unit = self.lnN_ref - 2 * self.ln_scale if self.k else self.lnN_ref
+        return self.bk.array([dI * self.bk.exp(self.bk.array([-ln_unit]))[0], dtau])  # state (J, τ)
 
-    def _theta(self, t, I):
-        return self.bk.call(self.theta, self.z, self.bk.num(t), I, self.alpha, self.rho)
+    def _theta(self, t, J):
+        return self.bk.call(self.theta, self.zs, ldexp(self.bk, self.bk.num(t), self.k), J, self.alpha, self.rho)
 
     def _lse_theta(self, t, y):
         return self.bk.lse(self._theta(self.time_of(t, y), y[0]))
@@ -98,7 +112,7 @@ class ReducedL2System(FlowSystem):
         so that a scaled problem (α, ρ) → (cα, cρ), where I scales as 1/c, keeps its relative
         accuracy (ρ = 0: θ does not depend on I; unit 1)."""
         dtype = object if isinstance(self.bk, MpBackend) else float
-        zmax = max(abs(float(v)) for v in self.z)
+        zmax = max(abs(float(v)) for v in self.zs)  # the state is J = I·4^k: its unit is 1/(ρ max(z/2^k)²)
         rho = float(self.rho)
         if rho > 0 and zmax > 0:
             ln_unit = -(math.log(rho) + 2 * math.log(zmax))
