@@ -126,7 +126,7 @@ def test_a_claims_own_cap_is_reported_with_what_was_drawn():
               max_examples=7)
     v = run_claim(c, examples=50)
     assert (v.tried, v.pinned, v.drawn, v.requested, v.cap) == (9, 2, 7, 50, 7)
-    d = v.to_dict()
+    d = v.as_dict()
     assert (d["tried"], d["pinned"], d["drawn"], d["requested"], d["cap"]) == (9, 2, 7, 50, 7)
     v = run_claim(c, examples=5)  # a cap above the request is no cap
     assert (v.tried, v.drawn, v.requested, v.cap) == (7, 5, 5, None)
