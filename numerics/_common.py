@@ -37,3 +37,11 @@ def fmt(x: float | None, digits: int = 4) -> str:
     if x is None or not np.isfinite(x):
         return "none"
     return f"{x:.{digits}g}"
+
+
+def span(values, spec: str = ".4g", name: str = "α") -> str:
+    """"α ∈ [0.32, 0.41]" for the range of ``values``, "α = 0.3207" when it is one value as
+    printed (a single α, or equal ends at this precision)."""
+    v = np.asarray(values, float).reshape(-1)
+    lo, hi = format(float(v.min()), spec), format(float(v.max()), spec)
+    return f"{name} = {lo}" if lo == hi else f"{name} ∈ [{lo}, {hi}]"

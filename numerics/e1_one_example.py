@@ -28,10 +28,11 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from theorycheck import sweep as S
-from theorycheck.numerics._common import describe_row, fmt, nearest
+from theorycheck.numerics._common import describe_row, fmt, nearest, span
 from theorycheck.predict import thresholds as th
 from theorycheck.report import plots
 from theorycheck.status import COLLAPSE, DONE
+from theorycheck.vocabulary import counted
 
 NAME = "e1-one-example"
 TITLE = "E1, one example: j† over (τ, α) for GD, ℓ2-SAM, ℓ∞-SAM"
@@ -134,14 +135,14 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
                        f"{max(len(set(r.tolist())) for r in rows)}.")
         if not np.all(major_last):
             a_bad = alphas[reg2][~major_last]
-            dev.append(f"ℓ2-SAM: for α ∈ [{a_bad.min():.4g}, {a_bad.max():.4g}] (just above α_c) j† has not reached "
+            dev.append(f"ℓ2-SAM: for {span(a_bad)} (just above α_c) j† has not reached "
                        f"the major feature {d} by τ = 15 (the trajectory lingers near collapse); 'major last' needs a "
                        "longer horizon there.")
         decr = np.diff(rows.astype(int), axis=1) < 0
         if decr.any():
             a_dec = alphas[reg2][decr.any(axis=1)]
-            dev.append(f"ℓ2-SAM: j† is not monotone in time for α ∈ [{a_dec.min():.4g}, {a_dec.max():.4g}] "
-                       f"({int(decr.any(axis=1).sum())} α, all just above α_c): it moves back to a smaller feature "
+            dev.append(f"ℓ2-SAM: j† is not monotone in time for {span(a_dec)} "
+                       f"({counted(int(decr.any(axis=1).sum()), 'α', 'α')} just above α_c): it moves back to a smaller feature "
                        "(e.g. 2→1) while N falls below its running harmonic mean N̄ (C4: dN̄/dτ = (1 − N̄/N)/I), "
                        "before moving up. 'Minor first, major last' holds, but the path is not monotone.")
     above = alphas >= gdl
@@ -176,11 +177,11 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
         miss = np.flatnonzero(final != pred)
         below = np.array([np.all(r["alpha0"][i] < RHO) for i in miss], dtype=bool)
         if miss.size and L % 2 == 1 and below.any():
-            dev.append(f"ℓ∞-SAM, L = {L}: {int(below.sum())} seeds have every α_j < ρ; for odd L each u_j then rises "
+            dev.append(f"ℓ∞-SAM, L = {L}: {counted(int(below.sum()), 'seed')} with every α_j < ρ; for odd L each u_j then rises "
                        "to ρ (C3 incomplete: never 0), so β → ρ^L·(1,…,1) — neither 0 nor a basis vector: a tie, "
                        "which thresholds.linf_prediction reports as index 1 by convention (its predicted direction "
                        "is (1,…,1)/√d); at finite τ = 40 the flow's j† is the coordinate closest to ρ (the largest "
                        f"z_j): observed {sorted(set(final[miss[below]].tolist()))}.")
         if (~below).any():
-            dev.append(f"ℓ∞-SAM, L = {L}: {int((~below).sum())} seeds end at a j† other than the closed form's.")
+            dev.append(f"ℓ∞-SAM, L = {L}: {counted(int((~below).sum()), 'seed')} end at a j† other than the closed form's.")
     return summary, dev

@@ -25,7 +25,7 @@ import numpy as np
 from matplotlib import colors
 
 from theorycheck import sweep as S
-from theorycheck.numerics._common import describe_row, nearest
+from theorycheck.numerics._common import describe_row, nearest, span
 from theorycheck.report import plots
 from theorycheck.status import COLLAPSE, DONE
 from theorycheck.vocabulary import TimeKind
@@ -104,7 +104,7 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
     l2_multi = np.array([len([v for v in S.visits(row) if v > 0]) > 1 for row in l2["jdag"]])
     if l2_multi.any():
         band = alphas[l2_multi]
-        summary.append(f"ℓ2-SAM: sequential amplification for α ∈ [{band.min():.3g}, {band.max():.3g}].")
+        summary.append(f"ℓ2-SAM: sequential amplification for {span(band, '.3g')}.")
         for a in (band.min(), np.sqrt(band.min() * band.max()), band.max()):
             i = nearest(alphas, a)
             summary.append(f"ℓ2-SAM, α = {alphas[i]:.3g}: j† visits {describe_row(l2['jdag'][i], ts, 't')}; "

@@ -13,6 +13,13 @@ Expected (C5): regime 2 — a plateau in the loss (the trajectory lingers near t
 region while minor features are amplified), then a fast drop once it escapes; the plateau
 lengthens as α → α_c. Regime 1 — the loss rises to ℓ(0) = ln 2 (β → 0) and stays. Regime 3 —
 no plateau. GD — the loss decreases from the start, no plateau.
+
+Fate of each run: α_c's certified bracket [lo, hi] (C4's reduced ODE, Taylor method, certified
+on both sides) decides it — α < lo collapses, α > hi does not. A float64 run at relative
+tolerance rtol resolves α only when |α/α_c − 1| ≥ 10·rtol: closer to the saddle (α_c(1+1e-9)
+at rtol = 1e-8) the integration error outweighs the distance to α_c and the run cannot decide
+whether it collapses; its fate is reported "undecided in float64" with that reason, and its
+curves are left out of the plateau statistics.
 """
 
 from __future__ import annotations
@@ -31,10 +38,36 @@ TITLE = "C5: the loss plateau of ℓ2-SAM in real time (regime 2), against GD"
 Z = np.arange(1.0, 7.0)
 RHO = 1.0
 DELTAS = (1e-9, 1e-6, 1e-3, 0.1)
+#: a float64 run resolves α when |α/α_c − 1| is at least this multiple of its rtol
+RESOLVES = 10.0
+
+
+def fate(alpha: float, alpha_c: float, bracket, rtol: float, run_collapsed: bool) -> dict:
+    """The fate of the run at ``alpha``: ``certified`` ("collapse" / "no collapse" from α_c's
+    certified ``bracket``, None inside it), ``run`` (what the float64 run did), ``decided`` (the
+    run resolves α: |α/α_c − 1| ≥ RESOLVES·rtol) and ``text`` (one line, with the reason)."""
+    lo, hi = float(bracket[0]), float(bracket[1])
+    certified = "collapse" if alpha < lo else ("no collapse" if alpha > hi else None)
+    run = "collapse" if run_collapsed else "no collapse"
+    gap = abs(alpha / alpha_c - 1.0)
+    decided = bool(gap >= RESOLVES * rtol)
+    if decided:
+        text = f"fate: {run} (float64 run; |α/α_c − 1| = {gap:.2g} ≥ {RESOLVES:g}·rtol)"
+        if certified is not None and certified != run:
+            text += f"; the certified bracket says {certified}"
+    else:
+        text = (f"fate undecided in float64: |α/α_c − 1| = {gap:.2g} is below {RESOLVES:g}·rtol = {RESOLVES * rtol:.0e}, "
+                f"so the integration error outweighs the distance to the saddle and the run's {run} "
+                f"is not the flow's fate")
+        if certified is not None:
+            text += (f"; α lies {'below' if certified == 'collapse' else 'above'} α_c's certified bracket "
+                     f"[{lo:.15g}, {hi:.15g}], so the flow's fate is: {certified}")
+    return {"certified": certified, "run": run, "decided": decided, "text": text}
 
 
 def compute(*, quick: bool, ctx) -> dict:
-    ac = float(S.collapse_threshold(Z, [RHO], backend="serial", progress=False)["alpha_c"][0])
+    cth = S.collapse_threshold(Z, [RHO], backend="serial", progress=False)
+    ac, bracket = float(cth["alpha_c"][0]), [float(x) for x in cth["bracket"][0]]
     gdl = th.alpha_gd_like(Z, RHO).value
     alphas = np.array([ac * (1 + d) for d in DELTAS] + [1.05 * gdl, 0.9 * ac])
     labels = [f"α_c(1+{d:g})" for d in DELTAS] + ["1.05·alpha_gd_like", "0.9·α_c"]
@@ -42,7 +75,7 @@ def compute(*, quick: bool, ctx) -> dict:
     out = {}
     for opt in ("sam-l2", "gd"):
         r = S.heatmap(Z[None, :], optimizer=opt, rho=RHO, alphas=alphas, times=ts, method="multi", **ctx.kw())
-        r.meta.update(alpha_c=ac, alpha_gd_like=gdl, labels=labels, deltas=list(DELTAS))
+        r.meta.update(alpha_c=ac, alpha_c_bracket=bracket, alpha_gd_like=gdl, labels=labels, deltas=list(DELTAS))
         out[opt] = r
     # cross-check with the single-trajectory integrator (integrate.solve) on one curve
     from theorycheck.setting import Setting
@@ -100,8 +133,11 @@ def draw(results: dict, out: Path) -> list[Path]:
     import matplotlib as mpl
 
     cols = mpl.colormaps["tab10"]
+    decided = _fates(sam)
+    undecided = " (fate undecided in float64)"
     for i, lab in enumerate(labels):
-        ax.loglog(t, sam["loss"][i], color=cols(i), lw=1.6, label=f"ℓ2-SAM, {lab}")
+        ax.loglog(t, sam["loss"][i], color=cols(i), lw=1.6, ls="-" if decided[i]["decided"] else ":",
+                  label=f"ℓ2-SAM, {lab}" + ("" if decided[i]["decided"] else undecided))
         ax.loglog(t, gd["loss"][i], color=cols(i), lw=1.0, ls="--")
     ax.axhline(np.log(2), color="grey", lw=0.8, ls=":")
     ax.text(t[0], np.log(2) * 1.15, "ℓ(0) = ln 2 (β = 0)", fontsize=7, color="grey")
@@ -111,16 +147,26 @@ def draw(results: dict, out: Path) -> list[Path]:
     ax.set_title(f"ℓ2-SAM (solid) vs GD (dashed), z = (1,…,6), ρ = {RHO:g}")
     ax.legend(fontsize=6.5, loc="lower left")
     ax = axes[0, 1]
-    for i, lab in enumerate(labels):
-        ax.step(t, sam["jdag"][i] + 0.06 * (i - len(labels) / 2), where="post", color=cols(i), lw=1.4, label=lab)
+    for i, lab in enumerate(labels):  # integer values, no offsets: wide lines behind narrow ones
+        ax.step(t, sam["jdag"][i], where="post", color=cols(i), lw=1.2 + 0.9 * (len(labels) - 1 - i), alpha=0.85,
+                ls="-" if decided[i]["decided"] else ":", label=lab + ("" if decided[i]["decided"] else undecided))
     ax.set_xscale("log")
     ax.set_yticks(range(0, len(Z) + 1))
     ax.set_ylim(-0.5, len(Z) + 0.5)
     ax.set_xlabel("time t")
     ax.set_ylabel("j† of ℓ2-SAM (0: collapse)")
     ax.set_title("dominant feature over time (GD: 6 throughout)")
-    ax.legend(fontsize=6.5, loc="center left")
+    ax.legend(fontsize=6.5, loc="center right")
     return plots.save(fig, Path(out) / "loss_plateau", ["png", "svg"])
+
+
+def _fates(res, alpha_c: float | None = None, bracket=None) -> list[dict]:
+    """:func:`fate` of every member of a sweep (its rtol, its collapse events)."""
+    alpha_c = res.meta["alpha_c"] if alpha_c is None else alpha_c
+    bracket = res.meta["alpha_c_bracket"] if bracket is None else bracket
+    rtol = float(res.meta["integrator"]["rtol"])
+    return [fate(float(a), alpha_c, bracket, rtol, bool(np.isfinite(c)))
+            for a, c in zip(res["alpha"], res["event_collapse"])]
 
 
 def summarize(results: dict) -> tuple[list[str], list[str]]:
@@ -128,23 +174,29 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
     t = sam["time"]
     m = sam.meta
     labels, alphas = m["labels"], sam["alpha"]
-    summary = [f"α_c = {fmt(m['alpha_c'], 10)}, alpha_gd_like = {fmt(m['alpha_gd_like'])} (z = (1,…,6), ρ = 1)."]
+    lo, hi = m["alpha_c_bracket"]
+    summary = [f"α_c = {fmt(m['alpha_c'], 10)} (certified bracket [{lo:.15g}, {hi:.15g}]), alpha_gd_like = "
+               f"{fmt(m['alpha_gd_like'])} (z = (1,…,6), ρ = 1)."]
     dev: list[str] = []
     lengths = []
+    fates = _fates(sam)
     for i, lab in enumerate(labels):
         p = plateau(sam["loss"][i], t)
         s_drop, g_drop = first_below(sam["loss"][i], t, 1e-3), first_below(gd["loss"][i], t, 1e-3)
         pl = (f"plateau at loss ≈ {p[2]:.3g} for t ∈ [{p[0]:.3g}, {p[1]:.3g}] ({np.log10(p[1] / p[0]):.2f} decades)"
               if p else "no plateau")
         summary.append(f"ℓ2-SAM, α = {alphas[i]:.10g} ({lab}): {pl}; loss < 1e-3 from t = {fmt(s_drop, 3)} "
-                       f"(GD at the same α: {fmt(g_drop, 3)}); j† visits {describe_row(sam['jdag'][i], t, 't')}.")
+                       f"(GD at the same α: {fmt(g_drop, 3)}); j† visits {describe_row(sam['jdag'][i], t, 't')}; "
+                       f"{fates[i]['text']}.")
         if i < len(DELTAS):
-            lengths.append(round(float(np.log10(p[1] / p[0])), 2) if p else 0.0)
+            lengths.append((round(float(np.log10(p[1] / p[0])), 2) if p else 0.0) if fates[i]["decided"] else None)
         gp = plateau(gd["loss"][i], t)
         if gp:
             dev.append(f"GD at α = {alphas[i]:.4g} shows a plateau ({gp}), which C5 does not predict.")
-    summary.append(f"ℓ2-SAM plateau length (decades of t) for δ = {list(DELTAS)}: {lengths}.")
-    if not all(a >= b for a, b in zip(lengths, lengths[1:])):
+    summary.append(f"ℓ2-SAM plateau length (decades of t) for δ = {list(DELTAS)}: {lengths}"
+                   + (" (None: fate undecided in float64, left out)." if None in lengths else "."))
+    known = [x for x in lengths if x is not None]
+    if not all(a >= b for a, b in zip(known, known[1:])):
         dev.append(f"ℓ2-SAM: the plateau does not lengthen monotonically as α → α_c (decades: {lengths}).")
     none = [d for d, x in zip(DELTAS, lengths) if x == 0]
     if none:
@@ -162,10 +214,12 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
         if dev_ln > 1e-2:
             dev.append(f"the batched loss curve differs from integrate.solve's by {dev_ln:.2g} in ln loss.")
     resc = results["rescaled"]
+    rfates = _fates(resc, m["alpha_c"], m["alpha_c_bracket"])
     for i in range(len(DELTAS)):
-        summary.append(f"rescaled time, α = α_c(1+{DELTAS[i]:g}): j† visits {describe_row(resc['jdag'][i], resc['time'])}.")
-    reg2_end = [int(sam["jdag"][i, -1]) for i in range(len(DELTAS))]
-    if any(j != len(Z) for j in reg2_end):
+        summary.append(f"rescaled time, α = α_c(1+{DELTAS[i]:g}): j† visits {describe_row(resc['jdag'][i], resc['time'])}"
+                       f"; {rfates[i]['text']}.")
+    reg2_end = [int(sam["jdag"][i, -1]) if fates[i]["decided"] else None for i in range(len(DELTAS))]
+    if any(j is not None and j != len(Z) for j in reg2_end):
         dev.append(f"ℓ2-SAM, regime 2: at t = {t[-1]:.0e} j† is {reg2_end} for δ = {list(DELTAS)}: the loss has dropped "
                    "(to < 1e-6) while a minor feature still dominates. In real time the switch to the major feature "
                    "comes after the drop, when the loss and hence the speed are tiny: dτ = −ℓ'(m̂) dt, so τ grows like "

@@ -119,3 +119,31 @@ def test_a_claim_verdict_is_the_same_alone_and_after_other_claims(tmp_path):
     _import_new_local_module(tmp_path, "tc_constants_probe2", list(range(101, 10_001, 11)) + [640, 1000])
     after = plain(run_claim(by_key["LM.l1"], examples=8))
     assert alone == after and alone["tried"] == 9
+
+
+def test_a_claims_own_cap_is_reported_with_what_was_drawn():
+    c = Claim("T.cap", "x² ≥ 0", st.floats(-10, 10), lambda x: Outcome(x * x >= 0, 0.0), "exact", pinned=[0.0, 1.0],
+              max_examples=7)
+    v = run_claim(c, examples=50)
+    assert (v.tried, v.pinned, v.drawn, v.requested, v.cap) == (9, 2, 7, 50, 7)
+    d = v.as_dict()
+    assert (d["tried"], d["pinned"], d["drawn"], d["requested"], d["cap"]) == (9, 2, 7, 50, 7)
+    v = run_claim(c, examples=5)  # a cap above the request is no cap
+    assert (v.tried, v.drawn, v.requested, v.cap) == (7, 5, 5, None)
+
+
+def test_verify_text_says_what_each_claim_drew(capsys):
+    from theorycheck import register_claim, unregister_claim
+    from theorycheck.cli.main import main
+
+    c = Claim("user.cap", "x² ≥ 0", st.floats(-10, 10), lambda x: Outcome(x * x >= 0, 0.0), "exact", pinned=[0.0],
+              max_examples=3)
+    register_claim(c)
+    try:
+        rc = main(["verify", "--claims", "user.cap", "--examples", "20"])
+    finally:
+        unregister_claim("user.cap")
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "1 claim, up to 20 drawn inputs each" in out and "1 claims" not in out
+    assert "user.cap draws at most 3 inputs, its own cap (max_examples; 20 requested): 4 tried = 1 pinned + 3 drawn." in out

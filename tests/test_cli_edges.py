@@ -41,10 +41,12 @@ def test_negative_z_as_the_readme_writes_it(capsys):
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["trajectory", "--z", "1,2", "--plot", "nodir/x.png"], "folder 'nodir' does not exist"),
-    (["trajectory", "--z", "1,2", "--plot", "x.txt"], "write .png, .svg, .pdf"),
-    (["verify", "--claims", "C1", "--json", "nodir/v.json"], "folder 'nodir' does not exist"),
-    (["heatmap", "--z", "1,2", "--alphas", "0.1:1:3", "--t-max", "1", "--out", "nodir/h.png"], "does not exist"),
+    (["trajectory", "--z", "1,2", "--plot", "."], "--plot .: is a folder; give a file name in it, e.g. ./result.png"),
+    (["trajectory", "--z", "1,2", "--plot", "x.txt"], "end the name with .png, .svg, .pdf"),
+    (["verify", "--claims", "C1", "--json", "nodir/"], "--json nodir/: is a folder; give a file name in it"),
+    (["heatmap", "--z", "1,2", "--alphas", "0.1:1:3", "--t-max", "1", "--out", "nodir/"], "is a folder"),
+    (["heatmap", "--z", "1,2", "--alphas", "0.1:1:3", "--t-max", "1", "--save", "results/"],
+     "--save results/: names a folder, not a prefix; give a prefix in it, e.g. results/run"),
     (["heatmap", "--z", "1,2", "--alphas", "0.1:1:3", "--t-max", "1", "--json", "--scheduler", "not-an-address"],
      "not a scheduler address"),
     (["heatmap", "--z", "1,2", "--alphas", "0.1:1:1000000000", "--t-max", "1", "--json"], "exceeds the limit"),

@@ -37,6 +37,30 @@ def test_loss_plateau_quick_reports_the_plateau_and_where_the_paper_differs(tmp_
     text = " ".join(rep.summary)
     assert "plateau at loss" in text and "ln 2" in text
     assert any("drop" in d for d in rep.deviations)  # the loss drops while a minor feature dominates
+    # α_c(1+1e-9) is within the float64 run's error of the saddle: its collapse is not reported as its fate,
+    # the certified bracket's answer is
+    (line,) = [s for s in rep.summary if s.startswith("ℓ2-SAM, α =") and "(α_c(1+1e-09))" in s]
+    assert "fate undecided in float64" in line and "1e-07" in line and "the flow's fate is: no collapse" in line
+    (line,) = [s for s in rep.summary if s.startswith("ℓ2-SAM, α =") and "(α_c(1+1e-06))" in s]
+    assert "fate: no collapse (float64 run" in line
+    (line,) = [s for s in rep.summary if "(0.9·α_c)" in s]
+    assert "fate: collapse (float64 run" in line
+    assert any("plateau length" in s and "[None, " in s for s in rep.summary)
+
+
+def test_a_run_too_close_to_alpha_c_does_not_decide_its_fate():
+    from theorycheck.numerics.loss_plateau import fate
+
+    ac, br = 0.3194848765749644, (0.319484876574961188, 0.319484876574967577)
+    f = fate(ac * (1 + 1e-9), ac, br, 1e-8, True)
+    assert not f["decided"] and f["certified"] == "no collapse" and f["run"] == "collapse"
+    assert "undecided in float64" in f["text"] and "no collapse" in f["text"]
+    f = fate(ac * (1 - 1e-3), ac, br, 1e-8, True)
+    assert f["decided"] and f["certified"] == "collapse" and f["text"].startswith("fate: collapse")
+    f = fate(ac * (1 + 1e-3), ac, br, 1e-8, True)  # a decided run that disagrees with the certificate says so
+    assert f["decided"] and "the certified bracket says no collapse" in f["text"]
+    f = fate(ac * (1 + 1e-15), ac, br, 1e-8, False)  # inside the bracket: nothing certified either
+    assert not f["decided"] and f["certified"] is None and "certified bracket" not in f["text"]
 
 
 def test_reproduce_cli_single_experiment_json(capsys, tmp_path):
@@ -67,3 +91,35 @@ def test_reproduce_all_quick_from_the_command_line(tmp_path):
         assert f"{stem}.png" in names and f"{stem}.svg" in names
     summary = (tmp_path / "SUMMARY.md").read_text()
     assert "ℓ2-SAM, α =" in summary and "j† visits" in summary
+
+
+def test_ranges_in_summaries_are_never_degenerate():
+    import re
+
+    from theorycheck.numerics._common import span
+
+    assert span([0.3207]) == "α = 0.3207" and span([0.32070001, 0.32070002]) == "α = 0.3207"
+    assert span([0.32, 0.41]) == "α ∈ [0.32, 0.41]" and span([1.0, 2.0], ".3g", "t") == "t ∈ [1, 2]"
+    # no summary line of the experiments' modules formats a range by hand: every "∈ [" goes through span(),
+    # or names two different quantities
+    degenerate = re.compile(r"∈ \[([^,\]]+), \1\]")
+    assert degenerate.search("α ∈ [0.3207, 0.3207]") and not degenerate.search(span([0.3207, 0.3207]))
+
+
+def test_lp_margin_directional_title_renders_the_norm_and_names_the_depths_drawn(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import mathtext
+
+    from theorycheck.numerics.lp_margin import directional
+
+    title = directional.figure_title([2, 3])
+    assert title.endswith("(L = 2, 3)") and "‖β‖_{2/L}" not in title
+    math = title[title.index("$"): title.rindex("$") + 1]
+    w, h, depth = mathtext.MathTextParser("path").parse(math)[:3]  # mathtext renders it (raises if it cannot)
+    assert w > 0 and h > 0
+    res = {"rows": [{"depth": L, "log_t": [1.0, 10.0], "kkt": [1e-2, 1e-3], "kkt_orthant": [1e-3, 1e-4]}
+                    for L in (2, 3)]}
+    (png, svg) = directional.draw(res, tmp_path)
+    assert png.stat().st_size > 10_000 and svg.stat().st_size > 10_000

@@ -60,3 +60,39 @@ def test_heatmap_figure_title_and_alpha_c(tmp_path):
     ax = fig.axes[0]
     assert "z = (1, 2)" in ax.get_title()
     assert "α_c (collapse threshold)" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def _legend(fig) -> list[str]:
+    leg = fig.axes[0].get_legend()
+    return [t.get_text() for t in leg.get_texts()] if leg else []
+
+
+def test_heatmap_figure_from_python_draws_the_clis_threshold_lines(tmp_path, monkeypatch, capsys):
+    """One drawing path: tc.heatmap(...) → plots.heatmap_figure(res) has the lines `heatmap --out` draws."""
+    import theorycheck as tc
+    from theorycheck.cli.main import main
+    from theorycheck.predict import thresholds as th
+
+    z = np.array([1.0, 2.0, 3.0])
+    res = tc.heatmap(tc.Setting.from_z(z, optimizer="sam-l2", rho=1.0), alphas=np.geomspace(0.05, 1.5, 6), times=np.array([1.0, 5.0]),
+                     backend="serial", progress=False)
+    lines = plots.threshold_lines(res)
+    assert [lab for _, lab, _ in lines] == ["alpha_all_shrink", "alpha_gd_like", "α_c (collapse threshold)"]
+    assert lines[0][0] == pytest.approx(th.alpha_all_shrink(z, 1.0).value, rel=1e-15)
+    assert lines[2][0] == pytest.approx(th.collapse_threshold(z, 1.0).value, rel=1e-7)
+    fig = plots.heatmap_figure(res)
+    assert _legend(fig) == [lab for _, lab, _ in lines]
+    drawn = sorted(round(float(ln.get_ydata()[0]), 12) for ln in fig.axes[0].get_lines()
+                   if not ln.get_label().startswith("_"))  # each line is drawn twice: a white halo, then black
+    assert drawn == sorted(round(v, 12) for v, _, _ in lines)
+    # the command's figure: the same lines
+    shown = {}
+    monkeypatch.setattr(plots, "save", lambda f, path, formats=None: shown.setdefault("fig", f) and [path])
+    assert main(["heatmap", "--z", "1,2,3", "--rho", "1", "--alphas", "0.05:1.5:6", "--log", "--t-max", "5",
+                 "--nt", "2", "--backend", "serial", "--out", str(tmp_path / "h.png")]) == 0
+    capsys.readouterr()
+    assert _legend(shown["fig"]) == _legend(fig)
+    # ℓ∞-SAM: α = ρ, from Python too
+    linf = tc.heatmap(tc.Setting.from_z(z, optimizer="sam-linf", rho=1.0), alphas=np.array([0.5, 2.0]), times=np.array([1.0]),
+                      backend="serial", progress=False)
+    assert _legend(plots.heatmap_figure(linf)) == ["α = ρ"] and plots.heatmap_figure(linf, lines=[]).axes[0].get_legend() is None

@@ -24,6 +24,7 @@ RANKS: dict[str, int] = {
     # 0: words, enums, errors and plain data (no numerics)
     "theorycheck.vocabulary": 0, "theorycheck.status": 0, "theorycheck.errors": 0,
     "theorycheck.record": 0, "theorycheck.jsonio": 0, "theorycheck.progress": 0, "theorycheck.version": 0,
+    "theorycheck.outputs": 0, "theorycheck.markdown": 0,
     # 1: a validated problem
     "theorycheck.setting": 1, "theorycheck.imagedata": 1, "theorycheck.pixel_task": 1,
     # 2: sympy: model, closed forms, compile (the only lambdify)

@@ -211,11 +211,10 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
             where = f"pack {pack!r} has no experiment" if pack is not None else "unknown experiment"
             raise TheorycheckError(f"{where} {unknown[0]!r}: choose one of {', '.join(known)} or all")
         plan = [x for x in plan if x[1] in names]
-    out = Path(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ArgumentError(f"out={str(out)!r}: cannot create the directory ({exc.strerror})", "out") from None
+    from theorycheck.outputs import make_parent, output_folder
+
+    out = output_folder(out, "out")
+    make_parent(out / "SUMMARY.md", "out")
     ctx = numerics.Context(backend="dask" if scheduler else backend, workers=workers, scheduler=scheduler,
                            progress=progress)
     reports = []
@@ -272,7 +271,7 @@ def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max
 
     setting = _setting(setting)
     if not setting.single:
-        return thresholds_data(setting)
+        return thresholds_data(setting, progress=progress)
     alpha = None
     if place or setting.optimizer == "sam-linf":
         v = np.asarray(setting.init.value, dtype=float)

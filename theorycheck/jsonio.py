@@ -44,4 +44,6 @@ def emit(obj: Any, dest: str | Path | None = "-") -> None:
     if dest in (None, "-"):
         print(text)
     else:
-        Path(dest).write_text(text + "\n")
+        from theorycheck.outputs import make_parent, output_file
+
+        make_parent(output_file(dest, "dest"), "dest").write_text(text + "\n")

@@ -7,6 +7,11 @@ declare an entry point in the group ``theorycheck.packs`` pointing at a :class:`
 
 A pack's module is imported only when its theorems or claims are asked for, so
 ``import theorycheck`` stays light and nothing is registered by a side-effect import.
+
+The pack author's API (docs/writing-a-pack.md) is this module: :class:`Pack`; for theorems
+``Theorem``, ``Step``, ``Identity``, ``Fact``, ``StepResult`` and the step verdicts
+``verified``, ``refuted``, ``incomplete``; for claims ``Claim`` and ``Outcome``. They are
+loaded on first use (sympy only with a theorem name).
 """
 
 from __future__ import annotations
@@ -17,7 +22,19 @@ from typing import Any
 
 from theorycheck.errors import TheorycheckError
 
-__all__ = ["Pack", "available", "candidates", "get", "select", "select_claims", "ENTRY_POINT_GROUP"]
+#: the pack author's API, loaded on first use: public name → the module that defines it
+_AUTHOR_API = {**dict.fromkeys(("Theorem", "Step", "Identity", "Fact", "StepResult", "verified", "refuted",
+                                "incomplete"), "theorycheck.proofs._core"),
+               **dict.fromkeys(("Claim", "Outcome"), "theorycheck.claims.claim")}
+__all__ = ["Pack", "available", "get", "candidates", "select", "select_claims", "ENTRY_POINT_GROUP", *_AUTHOR_API]
+
+
+def __getattr__(name: str):
+    if name in _AUTHOR_API:
+        value = getattr(importlib.import_module(_AUTHOR_API[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 ENTRY_POINT_GROUP = "theorycheck.packs"
 

@@ -32,6 +32,13 @@ class Progress:
                           f"{now - self.t0:6.1f} s")
         self.stream.flush()
 
+    def note(self, text: str) -> None:
+        """A line of its own on the stream (e.g. "compiling …"), when the bar is shown."""
+        if self.enabled:
+            self.stream.write(f"\r{self.label}: {text}\n")
+            self.stream.flush()
+            self.last = -1.0
+
     def __call__(self, fraction: float) -> None:
         self.update(fraction)
 

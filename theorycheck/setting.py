@@ -69,9 +69,13 @@ def read_csv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     shown_path = str(path) if len(str(path)) <= 120 else str(path)[:120] + "…"
     try:
         is_file = path.is_file()
+        is_dir = not is_file and path.is_dir()
         size = path.stat().st_size if is_file else 0
     except (OSError, ValueError):  # a name too long, a NUL character, no permission…
-        is_file = False
+        is_file = is_dir = False
+    if is_dir:
+        raise SettingError(f"data file {shown_path!r} is a folder: give the path of a CSV file in it, with "
+                           "columns x1..xd,y")
     if not is_file:
         raise SettingError(f"data file {shown_path!r} not found: give the path of a CSV with columns x1..xd,y")
     try:

@@ -15,7 +15,7 @@ from theorycheck.errors import SettingError
 __all__ = ["REGIMES", "REGIME_DESCRIPTIONS", "TimeKind", "OPTIMIZERS", "LOSSES", "REGRESSION_LOSSES", "OPTIMIZER_DESCRIPTIONS",
            "LOSS_DESCRIPTIONS", "PARAMETRISATIONS", "SOLVE_METHODS", "TIME_CHOICES", "SWEEP_METHODS", "SWEEP_BACKENDS",
            "ARRAY_BACKENDS", "PROFILES", "NORMS", "CNN_DATASETS", "CNN_UPSAMPLING", "CNN_DEVICES", "check_optimizer",
-           "check_loss", "check_depth", "check_rho", "TIE_RTOL", "TIE_LOG"]
+           "check_loss", "check_depth", "check_rho", "TIE_RTOL", "TIE_LOG", "counted"]
 
 class TimeKind(StrEnum):
     """Which time a result's times are in, one word pair everywhere (trajectories, sweeps,
@@ -132,3 +132,9 @@ def check_rho(rho) -> float:
     if rho < 0:
         raise SettingError(f"rho = {rho:g}: the SAM radius ρ must be ≥ 0")
     return rho
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 claim"``, ``"2 claims"``: a count with its noun in the right number (``plural``
+    when it is not noun + "s")."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

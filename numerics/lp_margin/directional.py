@@ -11,7 +11,13 @@ from pathlib import Path
 import numpy as np
 
 NAME = "directional"
-TITLE = "lp-margin: KKT residual of the limit direction against log t (L = 2, 3, 4)"
+TITLE = "lp-margin: KKT residual of the limit direction against log t (L = 2, 3, 4; --quick: 2, 3)"
+
+
+def figure_title(depths) -> str:
+    """The figure's title: the norm rendered by matplotlib's mathtext, the depths drawn."""
+    return (r"direction → KKT point of min $\Vert\beta\Vert_{2/L}$"
+            f" (L = {', '.join(str(int(L)) for L in depths)})")
 
 
 def problem() -> np.ndarray:
@@ -46,7 +52,7 @@ def draw(res: dict, out: Path) -> list[Path]:
     for r in res["rows"]:
         ax.loglog(r["log_t"], np.maximum(r["kkt"], 1e-18), "o-", label=f"L={r['depth']}: as stated")
         ax.loglog(r["log_t"], np.maximum(r["kkt_orthant"], 1e-18), "x--", label=f"L={r['depth']}: in β ≥ 0")
-    ax.set(xlabel="log t", ylabel="KKT residual", title="direction → KKT point of min ‖β‖_{2/L}")
+    ax.set(xlabel="log t", ylabel="KKT residual", title=figure_title([r["depth"] for r in res["rows"]]))
     ax.legend(fontsize=7)
     fig.tight_layout()
     from theorycheck.report.plots import save

@@ -346,10 +346,41 @@ _run_serial = _jit(**_OPTS)(_run_py)
 _PARALLEL_LOCK = threading.Lock()
 
 
+#: seconds a first call may take before ``notice`` says that numba is compiling
+COMPILE_NOTICE_AFTER = 0.5
+
+
+def _call(fn, args, notice: Callable[[str], None] | None) -> None:
+    """``fn(*args)``; when this is the first call of ``fn`` in the process (numba then compiles
+    it, or loads it from its disk cache in a fraction of a second) and it takes longer than
+    :data:`COMPILE_NOTICE_AFTER`, ``notice`` says that it is compiling, then how long it took."""
+    if notice is None or getattr(fn, "signatures", True):
+        fn(*args)
+        return
+    t0 = time.perf_counter()
+    said = threading.Event()
+
+    def say() -> None:
+        said.set()
+        notice("compiling the numba kernel (once: later runs load it from the disk cache) …")
+
+    timer = threading.Timer(COMPILE_NOTICE_AFTER, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        fn(*args)
+    finally:
+        timer.cancel()
+        timer.join()
+    if said.is_set():
+        notice(f"compiled (and ran the first chunk) in {time.perf_counter() - t0:.1f} s")
+
+
 def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, max_steps: int = 200_000,
-                      progress: Callable[[float], None] | None = None):
+                      progress: Callable[[float], None] | None = None, notice: Callable[[str], None] | None = None):
     """:func:`theorycheck.batched.engine.integrate` for a :class:`~theorycheck.batched.systems.ReducedL2` system
-    (built on numpy arrays), compiled. Returns a :class:`~theorycheck.batched.engine.BatchResult`."""
+    (built on numpy arrays), compiled. Returns a :class:`~theorycheck.batched.engine.BatchResult`.
+    ``notice(text)``: told when the first call compiles the kernel (tens of seconds, once)."""
     from theorycheck.batched import engine as bt
     from theorycheck.batched import systems as bsys
 
@@ -396,10 +427,10 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
     for start in range(0, B, chunk):
         members = np.arange(start, min(B, start + chunk), dtype=np.int64)
         if nthreads == 1:
-            _run_serial(*args, members, *outs)
+            _call(_run_serial, (*args, members, *outs), notice)
         else:
             with _PARALLEL_LOCK:
-                _run_parallel(*args, members, *outs)
+                _call(_run_parallel, (*args, members, *outs), notice)
         done += members.size
         if progress is not None:
             progress(done / B)

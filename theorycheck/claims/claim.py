@@ -101,12 +101,41 @@ class ClaimVerdict:
     inconclusive_examples: list = field(default_factory=list)
     #: ``verify --prove``: one BoxProof dict per stated box (status, box, undecided pieces, counterexample)
     proof: list | None = None
+    #: checks of pinned edge cases, and of drawn inputs (with hypothesis's shrinking steps after a
+    #: disagreement): ``tried`` = ``pinned`` + ``drawn``
+    pinned: int = 0
+    drawn: int = 0
+    #: drawn inputs asked for (the profile's or ``examples``), and the claim's own cap (its
+    #: ``max_examples``) when it is below that; hypothesis draws at most min(requested, cap)
+    requested: int = 0
+    cap: int | None = None
+
+    def rows(self, depth: int = 0) -> list[tuple]:
+        """Table rows (claim, verdict, tried, worst deviation, statement or counterexample) of this
+        verdict and its refined statement's, for :meth:`_repr_markdown_`."""
+        from theorycheck.markdown import number
+
+        tried = f"{self.tried} ({self.pinned} pinned + {self.drawn} drawn"
+        tried += f"; capped at {self.cap} of {self.requested}" if self.cap is not None else ""
+        tried += f"; {self.inconclusive} out of budget)" if self.inconclusive else ")"
+        what = self.statement
+        if self.counterexample is not None:
+            what += f" — counterexample: {self.counterexample}"
+        elif self.message:
+            what += f" — {self.message}"
+        out = [("↳ " * depth + self.key, self.status, tried, number(self.worst_deviation, 3), what)]
+        return out + (self.refined.rows(depth + 1) if self.refined is not None else [])
+
+    def _repr_markdown_(self) -> str:
+        from theorycheck.markdown import table
+
+        return table(("claim", "verdict", "tried", "worst deviation", "statement"), self.rows())
 
     def as_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "inconclusive",
-                                            "worst_deviation", "tolerance", "seconds", "counterexample",
-                                            "counterexample_detail", "message", "inconclusive_examples",
-                                            "proof")}
+        d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "pinned", "drawn", "requested",
+                                            "cap", "inconclusive", "worst_deviation", "tolerance", "seconds",
+                                            "counterexample", "counterexample_detail", "message",
+                                            "inconclusive_examples", "proof")}
         d["seconds"] = round(self.seconds, 3)
         d["refined"] = self.refined.as_dict() if self.refined else None
         return d

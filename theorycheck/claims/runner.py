@@ -101,7 +101,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             return got
         attempts = got
     t0 = time.perf_counter()
-    stats = {"tried": 0, "inconclusive": 0, "worst": None}
+    stats = {"tried": 0, "inconclusive": 0, "worst": None, "pinned": 0}
     undecided: list[dict] = []  # the first MAX_INCONCLUSIVE_SHOWN inconclusive inputs
     last_fail: dict[str, Any] = {}
 
@@ -131,7 +131,10 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
                                                              "stated boxes; the rest was sampled")
         v = ClaimVerdict(claim.key, claim.statement, status, stats["tried"], stats["inconclusive"], stats["worst"],
                     claim.tolerance, time.perf_counter() - t0, to_plain(ce), to_plain(ce_detail), message,
-                    inconclusive_examples=list(undecided), proof=attempts)
+                    inconclusive_examples=list(undecided), pinned=stats["pinned"],
+                    drawn=stats["tried"] - stats["pinned"], requested=int(examples),
+                    cap=claim.max_examples if claim.max_examples is not None and claim.max_examples < examples
+                    else None, proof=attempts)
         if claim.refined is not None and status == FAILS:
             v.refined = run_claim(claim.refined, examples=examples, seed_=seed_, progress=progress, prove=prove,
                                   prove_seconds=prove_seconds)
@@ -147,6 +150,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
             out = one(x)
         except _Crashed:
             return crashed()
+        stats["pinned"] += 1
         if out.ok is False and pinned_fail is None:
             pinned_fail = (x, out)
 
@@ -211,6 +215,17 @@ class VerifyResult:
             if v.key == key:
                 return v
         raise KeyError(key)
+
+    def _repr_markdown_(self) -> str:
+        """A notebook's view: one row per claim (and refined statement), as `theorycheck verify` prints."""
+        from theorycheck.markdown import table
+        from theorycheck.vocabulary import counted
+
+        head = (f"**{counted(len(self.verdicts), 'claim')}**, up to {counted(self.examples, 'drawn input')} each (profile "
+                f"{self.profile}, seed {self.seed}), {self.seconds:.1f} s; "
+                + (f"fail as stated: {', '.join(self.failed)}" if self.failed else "nothing fails"))
+        rows = [r for v in self.verdicts for r in v.rows()]
+        return head + "\n\n" + table(("claim", "verdict", "tried", "worst deviation", "statement"), rows)
 
     def as_dict(self) -> dict:
         """Keys: profile, examples, seed, seconds, claims (one verdict dict each, with its

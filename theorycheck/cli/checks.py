@@ -8,21 +8,19 @@ the problem and the fix, so a long run never fails at its very end on a typo.
 from __future__ import annotations
 
 import argparse
-import os
 import re
-from pathlib import Path
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.outputs import FIGURE_SUFFIXES, output_file, output_folder, output_prefix
 
-__all__ = ["join_negative_values", "check_output_file", "check_output_dir", "check_scheduler",
+__all__ = ["join_negative_values", "check_output_file", "check_output_dir", "check_output_prefix",
+           "check_scheduler",
            "check_grid_size", "FIGURE_SUFFIXES"]
 
 #: a number, or a list of numbers separated by "," or ":" (e.g. ``-1,2`` or ``-3:-1:5``)
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf|[-+]?nan"
 _NUMBER_LIST = re.compile(rf"^(?:{_NUMBER})(?:[,:](?:{_NUMBER}))*$", re.IGNORECASE)
 
-#: figure formats matplotlib writes here
-FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 
@@ -65,47 +63,23 @@ def join_negative_values(argv: list[str], parser: argparse.ArgumentParser) -> li
 
 
 def check_output_file(path: str | None, option: str, *, suffixes: tuple[str, ...] | None = None) -> None:
-    """An output file must be writable where it is named: its folder exists (or can be
-    made) and, for a figure, its suffix is one matplotlib writes. Checked before a run."""
+    """An output file (``-``: standard output), checked before a run by the one rule of
+    :mod:`theorycheck.outputs`, its errors naming the option."""
     if path in (None, "-"):
         return
-    try:
-        _check_output_file(path, option, suffixes)
-    except (OSError, ValueError) as exc:  # e.g. a name too long for the file system
-        raise TheorycheckError(f"{option} {path[:80]!r}: not a usable file name ({exc})") from None
+    output_file(path, option, suffixes=suffixes)
 
 
-def _check_output_file(path: str, option: str, suffixes: tuple[str, ...] | None) -> None:
-    if "\x00" in path:
-        raise TheorycheckError(f"{option}: a file name cannot contain a NUL character")
-    p = Path(path)
-    if suffixes is not None and p.suffix.lower() not in suffixes:
-        raise TheorycheckError(f"{option} {path}: write {', '.join(suffixes)} (the suffix picks the format)")
-    if p.is_dir():
-        raise TheorycheckError(f"{option} {path}: is a folder; give a file name")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise TheorycheckError(f"{option} {path}: folder {str(parent)!r} does not exist; create it first")
-    if not os.access(parent, os.W_OK):
-        raise TheorycheckError(f"{option} {path}: folder {str(parent)!r} is not writable")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise TheorycheckError(f"{option} {path}: the file exists and is not writable")
+def check_output_prefix(prefix: str | None, option: str) -> None:
+    """A saved sweep's prefix (PREFIX.npz + PREFIX.json), checked by the same rule."""
+    if prefix is not None:
+        output_prefix(prefix, option)
 
 
 def check_output_dir(path: str | None, option: str) -> None:
-    """An output folder: it exists and is writable, or its nearest existing ancestor is."""
-    if path is None:
-        return
-    if "\x00" in path:
-        raise TheorycheckError(f"{option}: a folder name cannot contain a NUL character")
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise TheorycheckError(f"{option} {path}: exists and is not a folder")
-    q = p
-    while not q.exists():
-        q = q.parent if q.parent != q else Path(".")
-    if not q.is_dir() or not os.access(q, os.W_OK):
-        raise TheorycheckError(f"{option} {path}: cannot create or write into {str(q)!r}")
+    """An output folder (created when missing), checked by the same rule."""
+    if path is not None:
+        output_folder(path, option)
 
 
 _ADDRESS = re.compile(r"^(?:(tcp|tls|inproc|ucx|ws|wss)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?$")

@@ -481,12 +481,10 @@ def cnn(cfg: Config, out: str | Path, *, log: Callable[[str], None] = _stderr) -
     (``gradcam_grid.png``, ``curves.png``) and write ``out/results.json``."""
     from theorycheck.cnn import figures
     from theorycheck.jsonio import emit
+    from theorycheck.outputs import make_parent, output_folder
 
-    out = Path(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ArgumentError(f"out={str(out)!r}: cannot create the directory ({exc.strerror})", "out") from None
+    out = output_folder(out, "out")
+    make_parent(out / "results.json", "out")
     result = run_experiment(cfg, log=log)
     grid = figures.gradcam_grid(result, out / "gradcam_grid.png")
     curves = figures.curves(result, out / "curves.png")

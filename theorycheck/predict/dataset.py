@@ -55,10 +55,19 @@ def mean_logistic_loss(m) -> float:
 
 
 def collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float = 1000.0,
-                       max_seconds: float = 300.0, alpha_range: tuple[float, float] | None = None) -> dict:
+                       max_seconds: float = 300.0, alpha_range: tuple[float, float] | None = None,
+                       progress: bool | None = None) -> dict:
     """α_c(Z) for ℓ2-SAM, L = 2, several examples: a bracket [collapses, trains] found on a
     geometric scan of α and narrowed by bisection to ``rel_tol``; see the module docstring for
-    what each side rests on (evidence, not a certificate)."""
+    what each side rests on (evidence, not a certificate). ``progress``: a bar on stderr (None:
+    when stderr is a terminal) — the scan is the first half, the bisection the second."""
+    from theorycheck.progress import Progress
+
+    with Progress("alpha_c(Z): integrations", progress) as bar:
+        return _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar)
+
+
+def _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar) -> dict:
     if not (math.isfinite(rho) and rho > 0):
         raise TheorycheckError("the collapse threshold needs ρ > 0 (ρ = 0 is GD: no collapse)")
     kw = {"X": np.asarray(X, float), "y": np.asarray(y, float), "rho": float(rho)}
@@ -70,10 +79,11 @@ def collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float 
     lo_a, hi_a = alpha_range or (1e-3 * rho, 1e2 * rho)
     scan = np.geomspace(lo_a, hi_a, 11)
     rows = []
-    for a in scan:
+    for i, a in enumerate(scan):
         if left() <= 0:
             break
         rows.append(_outcome(kw, float(a), t_max, max(1.0, min(30.0, left()))))
+        bar.update(0.5 * (i + 1) / scan.size)
     evidence = {"scan": [{k: r.get(k) for k in ("alpha", "kind", "collapse_time", "min_margin", "loss_ratio")}
                          for r in rows]}
     lo = next((r for r in reversed(rows) if r["kind"] == Fate.COLLAPSE), None)
@@ -87,7 +97,9 @@ def collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float 
         return {"value": None, "value_text": None, "closed_form": False, "expression": None, "certified": False,
                 "note": note, "certificate": None, "evidence": evidence}
     stopped = None
+    width0 = math.log(max(hi["alpha"] / lo["alpha"] - 1, rel_tol * 1.0000001))
     while hi["alpha"] / lo["alpha"] - 1 > rel_tol:
+        bar.update(0.5 + 0.5 * (width0 - math.log(hi["alpha"] / lo["alpha"] - 1)) / (width0 - math.log(rel_tol)))
         if left() <= 0:
             stopped = f"time budget {max_seconds:g} s"
             break

@@ -27,6 +27,48 @@ class ThresholdsResult(Record):
     stationary, predicted_index, predicted_direction, blowup_times (L ≥ 3); GD:
     predicted_index. ``--data``: data, n, d, alpha_collapse (not certified, with evidence)."""
 
+    _THRESHOLDS = ("alpha_all_shrink", "alpha_all_grow", "alpha_gd_like", "alpha_collapse")
+
+    def _repr_markdown_(self) -> str:
+        """A notebook's view: each threshold with its digits and how it was obtained, then where
+        ``alpha`` lies and what its trajectory does (the numbers of :meth:`as_dict`)."""
+        from theorycheck.markdown import number, table
+
+        d = self.as_dict()
+        where = (f"z = ({', '.join(number(v, 4) for v in d['z'])})" if "z" in d
+                 else f"data {d.get('data')} ({d.get('n')} example{'s' * (d.get('n') != 1)})")
+        head = f"**thresholds of {d.get('optimizer')}**, L = {d.get('depth')}, ρ = {number(d.get('rho'))}, {where}"
+        rows = []
+        for key in self._THRESHOLDS:
+            if key in d and d[key] is not None:
+                t = d[key]
+                value = t.get("value_text") or number(t.get("value"), 12)
+                how = (f"closed form {t['expression']}" if t.get("closed_form") else
+                       ("certified" if t.get("certificate") else "computed (not certified)"))
+                rows.append((key, value, how, t.get("note") or ""))
+        parts = [head]
+        if rows:
+            parts.append(table(("threshold", "value", "how", "note"), rows))
+        facts = []
+        if "alpha" in d:
+            a = d["alpha"]
+            facts.append(("α", number(a) if np.ndim(a) == 0 else "(" + ", ".join(number(v) for v in np.ravel(a)) + ")"))
+        for key in ("regime", "regime_name", "initial_index", "predicted_index", "final_index"):
+            if key in d and d[key] is not None:
+                facts.append((key, d[key]))
+        if "switches" in d:
+            sym = "τ" if d.get("time_kind") == "rescaled" else "t"
+            facts.append(("j† of the trajectory", " → ".join(
+                [str(d.get("trajectory_initial_index"))] + [f"{w['to']} ({sym} = {number(w['time'])})"
+                                                            for w in d["switches"]])))
+        if d.get("collapsed"):
+            facts.append(("collapse", f"{number(d['collapse_time'], 10)}"))
+        if "warning" in d:
+            facts.append(("warning", d["warning"]))
+        if facts:
+            parts.append(table(("", "value"), facts))
+        return "\n\n".join(parts)
+
 
 #: regime code -> what happens (the one table: :data:`theorycheck.vocabulary.REGIMES`)
 REGIMES = REGIME_DESCRIPTIONS
@@ -202,10 +244,10 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     return ThresholdsResult(out)
 
 
-def thresholds_data(setting: Setting) -> ThresholdsResult:
+def thresholds_data(setting: Setting, *, progress: bool | None = None) -> ThresholdsResult:
     """α_c(Z) for ℓ2-SAM, L = 2, several examples (what ``theorycheck thresholds --data FILE.csv``
     prints; predict/dataset.py: a bracket from full integrations, with its evidence; not certified).
-    ``data`` is the file the setting was read from (``Setting.source``), or null."""
+    ``data`` is the file the setting was read from (``Setting.source``), or null. ``progress``: a bar on stderr (None: when it is a terminal)."""
     from theorycheck.predict import dataset as ds
 
     if setting.optimizer != "sam-l2" or setting.depth != 2:
@@ -214,6 +256,6 @@ def thresholds_data(setting: Setting) -> ThresholdsResult:
     s, rho = setting, setting.rho
     return ThresholdsResult({"optimizer": s.optimizer, "depth": s.depth, "data": s.source, "n": int(s.X.shape[0]),
                              "d": int(s.X.shape[1]), "rho": rho,
-                             "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho)})
+                             "alpha_collapse": ds.collapse_threshold(s.X, s.y, rho, progress=progress)})
 
 

@@ -16,8 +16,9 @@ import numpy as np  # noqa: E402
 from matplotlib import colors  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from theorycheck.errors import ArgumentError, TheorycheckError  # noqa: E402
+from theorycheck.errors import TheorycheckError  # noqa: E402
 from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
+from theorycheck.outputs import FIGURE_SUFFIXES, make_parent, output_file  # noqa: E402
 from theorycheck.solvers.trajectory import Trajectory  # noqa: E402
 from theorycheck.vocabulary import TimeKind
 
@@ -75,9 +76,7 @@ def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = N
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    path = Path(path)
-    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise ArgumentError(f"path={str(path)!r}: give a file name ending in .png, .svg or .pdf", "path")
+    path = make_parent(output_file(path, "path", suffixes=FIGURE_SUFFIXES), "path")
     sw = switches(traj) if sw is None else sw
     log_t = use_log_time(float(traj.t[-1]), [w.time for w in sw])
     t, la = _samples(traj, log=log_t)
@@ -220,17 +219,16 @@ def figure(width: float = 6.0, height: float = 4.0, ncols: int = 1, nrows: int =
 def save(fig: Figure, path: str | Path, formats: Sequence[str] | None = None) -> list[Path]:
     """Save ``fig``: at ``path`` (its suffix chooses the format) or, with ``formats``, at
     path.with_suffix(f) for each f in formats ("png", "svg")."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     out = []
+    if not formats:
+        path = output_file(path, "path", suffixes=FIGURE_SUFFIXES)
+    path = make_parent(Path(path), "path")
     if formats:
         for f in formats:
             p = path.with_suffix("." + f)
             fig.savefig(p, dpi=130)
             out.append(p)
     else:
-        if path.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise TheorycheckError(f"figure file {str(path)!r}: use a .png, .svg or .pdf name")
         fig.savefig(path, dpi=130)
         out.append(path)
     return out
@@ -245,9 +243,43 @@ def data_label(data, n: int, max_entries: int = 6) -> str:
     return f"z = ({shown})"
 
 
-def heatmap_figure(result, *, title: str | None = None, lines: Sequence[tuple[float, str, str]] = ()) -> Figure:
-    """One heatmap from a :class:`sweep.SweepResult` of kind "heatmap"."""
+def _alpha_c_for_figure(z: np.ndarray, rho: float) -> float | None:
+    """α_c to plotting accuracy (8 certified digits) within 30 s; None when not certified."""
+    from theorycheck.predict import thresholds as th
+
+    try:
+        return th.collapse_threshold(z, rho, digits=8, max_seconds=30.0).value
+    except TheorycheckError:
+        return None
+
+
+def threshold_lines(result, *, alpha_c: bool = True) -> list[tuple[float, str, str]]:
+    """The (α, label, style) lines a heatmap of ``result`` shows: for ℓ2-SAM, L = 2, one example
+    with a positive entry, the closed forms alpha_all_shrink and alpha_gd_like and (``alpha_c``)
+    the certified α_c; for ℓ∞-SAM with ρ > 0, α = ρ (where each coordinate's fate changes)."""
     m = result.meta
+    if m["optimizer"] == "sam-linf" and m["rho"] > 0:
+        return [(float(m["rho"]), "α = ρ", ":")]
+    thr = m.get("thresholds")
+    if not thr:
+        return []
+    lines = [(thr["alpha_all_shrink"], "alpha_all_shrink", "--"), (thr["alpha_gd_like"], "alpha_gd_like", "-.")]
+    z = np.asarray(m.get("data"), float).reshape(-1) if m.get("data") is not None else None
+    if alpha_c and m["n"] == 1 and z is not None and np.any(z > 0):
+        ac = _alpha_c_for_figure(z, float(m["rho"]))
+        if ac is not None:
+            lines.append((ac, "α_c (collapse threshold)", "-"))
+    return lines
+
+
+def heatmap_figure(result, *, title: str | None = None, lines: Sequence[tuple[float, str, str]] | None = None) -> Figure:
+    """The figure of ``theorycheck heatmap --out``, from a :class:`~theorycheck.sweep.SweepResult`
+    of kind "heatmap" (what :func:`theorycheck.heatmap` returns): j† over (time, α), a log α axis
+    for a geometric grid, an integer colorbar (0 = collapse), z in the title and the threshold
+    lines of :func:`threshold_lines` (``lines`` replaces them; ``[]``: none). Save it with
+    :func:`save` or show it in a notebook (a matplotlib Figure)."""
+    m = result.meta
+    lines = threshold_lines(result) if lines is None else lines
     fig, axes = figure(6.4, 4.2)
     opt = OPTIMIZER_LABEL.get(m["optimizer"], m["optimizer"])
     t = title or (f"j† of {opt}, L = {m['depth']}, ρ = {m['rho']:g}, " + data_label(m.get("data"), m["n"]))

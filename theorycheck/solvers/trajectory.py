@@ -118,6 +118,28 @@ class Trajectory:
                                    "computes what as_dict() returns (theorycheck.solve does it)")
         return copy.deepcopy(self.observed)
 
+    def _repr_markdown_(self) -> str | None:
+        """A notebook's view: the setting, why the run ended, j† with each switch and its time,
+        the end state (the same numbers as :meth:`as_dict`)."""
+        from theorycheck.markdown import number, table
+
+        if self.observed is None:  # nothing observed yet: the notebook shows the plain repr
+            return None
+        d = self.as_dict()
+        sym = "τ" if d["time_kind"] == "rescaled" else "t"
+        path = " → ".join([str(d["initial_index"])] + [f"{w['to']} ({sym} = {number(w['time'])})"
+                                                        for w in d["switches"]])
+        rows = [("j† (0: β = 0)", path), ("final index", d["final_index"]),
+                ("collapse", "none" if d["collapse_time"] is None else f"{sym} = {number(d['collapse_time'], 10)}"),
+                ("blow-up", "none" if d["blowup_time"] is None else f"{sym} = {number(d['blowup_time'], 10)}"),
+                ("direction β/‖β‖", "(" + ", ".join(number(x, 4) for x in d["direction"]) + ")"),
+                ("stopped", f"{d['stopped_because']}: {d['message']}"),
+                ("integration", f"{d['method']} ({d['system']}), {d['steps']} steps, {d['evaluations']} evaluations")]
+        head = (f"**{d['optimizer']} flow**, L = {d['depth']}, ρ = {number(d['rho'])}, "
+                f"{d['n_examples']} example{'s' * (d['n_examples'] != 1)}, d = {d['d']}; "
+                f"{'rescaled time τ' if d['time_kind'] == 'rescaled' else 'real time t'} ∈ [0, {number(d['t_end'])}]")
+        return head + "\n\n" + table(("quantity", "value"), rows)
+
     @property
     def t_end(self) -> float:
         return float(self.t[-1])

@@ -13,6 +13,7 @@ import numpy as np
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.jsonio import to_plain
+from theorycheck.outputs import make_parent, output_prefix
 
 
 def versions(array_backend: str = "numpy") -> dict:
@@ -63,8 +64,8 @@ class SweepResult:
         return self.arrays[key]
 
     def save(self, prefix: str | Path) -> tuple[Path, Path]:
-        npz, js = _paths(prefix)
-        npz.parent.mkdir(parents=True, exist_ok=True)
+        npz, js = output_prefix(prefix, "prefix")
+        make_parent(npz, "prefix")
         np.savez_compressed(npz, **self.arrays)
         js.write_text(json.dumps(to_plain(self.meta, nonfinite="string"), indent=2, allow_nan=False, ensure_ascii=False) + "\n")
         self.outputs["saved"] = [str(npz), str(js)]

@@ -129,7 +129,7 @@ def resolve_array_backend(requested: str, spec: SystemSpec) -> str:
 
 
 def _integrate(spec: SystemSpec, grid: np.ndarray, opts: RunOptions, backend: str, *, threads: int | None = 1,
-               progress=None) -> bt.BatchResult:
+               progress=None, notice=None) -> bt.BatchResult:
     """Integrate one batch in this process on the resolved array ``backend`` (numba: on
     ``threads`` threads, None = all)."""
     if backend == "numba":
@@ -137,7 +137,7 @@ def _integrate(spec: SystemSpec, grid: np.ndarray, opts: RunOptions, backend: st
 
         with kernels.thread_limit(threads):
             return kernels.integrate_reduced(spec.build(bops.NumpyOps()), grid, rtol=opts.rtol, atol=opts.atol,
-                                             max_steps=opts.max_steps, progress=progress)
+                                             max_steps=opts.max_steps, progress=progress, notice=notice)
     ops = bops.get_ops(backend, opts.device)
     return bt.integrate(spec.build(ops), grid, rtol=opts.rtol, atol=opts.atol, max_steps=opts.max_steps,
                         progress=progress)
@@ -189,10 +189,10 @@ def run_spec(spec: SystemSpec, grid, *, opts: RunOptions | None = None, backend:
             # the compiled kernel is parallel over members itself: threads, not processes
             nt = min(_checked_workers(workers) or (os.cpu_count() or 1), os.cpu_count() or 1)
             how.update(backend="processes (compiled kernel: threads in this process)", workers=nt)
-            return _integrate(spec, grid, opts, array_backend, threads=nt, progress=bar.update), how
+            return _integrate(spec, grid, opts, array_backend, threads=nt, progress=bar.update, notice=bar.note), how
         if backend == "serial" or (backend == "processes" and _auto_workers(spec.B, workers) == 1):
             how["backend"] = "serial" if backend == "serial" else "processes (one chunk: ran in this process)"
-            return _integrate(spec, grid, opts, array_backend, threads=1, progress=bar.update), how
+            return _integrate(spec, grid, opts, array_backend, threads=1, progress=bar.update, notice=bar.note), how
         if backend == "processes":
             nw = _auto_workers(spec.B, workers)
             slices = _chunks(spec.B, 4 * nw)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.vocabulary import CNN_DATASETS, CNN_DEVICES, CNN_UPSAMPLING
+from theorycheck.vocabulary import CNN_DATASETS, CNN_DEVICES, CNN_UPSAMPLING, counted
 
 
 def _floats(text: str, what: str) -> tuple[float, ...]:
@@ -52,8 +52,10 @@ def config_from_args(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    from theorycheck.cli.checks import check_output_dir
     from theorycheck.cnn import require_torch
 
+    check_output_dir(args.out, "--out")
     require_torch()
     from theorycheck.cnn.experiment import cnn
     from theorycheck.jsonio import emit
@@ -76,7 +78,7 @@ def _print_report(result: dict, out: Path) -> None:
     cfg = result["config"]
     print(f"theorycheck cnn — {result['dataset']} ({result['data_source']})")
     print(f"{result['n_train']} train / {result['n_test']} test images, {result['steps']} steps of batch "
-          f"{cfg['batch_size']} (lr {cfg['lr']}), {cfg['seeds']} seeds, {result['n_params']} parameters")
+          f"{cfg['batch_size']} (lr {cfg['lr']}), {counted(cfg['seeds'], 'seed')}, {result['n_params']} parameters")
     bg = result["background"]
     print(f"background: {bg['definition']}; Grad-CAM on {bg['cam_images']} test images (true class), "
           f"{bg['upsample']} upsampling ({bg['cells_per_side']}×{bg['cells_per_side']} cells, "

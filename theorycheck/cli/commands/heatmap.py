@@ -4,7 +4,6 @@ A thin shell over :func:`theorycheck.heatmap` (the JSON is the SweepResult's ``a
 from __future__ import annotations
 
 import argparse
-import os
 
 from theorycheck.cli.arguments import (
     add_run_arguments,
@@ -16,21 +15,6 @@ from theorycheck.cli.arguments import (
 )
 from theorycheck.errors import TheorycheckError
 from theorycheck.vocabulary import SWEEP_METHODS
-
-
-def _alpha_c(setting) -> float | None:
-    """α_c for the figure (ℓ2-SAM, L = 2, one example with a positive entry), to plotting
-    accuracy under a budget; None when it is not certified."""
-    import numpy as np
-
-    from theorycheck.predict import thresholds as th
-
-    if setting.n != 1 or not np.any(setting.Z[0] > 0):
-        return None
-    try:
-        return th.collapse_threshold(setting.Z[0], setting.rho, digits=8, max_seconds=30.0).value
-    except TheorycheckError:
-        return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     if not (args.out or args.json or args.save):
         raise TheorycheckError("say what to write: --out FIGURE.png|svg, --json and/or --save PREFIX")
     checks.check_output_file(args.out, "--out", suffixes=checks.FIGURE_SUFFIXES)
-    checks.check_output_dir(os.path.dirname(args.save) or "." if args.save else None, "--save")
+    checks.check_output_prefix(args.save, "--save")
     checks.check_scheduler(args.scheduler)
     setting = setting_from_args(args, alpha=1.0)
     alphas = parse_range(args.alphas, "--alphas", log=args.log)
@@ -56,15 +40,7 @@ def run(args: argparse.Namespace) -> int:
     thr = res.meta["thresholds"]
     saved = [str(p) for p in res.save(args.save)] if args.save else None
     if args.out:
-        lines = []
-        if thr:
-            lines = [(thr["alpha_all_shrink"], "alpha_all_shrink", "--"), (thr["alpha_gd_like"], "alpha_gd_like", "-.")]
-            alpha_c = _alpha_c(setting)
-            if alpha_c is not None:
-                lines.append((alpha_c, "α_c (collapse threshold)", "-"))
-        if setting.optimizer == "sam-linf" and setting.rho > 0:
-            lines = [(setting.rho, "α = ρ", ":")]
-        plots.save(plots.heatmap_figure(res, lines=lines), args.out)
+        plots.save(plots.heatmap_figure(res), args.out)
         res.outputs["out"] = args.out
     if args.json:
         emit(res.as_dict())

@@ -14,6 +14,7 @@ LEGEND = ("✓ verified symbolically   ≈ verified numerically only (sympy coul
 def run(args: argparse.Namespace) -> int:
     from theorycheck.jsonio import emit
     from theorycheck.proofs._core import MARKS, StepStatus, prove
+    from theorycheck.vocabulary import counted
 
     def announce(theorem) -> None:  # progress on stderr: the whole run takes tens of seconds
         print(f"proving {theorem.key} …", file=sys.stderr, flush=True)
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         print()
     print(LEGEND)
     counts = {s: sum(1 for r in results for _, x in r.steps if x.status == s) for s in MARKS}
-    print(f"{sum(counts.values())} steps in {len(results)} theorems, {proved.seconds:.1f} s: "
+    print(f"{counted(sum(counts.values()), 'step')} in {counted(len(results), 'theorem')}, {proved.seconds:.1f} s: "
           + ", ".join(f"{v} {k}" for k, v in counts.items() if v))
     if proved.refuted:
         print("refuted as stated in THEORY.md: " + ", ".join(proved.refuted) + " (see ✗ above; exit status 1)")

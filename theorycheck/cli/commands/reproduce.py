@@ -23,6 +23,10 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{name:18s} [{pack.name}] {importlib.import_module(mod).TITLE}")
         return 0
 
+    from theorycheck.cli.checks import check_output_dir
+
+    check_output_dir(args.out, "--out")
+
     def announce(name: str) -> None:
         if not args.json:
             print(f"[{name}] {'redrawing' if args.redraw else 'running'} …", file=sys.stderr, flush=True)
@@ -34,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for rep in res.reports:
         print(rep.text())
-    print(f"wrote {res.summary_file} and {len(sum((r.figures for r in res.reports), []))} figures in {res.out}")
+    from theorycheck.vocabulary import counted
+
+    print(f"wrote {res.summary_file} and {counted(len(sum((r.figures for r in res.reports), [])), 'figure')} in {res.out}")
     return 0
 
 

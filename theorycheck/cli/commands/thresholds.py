@@ -16,6 +16,7 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.api import thresholds
     from theorycheck.jsonio import emit
     from theorycheck.setting import Setting, parse_floats
+    from theorycheck.vocabulary import counted
 
     problem = dict(rho=args.rho, optimizer=args.optimizer, depth=args.depth)
     if args.data is not None:
@@ -24,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
             emit(res.as_dict())
             return 0
         t = res["alpha_collapse"]
-        print(f"{args.optimizer}, L = {args.depth}, data {args.data} ({res['n']} examples, d = {res['d']}), "
+        print(f"{args.optimizer}, L = {args.depth}, data {args.data} ({counted(res['n'], 'example')}, d = {res['d']}), "
               f"ρ = {args.rho:g}")
         print(f"  alpha_collapse = {t['value_text'] or 'none'}   (not certified)\n  {t['note']}")
         return 0
@@ -95,13 +96,15 @@ def run(args: argparse.Namespace) -> int:
     if "blowup_times" in res:
         print(f"  blow-up times τ_j*: {res['blowup_times']}")
     if "final_index" in res:
-        sw = " → ".join([str(res["trajectory_initial_index"])] + [str(s["to"]) for s in res["switches"]])
+        sym = "τ" if res["time_kind"] == "rescaled" else "t"
+        sw = " → ".join([str(res["trajectory_initial_index"])]
+                        + [f"{s['to']} ({sym} = {s['time']:.6g})" for s in res["switches"]])
         if "initial_index" in res:
             print(f"  j†(0+) from the initial rates: {res['initial_index']}"
                   + ("" if res["initial_index"] == res["trajectory_initial_index"] else
                      f" (the trajectory's observation says {res['trajectory_initial_index']})"))
         print(f"  trajectory ({res['time_kind']} time): j† {sw}; final index {res['final_index']}"
-              + (f"; collapse at τ = {res['collapse_time']:.10g}" if res["collapsed"] else "")
+              + (f"; collapse at {sym} = {res['collapse_time']:.10g}" if res["collapsed"] else "")
               + f" [{res['stopped_because']}]")
         print(f"  final index {res['final_index_status']}: {res['final_index_reason']}")
     if "warning" in res:

@@ -52,11 +52,16 @@ def run(args: argparse.Namespace) -> int:
         emit(res.as_dict(), args.json)
         if args.json == "-":
             return 0 if res.ok else 1
+    from theorycheck.vocabulary import counted
+
+    capped = []
     print(f"{'claim':24s} {'verdict':13s} {'tried':>5s} {'worst dev.':>10s} {'time':>7s}  statement")
     for v in verdicts:
         for depth, r in _rows(v):
             key = ("  ↳ " * depth + r.key)[:24]
             tried = f"{r.tried}" + (f" ({r.inconclusive}?)" if r.inconclusive else "")
+            if r.cap is not None:
+                capped.append(r)
             print(f"{key:24s} {MARK[r.status]} {r.status:11s} {tried:>5s} {_fmt_dev(r.worst_deviation):>10s} "
                   f"{r.seconds:6.1f}s  {textwrap.shorten(r.statement, 90)}")
             if not r.status.ok:
@@ -75,8 +80,13 @@ def run(args: argparse.Namespace) -> int:
             for ex in r.inconclusive_examples:
                 print(textwrap.fill(f"inconclusive: {ex['input']} — {ex['detail']}", 110, initial_indent=" " * 28,
                                     subsequent_indent=" " * 30, max_lines=3))
-    print(f"\n{len(verdicts)} claims, {examples} drawn inputs each (profile {args.profile}, seed {args.seed}) plus "
-          f"pinned edge cases, {elapsed:.0f} s. ∎ proved for every input in the stated boxes (--prove) · ✓ holds on every input tried · ✗ fails (counterexample shrunk by "
+    print(f"\n{counted(len(verdicts), 'claim')}, up to {counted(examples, 'drawn input')} each (profile {args.profile}, "
+          f"seed {args.seed}) plus pinned edge cases, {elapsed:.0f} s; 'tried' counts the checks: the pinned edge "
+          "cases and the drawn inputs.")
+    for r in capped:
+        print(f"{r.key} draws at most {counted(r.cap, 'input')}, its own cap (max_examples; {r.requested} requested): "
+              f"{r.tried} tried = {r.pinned} pinned + {r.drawn} drawn.")
+    print("∎ proved for every input in the stated boxes (prove) · ✓ holds on every input tried · ✗ fails (counterexample shrunk by "
           "hypothesis; ↳ the refined statement the tool checked instead) · ? inconclusive (a budget ran out) · "
           "! the check crashed")
     if res.failed:

@@ -5,8 +5,7 @@ import sympy as sp
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from theorycheck.claims.claim import Claim, Outcome
-from theorycheck.proofs._core import Identity, Theorem
+from theorycheck.packs import Claim, Identity, Outcome, Theorem
 from theorycheck.symbolic import regression as R
 
 
