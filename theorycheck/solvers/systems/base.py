@@ -79,7 +79,12 @@ def ldexp(bk, x, k: int):
     """x·2^k, exact, for a float or an mpf."""
     if k == 0:
         return x
-    return mpmath.ldexp(x, k) if isinstance(x, mpmath.mpf) else math.ldexp(float(x), k)
+    if isinstance(x, mpmath.mpf):
+        return mpmath.ldexp(x, k)
+    try:
+        return math.ldexp(float(x), k)
+    except OverflowError:  # beyond float64: ±inf, which the integrator's non-finite rule stops on
+        return math.copysign(math.inf, float(x))
 
 
 def _sgn(x) -> int:
