@@ -41,7 +41,7 @@ def _systems(L: int, d: int):
 
     t, y, p, f = S.ratio_blowup_system(L, d)
     arb_sys = C.arb_system(f"ratio-blowup-L{L}-d{d}", t, y, p, f)
-    num = C.lambdify((*y, *p), f, "numpy")
+    num = C.numpy_system((*y, *p), f)
     return arb_sys, num
 
 

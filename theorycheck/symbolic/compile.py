@@ -92,6 +92,12 @@ def lambdify(args, expr, backend: str = "numpy") -> Callable:
     return _lambdify_cached(args, expr, backend)
 
 
+def numpy_system(args, exprs) -> Callable:
+    """A system of sympy expressions compiled once for float64 (``f(*args) -> tuple``), for the solvers and
+    predictors that integrate a derived system in floating point beside its ball-arithmetic twin."""
+    return lambdify(tuple(args), tuple(exprs), "numpy")
+
+
 def residual_functions(args, exprs) -> list[Callable]:
     """mpmath functions of proof steps' differences lhs − rhs, evaluated at random points by
     :func:`theorycheck.proofs._core.numeric_residual` (plain lambdify, no cse and no cache: each
