@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 NAME = "directional"
-TITLE = "lp-margin: KKT residual of the limit direction against log t (L = 2, 3, 4; --quick: 2, 3)"
+TITLE = "lp-margin: KKT residual of the limit direction against log t (L = 2, 3, 4; quick run: 2, 3)"
 
 
 def figure_title(depths) -> str:
