@@ -24,7 +24,7 @@ def _decide(lo, hi, z=Z, seconds=30.0):
     return rm._decide(rm._forms(tuple(float(v) for v in z), 1.0), Fraction(lo), Fraction(hi), seconds, 10, 96)
 
 
-@pytest.mark.parametrize("lo,hi,fate", [("0.3", "0.31", "collapse"), ("0.5", "0.51", "growth"),
+@pytest.mark.parametrize("lo,hi,fate", [("0.3", "0.31", "collapse"), ("0.505", "0.51", "growth"),
                                         ("0.96", "2", "growth"), ("0.1", "0.18", "collapse")])
 def test_pieces_agree_with_float_trajectories(lo, hi, fate):
     p = _decide(lo, hi)
