@@ -24,8 +24,14 @@ invariant under a positive factor of ∇Lo). The weights |ℓ'(m_i)| are handled
 (:func:`compile.log_loss_functions`): relative to their largest they never underflow, so the
 rescaled field stays finite however large the margins grow, and ε's direction is exact there.
 
-The products m = β Zᵀ and G = w Z/n go through BLAS (numpy or torch, float64, CPU or CUDA):
-a member's numbers can differ in the last bits from a run of that member alone (blocking);
+Products. m = β Zᵀ and G = w Z/n are the whole cost at full size (MNIST 0 vs 1: 2–4 products of
+a (members × 617) by (617 × 12,665) shape per field evaluation, > 90 % of the time).
+:class:`Products` picks, per call, between dense BLAS (numpy or torch, float64, CPU or CUDA)
+and, on numpy, a CSR copy of Z (MNIST pixels are ≈ 78 % zeros): scipy's CSR product for one row,
+torch's CSR kernel (MKL on x86 CPUs) for several rows when torch is installed. A dense product
+of a narrow batch is bound by reading all of Z; the CSR products read a third of the bytes.
+Both are float64 sums of the same terms in another order: a member's numbers can differ in
+the last bits from a run of that member alone (BLAS blocking, the other summation order);
 tests/test_pixels.py bounds the difference.
 """
 
@@ -34,6 +40,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -46,11 +53,108 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.status import CHATTERING, COLLAPSE, DONE, LOSS_REACHED, NON_FINITE, Status
 from theorycheck.symbolic import compile as C
 
-__all__ = ["OPTIMIZER_CODES", "PixelFlow", "PixelRun", "run_pixels", "device_ops", "TIME_KINDS"]
+__all__ = ["OPTIMIZER_CODES", "PixelFlow", "PixelRun", "Products", "run_pixels", "device_ops", "TIME_KINDS",
+           "PRODUCT_KINDS", "SPARSE_MAX_ROWS", "SPARSE_MAX_ROWS_SCIPY", "SPARSE_MAX_DENSITY"]
 
 #: the optimizers and their codes inside a batch
 OPTIMIZER_CODES = {"gd": 0, "sam-l2": 1, "sam-linf": 2}
 TIME_KINDS = ("t", "tau", "discrete")
+#: how the products with Z are computed: "auto" (per call, below), "dense" (BLAS), "sparse" (CSR)
+PRODUCT_KINDS = ("auto", "dense", "sparse")
+#: "auto" uses CSR when at most this fraction of Z's active entries is nonzero (MNIST 0 vs 1: 0.22) ...
+SPARSE_MAX_DENSITY = 0.35
+#: ... for products of at most this many rows (members) when torch's CSR kernel (MKL on x86
+#: CPUs) is there, of at most SPARSE_MAX_ROWS_SCIPY rows with scipy's alone; one row always goes
+#: through scipy's matrix-vector product. benchmarks/bench_pixels.py measures every kind at
+#: several widths (MNIST 0 vs 1, one thread: for 1 row CSR is 2× dense BLAS; for 2–8 rows
+#: torch's CSR 2–3×; at 24 rows about 1.2×; scipy's CSR for several rows is about even)
+SPARSE_MAX_ROWS = 32
+SPARSE_MAX_ROWS_SCIPY = 12
+
+
+def _torch_csr(S):
+    """``S`` (scipy CSR) as a torch CSR tensor on the CPU (sharing S's arrays), or None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "sparse CSR support is in beta"
+        return torch.sparse_csr_tensor(torch.from_numpy(S.indptr.astype(np.int64)),
+                                       torch.from_numpy(S.indices.astype(np.int64)),
+                                       torch.from_numpy(S.data), size=S.shape, dtype=torch.float64)
+
+
+class Products:
+    """m = β Zᵀ (:meth:`margins`) and Σ_i w_i z_i (:meth:`weighted_sum`) for ``Za`` (n × d, the
+    active pixels) on ``ops``. ``kind``: "dense" (BLAS on ``ops``), "sparse" (a CSR copy of Za;
+    numpy only: scipy's product for one row, torch's CSR kernel for several when torch is
+    installed, scipy's otherwise) or "auto" (CSR when Za's density is at most
+    :data:`SPARSE_MAX_DENSITY` and the product has at most :data:`SPARSE_MAX_ROWS` rows —
+    :data:`SPARSE_MAX_ROWS_SCIPY` without torch —, dense otherwise). ``calls`` counts the
+    products of each kind ("dense", "csr-scipy", "csr-torch")."""
+
+    def __init__(self, Za: np.ndarray, ops, kind: str = "auto"):
+        if kind not in PRODUCT_KINDS:
+            raise TheorycheckError(f"products {kind!r}: choose one of {', '.join(PRODUCT_KINDS)}")
+        self.ops = ops
+        self._Za = Za
+        self._dense = None  # (Z, Zᵀ) on ops, built at the first dense product
+        self.density = int(np.count_nonzero(Za)) / max(Za.size, 1)
+        want = kind == "sparse" or (kind == "auto" and self.density <= SPARSE_MAX_DENSITY)
+        if want and ops.name != "numpy":
+            if kind == "sparse":
+                raise TheorycheckError("products 'sparse' needs array_backend 'numpy' (a CSR copy of Z on the CPU)")
+            want = False
+        self.kind = kind
+        self.S = self.ST = self.tS = self.tST = None
+        if want:
+            import scipy.sparse as sp
+
+            self.S = sp.csr_matrix(Za)
+            self.ST = self.S.T.tocsr()
+            self.tS, self.tST = _torch_csr(self.S), _torch_csr(self.ST)
+        self.calls = {"dense": 0, "csr-scipy": 0, "csr-torch": 0}
+
+    def _route(self, rows: int) -> str:
+        if self.S is None:
+            return "dense"
+        if rows == 1:
+            return "csr-scipy"
+        if self.tS is not None:
+            return "csr-torch" if self.kind == "sparse" or rows <= SPARSE_MAX_ROWS else "dense"
+        return "csr-scipy" if self.kind == "sparse" or rows <= SPARSE_MAX_ROWS_SCIPY else "dense"
+
+    def _csr(self, route: str, S, tS, X):
+        """S Xᵀ, transposed back: (rows × S.shape[0])."""
+        if route == "csr-scipy":
+            return (S @ X.T).T
+        import torch
+
+        return (tS @ torch.from_numpy(np.ascontiguousarray(X.T))).numpy().T
+
+    def margins(self, beta):
+        """β Zᵀ, (rows × n)."""
+        route = self._route(beta.shape[0])
+        self.calls[route] += 1
+        if route == "dense":
+            return beta @ self.dense()[1]
+        return self._csr(route, self.S, self.tS, beta)
+
+    def weighted_sum(self, w):
+        """w Z = (Σ_i w_bi z_i)_b, (rows × d)."""
+        route = self._route(w.shape[0])
+        self.calls[route] += 1
+        if route == "dense":
+            return w @ self.dense()[0]
+        return self._csr(route, self.ST, self.tST, w)
+
+    def dense(self):
+        """(Z, Zᵀ) as dense arrays on ``ops`` (C-contiguous)."""
+        if self._dense is None:
+            o = self.ops
+            self._dense = (o.asarray(self._Za), o.asarray(np.ascontiguousarray(self._Za.T)))
+        return self._dense
 
 
 def device_ops(array_backend: str = "numpy", device: str | None = None):
@@ -86,7 +190,8 @@ class PixelFlow(_ClockedTheta):
     CHATTER_STEPS = 200
 
     def __init__(self, Z, optimizers: Sequence[str], alphas, rhos, *, L: int, time_kind: str = "t",
-                 loss: str = "logistic", ops=None, grid=None, loss_target: float | None = None):
+                 loss: str = "logistic", ops=None, grid=None, loss_target: float | None = None,
+                 products: str = "auto"):
         self.ops = o = ops or get_ops("numpy")
         Z = np.asarray(Z, dtype=float)
         if Z.ndim != 2 or Z.shape[0] < 1 or not np.all(np.isfinite(Z)):
@@ -116,8 +221,7 @@ class PixelFlow(_ClockedTheta):
         self.optimizers = list(optimizers)
         self.opt_np = np.array([OPTIMIZER_CODES[op] for op in optimizers], dtype=np.int64)
         self.alpha_np, self.rho_np = alphas, rhos
-        self.Z = o.asarray(Za)
-        self.ZT = o.asarray(np.ascontiguousarray(Za.T))
+        self.products = Products(Za, o, products)
         self.rho = o.asarray(rhos)
         self.ln_ell, self.ln_dell = C.log_loss_functions(loss, o.name)
         self.beta_of = C.predictor(L, o.name)
@@ -161,7 +265,7 @@ class PixelFlow(_ClockedTheta):
     def _weights(self, beta):
         """(ln max_i |ℓ'(m_i)|, |ℓ'(m_i)| / max, m) per member: log-space weights."""
         o = self.ops
-        m = beta @ self.ZT
+        m = self.products.margins(beta)
         with o.errstate():
             a = self.ln_dell(m)
         A = o.amax(a, 1)
@@ -169,7 +273,7 @@ class PixelFlow(_ClockedTheta):
 
     def _grad(self, w):
         """G̃ = (G, −G) with G = −(1/n) Σ_i w_i z_i (∂Lo/∂β up to the factor e^A)."""
-        G = -(w @ self.Z) * (1.0 / self.n)
+        G = -self.products.weighted_sum(w) * (1.0 / self.n)
         return self.ops.cat([G, -G], 1)
 
     def field(self, idx, y):
@@ -267,7 +371,7 @@ class PixelFlow(_ClockedTheta):
         """Training loss (and its log) of β for members idx at output time tau; keeps β."""
         o = self.ops
         idx_np = o.to_numpy(idx)
-        m = beta @ self.ZT
+        m = self.products.margins(beta)
         with o.errstate():
             ll = self.ln_ell(m)
         mx = o.amax(ll, 1)
@@ -396,7 +500,7 @@ def _discrete(system: PixelFlow, eta: float, grid: np.ndarray, max_steps: int,
 def run_pixels(Z, optimizers: Sequence[str], alphas, rhos, *, depth: int, time_kind: str, grid,
                loss_target: float | None = None, eta: float | None = None, loss: str = "logistic",
                rtol: float = 1e-6, atol: float = 1e-9, max_steps: int = 20_000, array_backend: str = "numpy",
-               device: str | None = None, progress: bool | str = False) -> PixelRun:
+               device: str | None = None, progress: bool | str = False, products: str = "auto") -> PixelRun:
     """Run every member (``optimizers[b]``, ``alphas[b]``, ``rhos[b]``) of the doubled diagonal
     network on ``Z`` (n×d, z_i = y_i x_i) in one batch, recording β on ``grid``.
     ``time_kind``: "t" (real-time flow), "tau" (rescaled flow) — both the batched
@@ -404,7 +508,9 @@ def run_pixels(Z, optimizers: Sequence[str], alphas, rhos, *, depth: int, time_k
     "discrete" (the algorithm with step ``eta``, real time t = kη, ``max_steps`` iterations).
     A member stops at the first output time whose training loss is ≤ ``loss_target``
     (status ``loss_reached``), at a collapse, or when its budget runs out (its status says
-    which). ``progress``: True or a label prints progress to stderr."""
+    which). ``progress``: True or a label prints progress to stderr. ``products``: how the
+    products with Z are computed (:class:`Products`: "auto", "dense", "sparse"); ``meta``
+    says how many of each kind ran."""
     ops = device_ops(array_backend, device)
     grid = np.asarray(grid, dtype=float).reshape(-1)
     if grid.size == 0 or grid[0] < 0 or np.any(np.diff(grid) <= 0) or not np.all(np.isfinite(grid)):
@@ -415,7 +521,7 @@ def run_pixels(Z, optimizers: Sequence[str], alphas, rhos, *, depth: int, time_k
         raise TheorycheckError(f"time_kind {time_kind!r}: choose one of {', '.join(TIME_KINDS)}")
     sys_kind = "t" if time_kind == "discrete" else time_kind
     system = PixelFlow(Z, optimizers, alphas, rhos, L=depth, time_kind=sys_kind, loss=loss, ops=ops, grid=grid,
-                       loss_target=loss_target)
+                       loss_target=loss_target, products=products)
     rep = _stderr_progress(progress if isinstance(progress, str) else f"pixels {time_kind}") if progress else None
     t0 = time.perf_counter()
     if time_kind == "discrete":
@@ -436,6 +542,8 @@ def run_pixels(Z, optimizers: Sequence[str], alphas, rhos, *, depth: int, time_k
     words = [Status.from_code(int(c)) for c in status]
     return PixelRun(times=np.asarray(times, float), beta=beta, loss=obs["loss"], log_loss=obs["log_loss"],
                     status=words, t_stop=np.asarray(t_stop, float), steps=np.asarray(steps), time_kind=time_kind,
-                    meta={**meta, "events": {k: v.tolist() for k, v in system.events.items()}},
+                    meta={**meta, "products": {"kind": products, "density": system.products.density,
+                                               "calls": dict(system.products.calls)},
+                          "events": {k: v.tolist() for k, v in system.events.items()}},
                     seconds=time.perf_counter() - t0)
 
