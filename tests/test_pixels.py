@@ -204,9 +204,44 @@ def test_large_l2_max_margin_equals_slsqp_on_small_data():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 15))
     y = np.sign(X @ rng.normal(size=15))
-    a, b = l2_max_margin(X * y[:, None]), l2_max_margin_large(X * y[:, None], working=20)
-    assert b.kkt_residual < 1e-9 and b.margin == pytest.approx(a.margin, rel=1e-10)
-    np.testing.assert_allclose(b.direction, a.direction, atol=1e-9)
+    a = l2_max_margin(X * y[:, None])
+    assert a.method == "slsqp+active-set"
+    for b in (l2_max_margin(X * y[:, None], method="working-set", working=20),
+              l2_max_margin_large(X * y[:, None], working=20)):
+        assert b.method == "dual-working-set+active-set"
+        assert b.kkt_residual < 1e-9 and b.margin == pytest.approx(a.margin, rel=1e-10)
+        np.testing.assert_allclose(b.direction, a.direction, atol=1e-9)
+
+
+@pytest.mark.slow
+def test_l2_max_margin_many_examples_take_the_working_set_and_budgets_say_so():
+    """n > 2000 rows: "auto" is the working set, certified and equal to SLSQP forced on the same
+    data; a round budget that runs out says so, and its answer is either certified (then equal)
+    or reports a KKT residual ≥ 1e-9."""
+    from theorycheck.solvers.maxmargin import MAX_DENSE_VARIABLES, l2_max_margin
+
+    rng = np.random.default_rng(5)
+    n = MAX_DENSE_VARIABLES + 500
+    X = rng.normal(size=(2 * n, 6))
+    w = rng.normal(size=6)
+    X = X[np.abs(X @ w) > 0.3][:n]
+    assert X.shape[0] == n
+    Z = X * np.sign(X @ w)[:, None]
+    a = l2_max_margin(Z)
+    assert a.method == "dual-working-set+active-set" and a.kkt_residual < 1e-9
+    # the max margin of all rows is that of the rows it binds on (a feasible β for all): SLSQP there
+    near = Z[a.margins < 1.3]
+    assert 6 <= near.shape[0] < 400
+    b = l2_max_margin(near, method="slsqp")
+    assert b.method == "slsqp+active-set" and b.margin == pytest.approx(a.margin, rel=1e-9)
+    assert np.min(a.margins) == pytest.approx(1.0, rel=1e-14)  # 1 up to the rounding of β / min margin
+    c = l2_max_margin(Z, method="working-set", working=1, max_rounds=1)
+    if c.kkt_residual < 1e-9:
+        assert c.margin == pytest.approx(a.margin, rel=1e-9)
+    else:
+        assert "stopped after 1 rounds" in c.method
+    with pytest.raises(TheorycheckError):
+        l2_max_margin(Z, method="newton")
 
 
 def _images(seed=0, n=80):

@@ -218,13 +218,13 @@ def linear_images(config: Config | None = None, *, save: str | Path | None = Non
     run = run_pixels(Z, opts, als, rhos, depth=cfg.depth, time_kind=cfg.time_kind, grid=grid,
                      loss_target=cfg.loss_target, eta=cfg.eta, max_steps=cfg.max_steps,
                      progress="linear-images" if cfg.progress else False, **kw)
-    # max-margin directions on the active pixels (ℓ1: HiGHS LP; ℓ2: dual working set)
+    # max-margin directions on the active pixels (ℓ1: HiGHS LP; ℓ2: SLSQP or, at full size, a dual working set)
     mm_info, dirs = {}, {}
     if cfg.margins:
-        from theorycheck.solvers.maxmargin import l1_max_margin, l2_max_margin_large
+        from theorycheck.solvers.maxmargin import l1_max_margin, l2_max_margin
 
         Za = Z[:, active]
-        for name, fn in (("l1", l1_max_margin), ("l2", l2_max_margin_large)):
+        for name, fn in (("l1", l1_max_margin), ("l2", l2_max_margin)):
             mm_info[name], dirs[name] = _margin_summary(fn(Za), task, active)
     bg = ob.background_fraction(run.beta, task.background)  # (B, T)
     acc = ob.accuracy(run.beta, task.X_test, task.y_test)

@@ -3,11 +3,11 @@ C4 and C6 compare with), and angles to them.
 
 - ℓ1: ``min ‖β‖₁ s.t. Zβ ≥ 1`` as an LP (β = p − q, p, q ≥ 0), scipy's HiGHS; exact up to
   HiGHS's feasibility tolerance (1e-9), then rescaled so that min_i <β, z_i> = 1 exactly.
-- ℓ2: ``min ½‖β‖² s.t. Zβ ≥ 1`` by SLSQP from the ℓ1 solution (d ≤ 2000; beyond, its dual over
-  the n examples by L-BFGS-B, memory O(n + d)), then polished on the active
-  set: λ ≥ 0 solving (Z_A Z_Aᵀ) λ = 1 by NNLS, β = Z_Aᵀ λ. When that certificate holds
-  (all KKT conditions to ~1e-10) the answer is exact to rounding; ``kkt_residual`` says
-  how well they hold either way.
+- ℓ2: ``min ½‖β‖² s.t. Zβ ≥ 1`` by SLSQP from the ℓ1 solution (d, n ≤ 2000); beyond, its dual
+  ``min ½‖Zᵀλ‖² − Σλ, λ ≥ 0`` on a growing working set of rows (L-BFGS-B, memory O(|W|·d)),
+  then polished on the active set: λ ≥ 0 solving (Z_A Z_Aᵀ) λ = 1 by NNLS, β = Z_Aᵀ λ. When
+  that certificate holds (all KKT conditions to ~1e-10) the answer is exact to rounding;
+  ``kkt_residual`` says how well they hold either way.
 
 The reported ``margin`` is the max-margin value γ = max_{‖β‖_p ≤ 1} min_i <β, z_i> = 1/‖β‖_p
 for the β with smallest margin 1.
@@ -126,63 +126,18 @@ def _l2_certificate(Z: np.ndarray, beta: np.ndarray, tol: float = 1e-6) -> tuple
     return b, resid / max(scale, 1.0)
 
 
-def _l2_dual(Z: np.ndarray) -> np.ndarray:
-    """β = Zᵀλ from the dual ``min ½‖Zᵀλ‖² − Σλ s.t. λ ≥ 0`` (n variables, L-BFGS-B: memory
-    O(n + d), never the n×n or d×d matrix)."""
+def _l2_working_set(Z: np.ndarray, tol: float, working: int, max_rounds: int) -> tuple[np.ndarray, bool, int]:
+    """β = Z_Wᵀλ from the dual ``min ½‖Z_Wᵀλ‖² − Σλ s.t. λ ≥ 0`` on a working set W of rows
+    (L-BFGS-B, warm-started; memory O(|W|·d), never an n×n or d×d matrix), W grown by the
+    ``working`` most violated rows of the full set until every margin is ≥ 1 − ``tol`` (rows
+    whose λ is 0 leave W). The first W: the rows with the smallest margins under Σ_i z_i.
+    Returns (β, converged, rounds)."""
     n = Z.shape[0]
-    lam0 = np.full(n, 1.0 / max(float(np.max(np.sum(Z * Z, axis=1))), 1e-300) / n)
-
-    def f(lam):
-        b = Z.T @ lam
-        return 0.5 * float(b @ b) - float(np.sum(lam)), Z @ b - 1.0
-
-    res = minimize(f, lam0, jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * n,
-                   options={"ftol": 1e-15, "gtol": 1e-13, "maxiter": 20_000})
-    return Z.T @ np.maximum(res.x, 0.0)
-
-
-def l2_max_margin(data) -> MaxMargin:
-    """``min ½‖β‖² s.t. <β, z_i> ≥ 1``: SLSQP on β when d ≤ :data:`MAX_DENSE_VARIABLES` (its
-    workspace is dense in the d variables: d = 200,000 would need TiB), otherwise the dual
-    over the n examples by L-BFGS-B; then an active-set KKT certificate."""
-    Z, scale = _scaled(data)
-    n, d = Z.shape
-    if d <= MAX_DENSE_VARIABLES:
-        start = l1_max_margin(Z).beta
-        res = minimize(lambda b: 0.5 * b @ b, start, jac=lambda b: b, method="SLSQP",
-                       constraints=[{"type": "ineq", "fun": lambda b: Z @ b - 1.0, "jac": lambda b: Z}],
-                       options={"ftol": 1e-15, "maxiter": 1000})
-        beta = res.x if np.all(np.isfinite(res.x)) and np.min(Z @ res.x) > 0 else start
-        label = "slsqp"
-    else:
-        beta = _l2_dual(Z)
-        if not (np.all(np.isfinite(beta)) and np.min(Z @ beta) > 0):
-            beta = l1_max_margin(Z).beta
-        label = "dual-lbfgsb"
-    polished, kkt = _l2_certificate(Z, beta)
-    if kkt < 1e-10:
-        return _finish(2, polished, Z, kkt, f"{label}+active-set", scale)
-    m = Z @ beta
-    lam_resid = float(np.max(np.maximum(1.0 - m / np.min(m), 0.0)))
-    return _finish(2, beta, Z, max(kkt if math.isfinite(kkt) else 1.0, lam_resid), label, scale)
-
-
-def l2_max_margin_large(data, *, tol: float = 1e-6, working: int = 400, max_rounds: int = 60) -> MaxMargin:
-    """``min ½‖β‖² s.t. Zβ ≥ 1`` for many examples and features (SLSQP's dense d×d work is
-    hopeless at d = 784): the dual ``max Σλ − ½‖Zᵀλ‖², λ ≥ 0`` on a working set of rows (L-BFGS-B,
-    bounds λ ≥ 0), grown by the ``working`` most violated rows of the full set until every
-    margin is ≥ 1 − ``tol``; then the active-set certificate of :func:`l2_max_margin`. The
-    rounds are a budget (``max_rounds``): the answer's ``method`` says whether it converged and
-    ``kkt_residual`` how well the optimality conditions hold either way."""
-    Z, scale = _scaled(data)
-    n = Z.shape[0]
-    start = l1_max_margin(Z).beta
-    order = np.argsort(Z @ start)
+    order = np.argsort(Z @ Z.sum(axis=0), kind="stable")
     W = np.sort(order[: min(working, n)])
     lam_w = np.zeros(W.size)
-    converged = False
-    beta = start / max(float(np.min(Z @ start)), 1e-300)
-    for _ in range(max_rounds):
+    beta = np.zeros(Z.shape[1])
+    for rounds in range(1, max_rounds + 1):
         ZW = Z[W]
 
         def dual(lam, ZW=ZW):
@@ -196,24 +151,64 @@ def l2_max_margin_large(data, *, tol: float = 1e-6, working: int = 400, max_roun
         m = Z @ beta
         viol = np.flatnonzero(m < 1.0 - tol)
         if viol.size == 0:
-            converged = True
-            break
-        add = viol[np.argsort(m[viol])][:working]
+            return beta, True, rounds
+        add = viol[np.argsort(m[viol], kind="stable")][:working]
         keep = lam_w > 0
         W_new = np.union1d(W[keep], add)
         lam_map = dict(zip(W.tolist(), lam_w.tolist()))
         W = W_new
         lam_w = np.array([lam_map.get(i, 0.0) for i in W.tolist()])
-    best = None
+    return beta, False, max_rounds
+
+
+def l2_max_margin(data, *, method: str = "auto", tol: float = 1e-6, working: int = 400,
+                  max_rounds: int = 60) -> MaxMargin:
+    """``min ½‖β‖² s.t. <β, z_i> ≥ 1``. ``method`` "auto": SLSQP for small problems (d and n ≤
+    :data:`MAX_DENSE_VARIABLES`), the working set otherwise; "slsqp" or "working-set" force one.
+    SLSQP on β from the ℓ1 solution (its workspace is dense in the variables and constraints:
+    d = 200,000 would need TiB). Otherwise the dual by a working set of rows
+    (:func:`_l2_working_set`: ``tol``, ``working`` rows added per round, ``max_rounds`` — a budget;
+    ``method`` says when it ran out). Then the active-set certificate: λ ≥ 0 on the rows within
+    ctol of the smallest margin with Z_A Z_Aᵀ λ = 1 (NNLS), β = Z_Aᵀλ; when every KKT condition
+    holds to 1e-10 (SLSQP) / 1e-9 (working set, ctol from 1e-6 to 1e-3) the answer is exact to
+    rounding, and ``kkt_residual`` says how well they hold either way."""
+    if method not in ("auto", "slsqp", "working-set"):
+        raise TheorycheckError(f"l2 max margin: method {method!r}: choose auto, slsqp or working-set")
+    Z, scale = _scaled(data)
+    n, d = Z.shape
+    small = d <= MAX_DENSE_VARIABLES and n <= MAX_DENSE_VARIABLES
+    if method == "slsqp" or (method == "auto" and small):
+        start = l1_max_margin(Z).beta
+        res = minimize(lambda b: 0.5 * b @ b, start, jac=lambda b: b, method="SLSQP",
+                       constraints=[{"type": "ineq", "fun": lambda b: Z @ b - 1.0, "jac": lambda b: Z}],
+                       options={"ftol": 1e-15, "maxiter": 1000})
+        beta = res.x if np.all(np.isfinite(res.x)) and np.min(Z @ res.x) > 0 else start
+        polished, kkt = _l2_certificate(Z, beta)
+        if kkt < 1e-10:
+            return _finish(2, polished, Z, kkt, "slsqp+active-set", scale)
+        m = Z @ beta
+        lam_resid = float(np.max(np.maximum(1.0 - m / np.min(m), 0.0)))
+        return _finish(2, beta, Z, max(kkt if math.isfinite(kkt) else 1.0, lam_resid), "slsqp", scale)
+    if not (tol > 0 and working >= 1 and max_rounds >= 1):
+        raise TheorycheckError("l2 max margin: tol must be > 0, working and max_rounds ≥ 1")
+    beta, converged, rounds = _l2_working_set(Z, tol, int(working), int(max_rounds))
+    if not (np.all(np.isfinite(beta)) and np.min(Z @ beta) > 0):
+        beta = l1_max_margin(Z).beta
+    best = math.inf
     for ctol in (1e-6, 1e-5, 1e-4, 1e-3):  # the active set: rows within ctol of the smallest margin
         polished, kkt = _l2_certificate(Z, beta, ctol)
         if kkt < 1e-9:
-            return _finish(2, polished, Z, kkt, "dual working set (L-BFGS-B) + active-set", scale)
-        best = kkt if best is None else min(best, kkt)
+            return _finish(2, polished, Z, kkt, "dual-working-set+active-set", scale)
+        best = min(best, kkt)
     mm = Z @ beta
-    resid = float(np.max(np.maximum(1.0 - mm, 0.0)))
-    method = "dual working set (L-BFGS-B)" + ("" if converged else f", stopped after {max_rounds} rounds")
-    return _finish(2, beta, Z, max(resid, tol), method, scale)
+    resid = max(float(np.max(np.maximum(1.0 - mm / np.min(mm), 0.0))), tol)
+    method = "dual-working-set" + ("" if converged else f" (stopped after {rounds} rounds)")
+    return _finish(2, beta, Z, max(resid, best) if math.isfinite(best) else max(resid, 1.0), method, scale)
+
+
+def l2_max_margin_large(data, *, tol: float = 1e-6, working: int = 400, max_rounds: int = 60) -> MaxMargin:
+    """:func:`l2_max_margin` with ``method="working-set"`` (the same solver, whatever the size)."""
+    return l2_max_margin(data, method="working-set", tol=tol, working=working, max_rounds=max_rounds)
 
 
 def max_margin(data, norm: int) -> MaxMargin:
