@@ -13,7 +13,7 @@ stopped at training loss 1e-2, at τ = 200, or on its step budget ``--max-steps`
 - loop (the baseline): the same function, same arguments (``products="auto"``), called once per
   member — the same Dormand–Prince integrator, tolerances, budgets, clock and events; its
   products are matrix–vector products (scipy's CSR one, the fastest kind measured for one row).
-  ``--loop-members k`` runs every k-th member only and extrapolates by member-steps (the time per
+  ``--loop-members k`` runs every k-th member only (``--no-loop``: none) and extrapolates by member-steps (the time per
   member-step of the members run × the member-steps of all, from the batched run, which takes
   the same steps); the JSON says whether it did.
 - products: the cost of one product β Zᵀ plus one w Z at several batch widths, for every kind —
@@ -117,6 +117,7 @@ def main() -> None:
     ap.add_argument("--loop-members", type=int, default=None,
                     help="run the loop on every k-th member only (extrapolated by member-steps)")
     ap.add_argument("--no-dense", action="store_true", help="skip the batched run with dense products")
+    ap.add_argument("--no-loop", action="store_true", help="skip the loop (the batched runs only)")
     ap.add_argument("--write", default=None)
     a = ap.parse_args()
     from theorycheck.batched.pixels import run_pixels
@@ -136,6 +137,7 @@ def main() -> None:
     grid = np.concatenate([[0.0], np.geomspace(2e-3, 200.0, 119)])
     kw = dict(depth=2, time_kind="tau", grid=grid, loss_target=1e-2, max_steps=a.max_steps)
     run_pixels(Z[:50], opts[:3], als[:3], rhos[:3], **{**kw, "max_steps": 5})  # compile (lambdify) before timing
+    rss_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # before any phase (data loaded)
     tracemalloc.start()
     with Phase() as ph_b:
         batched = run_pixels(Z, opts, als, rhos, progress="batched", **kw)
@@ -143,17 +145,17 @@ def main() -> None:
     if not a.no_dense:
         with Phase() as ph_d:
             dense = run_pixels(Z, opts, als, rhos, progress="batched, dense products", products="dense", **kw)
-    members = list(range(len(opts)))[:: (a.loop_members or 1)]
+    members = [] if a.no_loop else list(range(len(opts)))[:: (a.loop_members or 1)]
     singles = {}
     with Phase() as ph_l:
         for b in members:
             singles[b] = run_pixels(Z, [opts[b]], [als[b]], [rhos[b]], progress=f"loop {b}", **kw)
     tracemalloc.stop()
-    with Phase() as ph_p:
-        costs = product_costs(np.ascontiguousarray(Z[:, task.active]))
+    costs = product_costs(np.ascontiguousarray(Z[:, task.active]))
     steps = batched.steps.astype(float)
-    scale = float(steps.sum() / sum(steps[b] for b in members))
+    scale = float(steps.sum() / sum(steps[b] for b in members)) if members else math.nan
     loop_wall, loop_cpu = ph_l.wall * scale, ph_l.cpu * scale
+    phases = [ph_b, ph_l] + ([] if dense is None else [ph_d])
     diffs, same_status = [], 0
     for b, s in singles.items():
         kb, ks = batched.last(b), s.last(0)
@@ -167,7 +169,7 @@ def main() -> None:
         "command": "OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_pixels.py"
                    + (f" --n-train {a.n_train}" if a.n_train else "") + f" --max-steps {a.max_steps}"
                    + (f" --loop-members {a.loop_members}" if a.loop_members else "")
-                   + (" --no-dense" if a.no_dense else ""),
+                   + (" --no-dense" if a.no_dense else "") + (" --no-loop" if a.no_loop else ""),
         "baseline": "run_pixels called once per member with the batched call's arguments (the same integrator, "
                     "tolerances, budgets and product selection: one row goes through scipy's CSR matrix-vector product)",
         "machine": f"{platform.platform()}, Python {platform.python_version()}, numpy {np.__version__}, "
@@ -180,16 +182,18 @@ def main() -> None:
         "batched": {**ph_b.row(), "product_calls": batched.meta["products"]["calls"]},
         "batched_dense_products": None if dense is None else {**ph_d.row(),
                                                                "product_calls": dense.meta["products"]["calls"]},
-        "loop": {**ph_l.row(), "members_run": len(members), "extrapolated": len(members) != len(opts),
-                 "extrapolation": "time per member-step × the member-steps of all members",
-                 "wall_seconds_all": loop_wall, "cpu_seconds_all": loop_cpu},
-        "speedup": {"wall": loop_wall / ph_b.wall, "cpu": loop_cpu / ph_b.cpu},
+        "loop": None if not members else {
+            **ph_l.row(), "members_run": len(members), "members": members, "extrapolated": len(members) != len(opts),
+            "extrapolation": "time per member-step × the member-steps of all members",
+            "wall_seconds_all": loop_wall, "cpu_seconds_all": loop_cpu},
+        "speedup": None if not members else {"wall": loop_wall / ph_b.wall, "cpu": loop_cpu / ph_b.cpu},
         "csr_gain": None if dense is None else {"wall": ph_d.wall / ph_b.wall, "cpu": ph_d.cpu / ph_b.cpu},
         "batch_width": {"member_steps": int(steps.sum()), "steps": int(steps.max()),
                         "mean_width": float(steps.sum() / steps.max()),
                         "steps_with_width_le_8": int(sum(w <= 8 for w in width))},
         "product_ms_cpu": costs,
-        "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "peak_rss_kib": {"after_loading_data": rss_load,
+                         "runs": max((p.rss for p in phases if p.rss is not None), default=None)},
         "status_batched": {o: [str(batched.status[b]) for b in range(len(opts)) if opts[b] == o]
                            for o in ("gd", "sam-l2", "sam-linf")},
         "steps_batched": batched.steps.tolist(),

@@ -66,9 +66,10 @@ SPARSE_MAX_DENSITY = 0.35
 #: ... for products of at most this many rows (members) when torch's CSR kernel (MKL on x86
 #: CPUs) is there, of at most SPARSE_MAX_ROWS_SCIPY rows with scipy's alone; one row always goes
 #: through scipy's matrix-vector product. benchmarks/bench_pixels.py measures every kind at
-#: several widths (MNIST 0 vs 1, one thread: for 1 row CSR is 2× dense BLAS; for 2–8 rows
-#: torch's CSR 2–3×; at 24 rows about 1.2×; scipy's CSR for several rows is about even)
-SPARSE_MAX_ROWS = 32
+#: several widths (MNIST 0 vs 1, one thread: for 1 row scipy's CSR is 2× dense BLAS; for 2–16
+#: rows torch's CSR 1.6–2.6×; from 24 rows on dense BLAS is faster; scipy's CSR for several rows
+#: is about even with dense)
+SPARSE_MAX_ROWS = 16
 SPARSE_MAX_ROWS_SCIPY = 12
 
 
