@@ -157,6 +157,62 @@ def test_torch_backend_matches_numpy_and_cuda_refuses_cleanly():
         device_ops("numpy", "cuda")
 
 
+def _sparse_data(n=40, d=30, seed=7):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, d)) * (rng.uniform(0, 1, (n, d)) < 0.15)  # MNIST-like: most entries 0
+    X[:, 0] = rng.uniform(0.1, 1.0, n)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    X[y > 0, 1] += 1.0  # separable through pixel 2
+    return X * y[:, None]
+
+
+def test_csr_products_equal_dense_at_every_width_and_route():
+    """Products: every route (dense BLAS, scipy's CSR, torch's CSR) gives β Zᵀ and w Z to rounding,
+    at widths on both sides of the thresholds; the routes are the documented ones."""
+    from theorycheck.batched.ops import get_ops
+    from theorycheck.batched.pixels import SPARSE_MAX_ROWS, SPARSE_MAX_ROWS_SCIPY, Products
+
+    Z = _sparse_data()
+    rng = np.random.default_rng(0)
+    assert Products(Z, get_ops("numpy"), "auto").S is None  # too few nonzeros for CSR to pay
+    P = Products(Z, get_ops("numpy"), "sparse")
+    assert P.density <= 0.35 and P.S is not None
+    torch_ok = P.tS is not None
+    for B in (1, 2, 5, SPARSE_MAX_ROWS_SCIPY + 1, SPARSE_MAX_ROWS, SPARSE_MAX_ROWS + 1):
+        beta, w = rng.normal(size=(B, Z.shape[1])), rng.normal(size=(B, Z.shape[0]))
+        want = "csr-scipy" if B == 1 else "csr-torch" if torch_ok else "csr-scipy"  # "sparse": CSR at every width
+        assert P._route(B) == want
+        P.kind = "auto"  # the auto routes once CSR is there
+        assert P._route(B) == ("csr-scipy" if B == 1 else ("csr-torch" if B <= SPARSE_MAX_ROWS else "dense")
+                               if torch_ok else ("csr-scipy" if B <= SPARSE_MAX_ROWS_SCIPY else "dense"))
+        P.kind = "sparse"
+        before = dict(P.calls)
+        m, g = P.margins(beta), P.weighted_sum(w)
+        assert P.calls[want] == before[want] + 2
+        np.testing.assert_allclose(m, beta @ Z.T, rtol=1e-13, atol=1e-13 * np.abs(beta @ Z.T).max())
+        np.testing.assert_allclose(g, w @ Z, rtol=1e-13, atol=1e-13 * np.abs(w @ Z).max())
+        assert m.shape == (B, Z.shape[0]) and g.shape == (B, Z.shape[1])
+    dense_only = Products(np.ones((4, 3)), get_ops("numpy"), "auto")  # density 1: never CSR
+    assert dense_only.S is None and dense_only._route(1) == "dense"
+    with pytest.raises(TheorycheckError, match="products"):
+        Products(Z, get_ops("numpy"), "csc")
+
+
+def test_sparse_and_dense_products_give_the_same_runs():
+    Z = _sparse_data()
+    opts, als, rhos = ["gd", "sam-l2", "sam-linf", "sam-l2"], [0.5] * 3 + [0.1], [0.0, 0.3, 0.02, 0.3]
+    grid = np.concatenate([[0.0], np.geomspace(1e-2, 2.0, 6)])
+    kw = dict(depth=2, time_kind="tau", grid=grid, loss_target=0.3, max_steps=150)
+    a = run_pixels(Z, opts, als, rhos, products="dense", **kw)
+    b = run_pixels(Z, opts, als, rhos, products="sparse", **kw)
+    assert a.meta["products"]["calls"]["csr-scipy"] == 0 and b.meta["products"]["calls"]["dense"] == 0
+    assert [str(s) for s in a.status] == [str(s) for s in b.status] and np.array_equal(a.steps, b.steps)
+    for m in range(len(opts)):  # the other summation order changes the last bits; ℓ∞'s sign(G_j) amplifies them
+        scale = np.nanmax(np.abs(a.beta[m]))
+        assert np.nanmax(np.abs(b.beta[m] - a.beta[m])) <= (1e-9 if opts[m] == "sam-linf" else 1e-11) * scale
+    assert np.array_equal(np.isnan(a.loss), np.isnan(b.loss))
+
+
 def test_budgets_and_bad_input_say_what_ran_out():
     _, _, Z = _data()
     r = run_pixels(Z, ["gd"], [0.5], [0.0], depth=2, time_kind="t", grid=np.array([0.0, 1e4]), max_steps=5)

@@ -54,7 +54,7 @@ from theorycheck.status import CHATTERING, COLLAPSE, DONE, LOSS_REACHED, NON_FIN
 from theorycheck.symbolic import compile as C
 
 __all__ = ["OPTIMIZER_CODES", "PixelFlow", "PixelRun", "Products", "run_pixels", "device_ops", "TIME_KINDS",
-           "PRODUCT_KINDS", "SPARSE_MAX_ROWS", "SPARSE_MAX_ROWS_SCIPY", "SPARSE_MAX_DENSITY"]
+           "PRODUCT_KINDS", "SPARSE_MAX_ROWS", "SPARSE_MAX_ROWS_SCIPY", "SPARSE_MAX_DENSITY", "SPARSE_MIN_NONZEROS"]
 
 #: the optimizers and their codes inside a batch
 OPTIMIZER_CODES = {"gd": 0, "sam-l2": 1, "sam-linf": 2}
@@ -71,6 +71,9 @@ SPARSE_MAX_DENSITY = 0.35
 #: is about even with dense)
 SPARSE_MAX_ROWS = 16
 SPARSE_MAX_ROWS_SCIPY = 12
+#: ... and when Z has at least this many nonzeros: on small data a product costs microseconds and
+#: a CSR call's fixed cost (torch's dispatch, its intra-op threads waking) would dominate
+SPARSE_MIN_NONZEROS = 100_000
 
 
 def _torch_csr(S):
@@ -91,9 +94,11 @@ class Products:
     active pixels) on ``ops``. ``kind``: "dense" (BLAS on ``ops``), "sparse" (a CSR copy of Za;
     numpy only: scipy's product for one row, torch's CSR kernel for several when torch is
     installed, scipy's otherwise) or "auto" (CSR when Za's density is at most
-    :data:`SPARSE_MAX_DENSITY` and the product has at most :data:`SPARSE_MAX_ROWS` rows —
-    :data:`SPARSE_MAX_ROWS_SCIPY` without torch —, dense otherwise). ``calls`` counts the
-    products of each kind ("dense", "csr-scipy", "csr-torch")."""
+    :data:`SPARSE_MAX_DENSITY`, it has at least :data:`SPARSE_MIN_NONZEROS` nonzeros and the
+    product has at most :data:`SPARSE_MAX_ROWS` rows — :data:`SPARSE_MAX_ROWS_SCIPY` without
+    torch —, dense otherwise). torch's kernel runs on torch's intra-op threads
+    (``OMP_NUM_THREADS``, ``torch.set_num_threads``): on a busy host one thread is faster.
+    ``calls`` counts the products of each kind ("dense", "csr-scipy", "csr-torch")."""
 
     def __init__(self, Za: np.ndarray, ops, kind: str = "auto"):
         if kind not in PRODUCT_KINDS:
@@ -101,8 +106,10 @@ class Products:
         self.ops = ops
         self._Za = Za
         self._dense = None  # (Z, Zᵀ) on ops, built at the first dense product
-        self.density = int(np.count_nonzero(Za)) / max(Za.size, 1)
-        want = kind == "sparse" or (kind == "auto" and self.density <= SPARSE_MAX_DENSITY)
+        nnz = int(np.count_nonzero(Za))
+        self.density = nnz / max(Za.size, 1)
+        want = kind == "sparse" or (kind == "auto" and self.density <= SPARSE_MAX_DENSITY
+                                    and nnz >= SPARSE_MIN_NONZEROS)
         if want and ops.name != "numpy":
             if kind == "sparse":
                 raise TheorycheckError("products 'sparse' needs array_backend 'numpy' (a CSR copy of Z on the CPU)")
