@@ -269,7 +269,6 @@ def test_large_l2_max_margin_equals_slsqp_on_small_data():
         np.testing.assert_allclose(b.direction, a.direction, atol=1e-9)
 
 
-@pytest.mark.slow
 def test_l2_max_margin_many_examples_take_the_working_set_and_budgets_say_so():
     """n > 2000 rows: "auto" is the working set, certified and equal to SLSQP forced on the same
     data; a round budget that runs out says so, and its answer is either certified (then equal)
