@@ -188,10 +188,13 @@ def linear_images(config: Config | None = None, *, save: str | Path | None = Non
     run and runs.json; ``figures``: a folder for the PNGs. ``task``: a prebuilt task (tests)."""
     cfg = (config or Config()).validate()
     t0 = time.perf_counter()
-    if cfg.threads is not None and cfg.array_backend == "torch":
-        import torch
-
-        torch.set_num_threads(int(cfg.threads))
+    if cfg.threads is not None:  # torch's threads: the torch backend, and the numpy backend's CSR products
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        if torch is not None:
+            torch.set_num_threads(int(cfg.threads))
     if task is None:
         task = pixel_task(cfg.dataset, cfg.classes, n_train=cfg.n_train, n_test=cfg.n_test,
                           preprocess=cfg.preprocess, data_dir=cfg.data_dir, seed=cfg.seed)

@@ -117,7 +117,7 @@ def register(sub) -> None:
     p.add_argument("--max-steps", type=int, help="step budget per run (default 3000)")
     p.add_argument("--array-backend", choices=["numpy", "torch"], help="default numpy")
     p.add_argument("--device", choices=["cpu", "cuda"], help="torch device (default: cuda when torch sees one)")
-    p.add_argument("--threads", type=int, help="torch CPU threads")
+    p.add_argument("--threads", type=int, help="torch CPU threads (the torch backend, and the numpy backend's sparse products)")
     p.add_argument("--seed", type=int, help="seed of the subsets (default 0)")
     p.add_argument("--data-dir", help="folder with the official CIFAR-10 batches (else the shared subset) or mnist.npz")
     p.add_argument("--no-margins", action="store_true", help="skip the ℓ1/ℓ2 max-margin programs (angles)")
