@@ -67,7 +67,7 @@ SPARSE_MAX_DENSITY = 0.35
 #: CPUs) is there, of at most SPARSE_MAX_ROWS_SCIPY rows with scipy's alone; one row always goes
 #: through scipy's matrix-vector product. benchmarks/bench_pixels.py measures every kind at
 #: several widths (MNIST 0 vs 1, one thread: for 1 row scipy's CSR is 2× dense BLAS; for 2–16
-#: rows torch's CSR 1.6–2.6×; from 24 rows on dense BLAS is faster; scipy's CSR for several rows
+#: rows torch's CSR 1.6–2.6×; from 24 rows on about even with dense BLAS or slower; scipy's CSR for several rows
 #: is about even with dense)
 SPARSE_MAX_ROWS = 16
 SPARSE_MAX_ROWS_SCIPY = 12
