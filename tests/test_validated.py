@@ -211,3 +211,58 @@ def test_a_valid_but_edited_certificate_fails_its_digest(certificate):
         box[1] = str(float(box[1]) * 2)
     res = check_certificate(_tampered(certificate, wider))
     assert not res.ok and not res.digest_ok and len(res.failures) == 1
+
+
+def _riccati(T, X):
+    return (T - X * X,)
+
+
+def _riccati_fj(T, X):
+    return (T - X * X, X * (-2))
+
+
+def test_newton_series_encloses_the_picard_series_of_every_sampled_point():
+    # x' = t − x² (non-autonomous, nonlinear): the Newton series over balls (t0, x0) must contain the
+    # (point) Picard series of every point sampled in them
+    K = 25
+    with arb_context(prec=160):
+        t0, x0 = arb("0.3", "0.05"), arb("-0.2", "0.1")
+        wide = series_solution(_riccati, t0, [x0], K, field_jacobian=_riccati_fj)[0]
+        assert wide.prec == K + 1
+        for i in range(5):
+            tp = arb(t0.mid()) + arb(t0.rad().mid()) * arb(i - 2) * arb("0.45")  # inside the balls
+            xp = arb(x0.mid()) + arb(x0.rad().mid()) * arb(2 - i) * arb("0.45")
+            exact = series_solution(_riccati, tp, [xp], K)[0]
+            point = series_solution(_riccati, tp, [xp], K, field_jacobian=_riccati_fj)[0]
+            for k in range(K + 1):
+                assert wide.coeffs()[k].contains(coefficient(exact, k))
+                assert coefficient(point, k).overlaps(coefficient(exact, k))
+                assert float(coefficient(point, k).rad()) <= 1e-35 * (1 + abs(float(coefficient(exact, k).mid())))
+
+
+def test_newton_series_refuses_a_truncated_series():
+    with arb_context(cap=4):
+        short = arb_series([arb(0)])
+
+    with pytest.raises(ArithmeticError, match="truncated"):
+        series_solution(_riccati, arb(0), [arb(1)], 8, field_jacobian=lambda T, x: (T - x * x + short, x * (-2)))
+    with pytest.raises(ArithmeticError, match="truncated"):
+        series_solution(_riccati, arb(0), [arb(1)], 8, field_jacobian=lambda T, x: (T - x * x, x * (-2) + short))
+
+
+def test_newton_series_of_the_reduced_l2_field_matches_picard():
+    # the compiled field and ∂f/∂w of C4's reduced ODE (moving frame): Newton's series (what the integrator uses
+    # for one state) overlaps Picard's, and is about as tight, at a point and over a box
+    t, x, p, f = S.reduced_l2_system(3, frame=True)
+    sysm = C.arb_system("l2-reduced-frame-d3", t, x, p, f)
+    with arb_context(prec=140):
+        params = [arb(1) / 2, arb(3) / 4, arb(1), arb("0.3"), arb(1), arb(2)]
+        g = sysm.field.bind(*params, series=True)
+        gj = sysm.field_and_state_jacobian.bind(*params, series=True)
+        for t0, x0, slack in ((arb(2), arb("0.1"), 100), (arb(2, "0.01"), arb("0.1", "0.02"), 1e3)):
+            pic = series_solution(g, t0, [x0], 30)[0]
+            new = series_solution(g, t0, [x0], 30, field_jacobian=gj)[0]
+            for k in range(31):
+                a, b = coefficient(pic, k), coefficient(new, k)
+                assert a.overlaps(b)
+                assert float(b.rad()) <= slack * float(a.rad()) + 1e-60

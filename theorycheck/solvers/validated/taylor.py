@@ -5,11 +5,23 @@ coefficients of s^0 … s^n are exact (each sweep fixes one more), so the series
 global ``ctx.cap``) is set to n + 1 for sweep n and restored after. With ball inputs (t0, x0 balls)
 every coefficient is a ball enclosing the coefficient for every point of the inputs: the (K+1)-th
 coefficient over the a-priori box is the Taylor remainder's factor.
+
+One state (d = 1) with its derivative a = ∂f/∂x: Newton's iteration on series doubles the number of exact
+coefficients per pass, so order K costs ⌈log₂(K + 1)⌉ passes instead of K sweeps. If x̃ agrees with the
+solution x* through s^{n−1} (x̃ − x* = e = O(s^n), e(0) = 0), the correction δ of
+δ' = a(s) δ + r(s), δ(0) = 0, with a = ∂f/∂x(t0 + s, x̃(s)) and r = f(t0 + s, x̃(s)) − x̃'(s), is
+δ = e^A ∫ e^{−A} r (A = ∫ a), and u = x̃ + δ − x* solves u' = a u + O(s^{2n}), u(0) = 0 (the residual is
+(a − a*) e + O(e²) = O(s^{2n}), a* the derivative along x*), so u = O(s^{2n+1}): x̃ + δ agrees with x* through
+s^{2n}. The statement holds for *every* x̃ that agrees through s^{n−1}, whatever its higher coefficients (here
+zero), so with balls it is inclusion isotonicity: for every point of the input balls, the series with the true
+first n coefficients (and zeros after) lies in the ball series iterated, and its Newton image — which agrees
+with the true solution through s^{2n} — lies in the image computed in ball arithmetic. Each pass is computed at
+length ``cap`` = min(2n + 1, K + 1) and every series it makes is checked to carry that length.
 """
 
 from __future__ import annotations
 
-from flint import arb, arb_series
+from flint import arb, arb_series, ctx
 
 from theorycheck.solvers.validated.balls import arb_context
 
@@ -20,10 +32,13 @@ def coefficient(s: arb_series, k: int) -> arb:
     return c[k] if k < len(c) else arb(0)
 
 
-def series_solution(field, t0: arb, x0: list, K: int) -> list:
+def series_solution(field, t0: arb, x0: list, K: int, field_jacobian=None) -> list:
     """The solution's Taylor series through (t0, x0) to order K (length K + 1), one per state;
-    ``field(T, *X)`` evaluates the (parameter-bound) field on series."""
+    ``field(T, *X)`` evaluates the (parameter-bound) field on series. ``field_jacobian(T, X)`` (one state
+    only): (f, ∂f/∂x) on series — then by Newton's iteration (module docstring), else by Picard's."""
     d = len(x0)
+    if field_jacobian is not None and d == 1:
+        return [_newton_scalar(field_jacobian, t0, x0[0], K)]
     with arb_context(cap=1):
         X = [arb_series([x]) for x in x0]
     for n in range(1, K + 1):
@@ -35,6 +50,45 @@ def series_solution(field, t0: arb, x0: list, K: int) -> list:
         if x.prec < K + 1:  # a series truncated below the order asked for: its coefficients would be wrong
             raise ArithmeticError(f"a Taylor series was truncated at length {x.prec} < {K + 1} (series cap)")
     return X
+
+
+def _newton_scalar(field_jacobian, t0: arb, x0: arb, K: int) -> arb_series:
+    """The Taylor series of the scalar solution through (t0, x0), length K + 1, by Newton's iteration; each
+    pass's linear equation δ' = a δ + r is solved by its own Picard sweeps (a product and an integral each:
+    no field evaluation)."""
+    coeffs, n = [x0], 1  # coefficients s^0 … s^(n−1) enclose the solution's
+    one, zero = arb(1), arb(0)
+    while n < K + 1:
+        L = min(2 * n + 1, K + 1)
+        with arb_context(cap=L):
+            T = arb_series([t0, one], prec=L)
+            W = arb_series(coeffs, prec=L)  # zeros beyond s^(n−1): one admissible x̃
+            F, a = (v if isinstance(v, arb_series) else arb_series([v], prec=L)  # a constant: any length
+                    for v in field_jacobian(T, W))
+            R = F - W.derivative()
+            # r = O(s^(n−1)) for the admissible x̃: its first n − 1 coefficients are exactly 0 for every point
+            # of the inputs (in ball arithmetic they are wide balls around 0 — dropping them keeps it tight);
+            # the length stays R's (a truncated F or a must not be lengthened here)
+            r = arb_series([zero] * (n - 1) + R.coeffs()[n - 1:], prec=min(R.prec, a.prec))
+        # δ = ∫(a δ + r): the sweep at length m fixes coefficient m − 1 (δ = O(s^n), so a δ = O(s^n) and ∫r is
+        # exact through s^n)
+        old = ctx.cap
+        try:
+            ctx.cap = n + 1
+            delta = r.integral()
+            for m in range(n + 2, L + 1):
+                ctx.cap = m
+                delta = (delta * a + r).integral()
+        finally:
+            ctx.cap = old
+        if delta.prec < L:  # a series truncated below the pass's length: its coefficients would be wrong
+            raise ArithmeticError(f"a Taylor series was truncated at length {delta.prec} < {L} (series cap)")
+        dc = delta.coeffs()
+        # δ = O(s^n): x̃'s first n coefficients stay, the next ones are δ's
+        coeffs = coeffs[:n] + [dc[k] if k < len(dc) else zero for k in range(n, L)]
+        n = L
+    with arb_context(cap=K + 1):
+        return arb_series(coeffs, prec=K + 1)
 
 
 def taylor_coefficients(field, t0: arb, x0: list, K: int) -> list:
