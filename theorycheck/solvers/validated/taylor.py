@@ -54,8 +54,7 @@ def series_solution(field, t0: arb, x0: list, K: int, field_jacobian=None) -> li
 
 def _newton_scalar(field_jacobian, t0: arb, x0: arb, K: int) -> arb_series:
     """The Taylor series of the scalar solution through (t0, x0), length K + 1, by Newton's iteration; each
-    pass's linear equation δ' = a δ + r is solved by its own Picard sweeps (a product and an integral each:
-    no field evaluation)."""
+    pass's linear equation δ' = a δ + r is solved coefficient by coefficient (no field evaluation)."""
     coeffs, n = [x0], 1  # coefficients s^0 … s^(n−1) enclose the solution's
     one, zero = arb(1), arb(0)
     while n < K + 1:
@@ -66,26 +65,20 @@ def _newton_scalar(field_jacobian, t0: arb, x0: arb, K: int) -> arb_series:
             F, a = (v if isinstance(v, arb_series) else arb_series([v], prec=L)  # a constant: any length
                     for v in field_jacobian(T, W))
             R = F - W.derivative()
-            # r = O(s^(n−1)) for the admissible x̃: its first n − 1 coefficients are exactly 0 for every point
-            # of the inputs (in ball arithmetic they are wide balls around 0 — dropping them keeps it tight);
-            # the length stays R's (a truncated F or a must not be lengthened here)
-            r = arb_series([zero] * (n - 1) + R.coeffs()[n - 1:], prec=min(R.prec, a.prec))
-        # δ = ∫(a δ + r): the sweep at length m fixes coefficient m − 1 (δ = O(s^n), so a δ = O(s^n) and ∫r is
-        # exact through s^n)
-        old = ctx.cap
-        try:
-            ctx.cap = n + 1
-            delta = r.integral()
-            for m in range(n + 2, L + 1):
-                ctx.cap = m
-                delta = (delta * a + r).integral()
-        finally:
-            ctx.cap = old
-        if delta.prec < L:  # a series truncated below the pass's length: its coefficients would be wrong
-            raise ArithmeticError(f"a Taylor series was truncated at length {delta.prec} < {L} (series cap)")
-        dc = delta.coeffs()
-        # δ = O(s^n): x̃'s first n coefficients stay, the next ones are δ's
-        coeffs = coeffs[:n] + [dc[k] if k < len(dc) else zero for k in range(n, L)]
+        if R.prec < L - 1 or a.prec < L - 1:  # a truncated series: its coefficients would be wrong
+            raise ArithmeticError(f"a Taylor series was truncated at length {min(R.prec, a.prec)} < {L - 1} "
+                                  "(series cap)")
+        rc, ac = R.coeffs(), a.coeffs()
+        rc += [zero] * (L - len(rc))
+        ac += [zero] * (L - len(ac))
+        # r = O(s^(n−1)) for the admissible x̃: its first n − 1 coefficients are exactly 0 for every point of the
+        # inputs (in ball arithmetic they are wide balls around 0, never used here). δ = O(s^n) solves
+        # (m + 1) δ_{m+1} = r_m + Σ_{i=n}^{m} a_{m−i} δ_i, m = n − 1 … L − 2; x̃'s first n coefficients stay.
+        for m in range(n - 1, L - 1):
+            acc = rc[m]
+            for i in range(n, m + 1):
+                acc += ac[m - i] * coeffs[i]
+            coeffs.append(acc / (m + 1))
         n = L
     with arb_context(cap=K + 1):
         return arb_series(coeffs, prec=K + 1)
