@@ -217,7 +217,7 @@ def _riccati(T, X):
     return (T - X * X,)
 
 
-def _riccati_fj(T, X):
+def _riccati_fj(T, X):  # (f, ∂f/∂x)
     return (T - X * X, X * (-2))
 
 
@@ -266,3 +266,23 @@ def test_newton_series_of_the_reduced_l2_field_matches_picard():
                 a, b = coefficient(pic, k), coefficient(new, k)
                 assert a.overlaps(b)
                 assert float(b.rad()) <= slack * float(a.rad()) + 1e-60
+
+
+def test_newton_series_of_a_two_state_field_encloses_the_point_picard_series():
+    # x' = y x, y' = t − x² (coupled, nonlinear): the d-dimensional Newton recurrence (J row by row)
+    def f(T, X, Y):
+        return (Y * X, T - X * X)
+
+    def fj(T, X, Y):
+        return (Y * X, T - X * X, Y, X, X * (-2), arb(0))
+
+    K = 18
+    with arb_context(prec=128):
+        t0, x0, y0 = arb("0.5", "0.02"), arb("0.4", "0.03"), arb("-0.3", "0.01")
+        wide = series_solution(f, t0, [x0, y0], K, field_jacobian=fj)
+        for s in (-1, 0, 1):
+            pt = [arb(b.mid()) + arb(b.rad().mid()) * arb(s) * arb("0.9") for b in (t0, x0, y0)]
+            exact = series_solution(f, pt[0], pt[1:], K)
+            for i in range(2):
+                for k in range(K + 1):
+                    assert wide[i].coeffs()[k].contains(coefficient(exact[i], k))

@@ -213,7 +213,8 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
         return p
 
     zeros = [arb(0)] * len(free)
-    # one state: its Taylor series by Newton's iteration (log₂ K passes), see solvers/validated/taylor.py
+    # one state: its Taylor series by Newton's iteration (log₂ K field evaluations, solvers/validated/taylor.py);
+    # with several states the coefficient recurrences cost d² products each and Picard's sweeps are as fast
     newton = d == 1 and getattr(system, "field_and_state_jacobian", None) is not None
 
     def field_at(tt, y):
@@ -231,9 +232,9 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
             return series_solution(f, tt, y[:d], order)
         gj = system.field_and_state_jacobian.bind(*pc(y), series=True)
 
-        def fj(T, X):
+        def fj(T, *X):
             evals[0] += 1
-            return gj(T, X)
+            return gj(T, *X)
         return series_solution(f, tt, y[:d], order, field_jacobian=fj)
 
     def coef(ser, y, k, i):

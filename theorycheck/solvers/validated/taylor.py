@@ -6,22 +6,23 @@ global ``ctx.cap``) is set to n + 1 for sweep n and restored after. With ball in
 every coefficient is a ball enclosing the coefficient for every point of the inputs: the (K+1)-th
 coefficient over the a-priori box is the Taylor remainder's factor.
 
-One state (d = 1) with its derivative a = ∂f/∂x: Newton's iteration on series doubles the number of exact
-coefficients per pass, so order K costs ⌈log₂(K + 1)⌉ passes instead of K sweeps. If x̃ agrees with the
-solution x* through s^{n−1} (x̃ − x* = e = O(s^n), e(0) = 0), the correction δ of
-δ' = a(s) δ + r(s), δ(0) = 0, with a = ∂f/∂x(t0 + s, x̃(s)) and r = f(t0 + s, x̃(s)) − x̃'(s), is
-δ = e^A ∫ e^{−A} r (A = ∫ a), and u = x̃ + δ − x* solves u' = a u + O(s^{2n}), u(0) = 0 (the residual is
-(a − a*) e + O(e²) = O(s^{2n}), a* the derivative along x*), so u = O(s^{2n+1}): x̃ + δ agrees with x* through
-s^{2n}. The statement holds for *every* x̃ that agrees through s^{n−1}, whatever its higher coefficients (here
-zero), so with balls it is inclusion isotonicity: for every point of the input balls, the series with the true
-first n coefficients (and zeros after) lies in the ball series iterated, and its Newton image — which agrees
-with the true solution through s^{2n} — lies in the image computed in ball arithmetic. Each pass is computed at
-length ``cap`` = min(2n + 1, K + 1) and every series it makes is checked to carry that length.
+With the Jacobian J = ∂f/∂x: Newton's iteration on series doubles the number of exact coefficients per
+pass, so order K costs ⌈log₂(K + 1)⌉ field evaluations instead of K sweeps. If x̃ agrees with the solution x*
+through s^{n−1} (x̃ − x* = e = O(s^n), e(0) = 0), the correction δ of δ' = J(s) δ + r(s), δ(0) = 0, with
+J = ∂f/∂x(t0 + s, x̃(s)) and r = f(t0 + s, x̃(s)) − x̃'(s), makes u = x̃ + δ − x* solve u' = J u + O(s^{2n}),
+u(0) = 0 (the residual is (J − J*) e + O(e²) = O(s^{2n}), J* the Jacobian along x*), so u = O(s^{2n+1}): x̃ + δ
+agrees with x* through s^{2n}. The linear equation is solved coefficient by coefficient,
+(m + 1) δ_{m+1} = r_m + Σ_{k=n}^{m} J_{m−k} δ_k (δ = O(s^n)), products of numbers only. The statement holds for
+*every* x̃ that agrees through s^{n−1}, whatever its higher coefficients (here zero), so with balls it is
+inclusion isotonicity: for every point of the input balls, the series with the true first n coefficients (and
+zeros after) lies in the ball series iterated, and its Newton image — which agrees with the true solution through
+s^{2n} — lies in the image computed in ball arithmetic. Each pass is computed at length ``cap`` =
+min(2n + 1, K + 1), and a series of f or J shorter than the pass needs raises, as in Picard's iteration.
 """
 
 from __future__ import annotations
 
-from flint import arb, arb_series, ctx
+from flint import arb, arb_series
 
 from theorycheck.solvers.validated.balls import arb_context
 
@@ -34,11 +35,12 @@ def coefficient(s: arb_series, k: int) -> arb:
 
 def series_solution(field, t0: arb, x0: list, K: int, field_jacobian=None) -> list:
     """The solution's Taylor series through (t0, x0) to order K (length K + 1), one per state;
-    ``field(T, *X)`` evaluates the (parameter-bound) field on series. ``field_jacobian(T, X)`` (one state
-    only): (f, ∂f/∂x) on series — then by Newton's iteration (module docstring), else by Picard's."""
+    ``field(T, *X)`` evaluates the (parameter-bound) field on series. ``field_jacobian(T, *X)``: the d values
+    of f followed by the d × d entries ∂f_i/∂x_j (row by row) on series — then by Newton's iteration (module
+    docstring), else by Picard's."""
     d = len(x0)
-    if field_jacobian is not None and d == 1:
-        return [_newton_scalar(field_jacobian, t0, x0[0], K)]
+    if field_jacobian is not None:
+        return _newton(field_jacobian, t0, x0, K)
     with arb_context(cap=1):
         X = [arb_series([x]) for x in x0]
     for n in range(1, K + 1):
@@ -52,36 +54,48 @@ def series_solution(field, t0: arb, x0: list, K: int, field_jacobian=None) -> li
     return X
 
 
-def _newton_scalar(field_jacobian, t0: arb, x0: arb, K: int) -> arb_series:
-    """The Taylor series of the scalar solution through (t0, x0), length K + 1, by Newton's iteration; each
-    pass's linear equation δ' = a δ + r is solved coefficient by coefficient (no field evaluation)."""
-    coeffs, n = [x0], 1  # coefficients s^0 … s^(n−1) enclose the solution's
+def _newton(field_jacobian, t0: arb, x0: list, K: int) -> list:
+    """The Taylor series of the solution through (t0, x0), length K + 1 each, by Newton's iteration; each pass's
+    linear equation δ' = J δ + r is solved coefficient by coefficient (no field evaluation)."""
+    d = len(x0)
+    coeffs, n = [[x] for x in x0], 1  # coefficients s^0 … s^(n−1) enclose the solution's
     one, zero = arb(1), arb(0)
     while n < K + 1:
         L = min(2 * n + 1, K + 1)
         with arb_context(cap=L):
             T = arb_series([t0, one], prec=L)
-            W = arb_series(coeffs, prec=L)  # zeros beyond s^(n−1): one admissible x̃
-            F, a = (v if isinstance(v, arb_series) else arb_series([v], prec=L)  # a constant: any length
-                    for v in field_jacobian(T, W))
-            R = F - W.derivative()
-        if R.prec < L - 1 or a.prec < L - 1:  # a truncated series: its coefficients would be wrong
-            raise ArithmeticError(f"a Taylor series was truncated at length {min(R.prec, a.prec)} < {L - 1} "
-                                  "(series cap)")
-        rc, ac = R.coeffs(), a.coeffs()
-        rc += [zero] * (L - len(rc))
-        ac += [zero] * (L - len(ac))
+            W = [arb_series(c, prec=L) for c in coeffs]  # zeros beyond s^(n−1): one admissible x̃
+            out = [v if isinstance(v, arb_series) else arb_series([v], prec=L)  # a constant: any length
+                   for v in field_jacobian(T, *W)]
+            R = [out[i] - W[i].derivative() for i in range(d)]
+        J = out[d:]
+        short = min(v.prec for v in (*R, *J))
+        if short < L - 1:  # a truncated series: its coefficients would be wrong
+            raise ArithmeticError(f"a Taylor series was truncated at length {short} < {L - 1} (series cap)")
+        rc = [_padded(v, L, zero) for v in R]
+        Jc = [[_padded(J[i * d + j], L, zero) for j in range(d)] for i in range(d)]
         # r = O(s^(n−1)) for the admissible x̃: its first n − 1 coefficients are exactly 0 for every point of the
         # inputs (in ball arithmetic they are wide balls around 0, never used here). δ = O(s^n) solves
-        # (m + 1) δ_{m+1} = r_m + Σ_{i=n}^{m} a_{m−i} δ_i, m = n − 1 … L − 2; x̃'s first n coefficients stay.
+        # (m + 1) δ_{m+1} = r_m + Σ_{k=n}^{m} J_{m−k} δ_k, m = n − 1 … L − 2; x̃'s first n coefficients stay.
         for m in range(n - 1, L - 1):
-            acc = rc[m]
-            for i in range(n, m + 1):
-                acc += ac[m - i] * coeffs[i]
-            coeffs.append(acc / (m + 1))
+            new = []
+            for i in range(d):
+                acc = rc[i][m]
+                for j in range(d):
+                    Jij, cj = Jc[i][j], coeffs[j]
+                    for k in range(n, m + 1):
+                        acc += Jij[m - k] * cj[k]
+                new.append(acc / (m + 1))
+            for i in range(d):
+                coeffs[i].append(new[i])
         n = L
     with arb_context(cap=K + 1):
-        return arb_series(coeffs, prec=K + 1)
+        return [arb_series(c, prec=K + 1) for c in coeffs]
+
+
+def _padded(s: arb_series, L: int, zero: arb) -> list:
+    c = s.coeffs()
+    return c + [zero] * (L - len(c))
 
 
 def taylor_coefficients(field, t0: arb, x0: list, K: int) -> list:
