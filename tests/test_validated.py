@@ -304,3 +304,24 @@ def test_one_state_runs_use_newton_series_and_enclose_the_exact_solution():
     newton, pic = runs  # the same steps rule: about as many steps, far fewer field evaluations
     assert abs(newton.n_steps - pic.n_steps) <= 2
     assert 2 * newton.evaluations < pic.evaluations
+
+
+def test_variational_coefficients_of_a_linear_field_are_exact():
+    # u_j' = z_j u_j (GD, L = 2): ∂u_j/∂u_j(0) = e^{z_j s}, ∂u_j/∂z_j = u_j(0) s e^{z_j s}: coefficients z^k/k! and
+    # u0 z^(k−1)/(k−1)!; the other entries are 0
+    from theorycheck.solvers.validated.taylor import variational_coefficients
+
+    sysm = _system("gd-2", S.balanced_system(2, "gd", 2))
+    K = 12
+    with arb_context(prec=128):
+        z = [arb(1) / 3, arb(5) / 4]
+        u0 = [arb("0.5", "1e-20"), arb("0.25")]
+        X = series_solution(sysm.field.bind(*z, arb(1), series=True), arb(0), u0, K)
+        V = variational_coefficients(sysm.jacobian.bind(*z, arb(1), series=True), arb(0), X, K, [0, 1, 2, 3])
+        for k in range(K + 1):
+            fact = arb(int(sp.factorial(k)))
+            for j in range(2):
+                assert V[k][j][j].overlaps(z[j] ** k / fact)
+                assert V[k][j][1 - j].contains(0) and float(V[k][j][1 - j].rad()) == 0
+                want = u0[j] * z[j] ** (k - 1) / arb(int(sp.factorial(k - 1))) if k else arb(0)
+                assert V[k][j][2 + j].overlaps(want) and V[k][j][3 - j].contains(0)

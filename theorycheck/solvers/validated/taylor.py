@@ -22,7 +22,7 @@ min(2n + 1, K + 1), and a series of f or J shorter than the pass needs raises, a
 
 from __future__ import annotations
 
-from flint import arb, arb_series
+from flint import arb, arb_mat, arb_series
 
 from theorycheck.solvers.validated.balls import arb_context
 
@@ -107,32 +107,36 @@ def taylor_coefficients(field, t0: arb, x0: list, K: int) -> list:
 def variational_coefficients(jacobian, t0: arb, X: list, K: int, cols: list) -> list:
     """V[k][i][j]: the k-th Taylor coefficient of ∂x_i/∂y_j along the series X (from :func:`series_solution`),
     y_j = x0_j for j < d and the parameter of Jacobian column ``cols[j]`` beyond: V' = J_x V + J_p,
-    V(0) = [I | 0]. ``jacobian(T, *X)`` (parameter-bound) returns ∂f_i/∂(x, p)_c row by row."""
+    V(0) = [I | 0]. ``jacobian(T, *X)`` (parameter-bound) returns ∂f_i/∂(x, p)_c row by row. The equation is
+    linear, so its coefficients follow from J's by the recurrence (m + 1) V_{m+1} = J_{p,m} + Σ_{l=0}^{m}
+    J_{x,m−l} V_l, in ball-matrix products (each coefficient a ball containing the exact one for every point of
+    the balls J was evaluated on)."""
     d = len(X)
     n = len(cols)
     with arb_context(cap=K + 1):
         T = arb_series([t0, 1])
         flat = jacobian(T, *X)
     width = len(flat) // d
-    J = [[flat[i * width + c] for c in cols] for i in range(d)]
     one, zero = arb(1), arb(0)
-    with arb_context(cap=1):
-        V = [[arb_series([one if i == j else zero]) for j in range(n)] for i in range(d)]
-    V0 = [[one if i == j else zero for j in range(n)] for i in range(d)]
-    for m in range(1, K + 1):
-        with arb_context(cap=m + 1):
-            new = []
-            for i in range(d):
-                Ji = J[i]
-                row = []
-                for j in range(n):
-                    acc = Ji[j] if j >= d else None  # ∂f_i/∂p of column j
-                    for k in range(d):
-                        term = V[k][j] * Ji[k]
-                        acc = term if acc is None else acc + term
-                    row.append(acc.integral() + V0[i][j])
-                new.append(row)
-            V = new
-    if any(V[i][j].prec < K + 1 for i in range(d) for j in range(n)):
+    J = [[_first(flat[i * width + c], K, zero) for c in cols] for i in range(d)]
+    Jx = [arb_mat(d, d, [J[i][k][m] for i in range(d) for k in range(d)]) for m in range(K)]
+    Jp = [arb_mat(d, n, [J[i][j][m] if j >= d else zero for i in range(d) for j in range(n)]) for m in range(K)]
+    V = [arb_mat(d, n, [one if i == j else zero for i in range(d) for j in range(n)])]
+    for m in range(K):
+        acc = Jp[m] if n > d else None  # ∂f/∂p of the parameter columns
+        for l in range(m + 1):
+            term = Jx[m - l] * V[l]
+            acc = term if acc is None else acc + term
+        V.append(acc / (m + 1))
+    return [[[V[k][i, j] for j in range(n)] for i in range(d)] for k in range(K + 1)]
+
+
+def _first(v, K: int, zero: arb) -> list:
+    """The coefficients s^0 … s^(K−1) of a series (a constant ball: itself, then zeros); a series truncated
+    below length K raises."""
+    if not isinstance(v, arb_series):
+        return [v] + [zero] * (K - 1)
+    if v.prec < K:
         raise ArithmeticError(f"a variational series was truncated below length {K + 1} (series cap)")
-    return [[[coefficient(V[i][j], k) for j in range(n)] for i in range(d)] for k in range(K + 1)]
+    c = v.coeffs()[:K]
+    return c + [zero] * (K - len(c))
