@@ -211,3 +211,117 @@ def test_a_valid_but_edited_certificate_fails_its_digest(certificate):
         box[1] = str(float(box[1]) * 2)
     res = check_certificate(_tampered(certificate, wider))
     assert not res.ok and not res.digest_ok and len(res.failures) == 1
+
+
+def _riccati(T, X):
+    return (T - X * X,)
+
+
+def _riccati_fj(T, X):  # (f, ∂f/∂x)
+    return (T - X * X, X * (-2))
+
+
+def test_newton_series_encloses_the_picard_series_of_every_sampled_point():
+    # x' = t − x² (non-autonomous, nonlinear): the Newton series over balls (t0, x0) must contain the
+    # (point) Picard series of every point sampled in them
+    K = 25
+    with arb_context(prec=160):
+        t0, x0 = arb("0.3", "0.05"), arb("-0.2", "0.1")
+        wide = series_solution(_riccati, t0, [x0], K, field_jacobian=_riccati_fj)[0]
+        assert wide.prec == K + 1
+        for i in range(5):
+            tp = arb(t0.mid()) + arb(t0.rad().mid()) * arb(i - 2) * arb("0.45")  # inside the balls
+            xp = arb(x0.mid()) + arb(x0.rad().mid()) * arb(2 - i) * arb("0.45")
+            exact = series_solution(_riccati, tp, [xp], K)[0]
+            point = series_solution(_riccati, tp, [xp], K, field_jacobian=_riccati_fj)[0]
+            for k in range(K + 1):
+                assert wide.coeffs()[k].contains(coefficient(exact, k))
+                assert coefficient(point, k).overlaps(coefficient(exact, k))
+                assert float(coefficient(point, k).rad()) <= 1e-35 * (1 + abs(float(coefficient(exact, k).mid())))
+
+
+def test_newton_series_refuses_a_truncated_series():
+    with arb_context(cap=4):
+        short = arb_series([arb(0)])
+
+    with pytest.raises(ArithmeticError, match="truncated"):
+        series_solution(_riccati, arb(0), [arb(1)], 8, field_jacobian=lambda T, x: (T - x * x + short, x * (-2)))
+    with pytest.raises(ArithmeticError, match="truncated"):
+        series_solution(_riccati, arb(0), [arb(1)], 8, field_jacobian=lambda T, x: (T - x * x, x * (-2) + short))
+
+
+def test_newton_series_of_the_reduced_l2_field_matches_picard():
+    # the compiled field and ∂f/∂w of C4's reduced ODE (moving frame): Newton's series (what the integrator uses
+    # for one state) overlaps Picard's, and is about as tight, at a point and over a box
+    t, x, p, f = S.reduced_l2_system(3, frame=True)
+    sysm = C.arb_system("l2-reduced-frame-d3", t, x, p, f)
+    with arb_context(prec=140):
+        params = [arb(1) / 2, arb(3) / 4, arb(1), arb("0.3"), arb(1), arb(2)]
+        g = sysm.field.bind(*params, series=True)
+        gj = sysm.field_and_state_jacobian.bind(*params, series=True)
+        for t0, x0, slack in ((arb(2), arb("0.1"), 100), (arb(2, "0.01"), arb("0.1", "0.02"), 1e3)):
+            pic = series_solution(g, t0, [x0], 30)[0]
+            new = series_solution(g, t0, [x0], 30, field_jacobian=gj)[0]
+            for k in range(31):
+                a, b = coefficient(pic, k), coefficient(new, k)
+                assert a.overlaps(b)
+                assert float(b.rad()) <= slack * float(a.rad()) + 1e-60
+
+
+def test_newton_series_of_a_two_state_field_encloses_the_point_picard_series():
+    # x' = y x, y' = t − x² (coupled, nonlinear): the d-dimensional Newton recurrence (J row by row)
+    def f(T, X, Y):
+        return (Y * X, T - X * X)
+
+    def fj(T, X, Y):
+        return (Y * X, T - X * X, Y, X, X * (-2), arb(0))
+
+    K = 18
+    with arb_context(prec=128):
+        t0, x0, y0 = arb("0.5", "0.02"), arb("0.4", "0.03"), arb("-0.3", "0.01")
+        wide = series_solution(f, t0, [x0, y0], K, field_jacobian=fj)
+        for s in (-1, 0, 1):
+            pt = [arb(b.mid()) + arb(b.rad().mid()) * arb(s) * arb("0.9") for b in (t0, x0, y0)]
+            exact = series_solution(f, pt[0], pt[1:], K)
+            for i in range(2):
+                for k in range(K + 1):
+                    assert wide[i].coeffs()[k].contains(coefficient(exact[i], k))
+
+
+def test_one_state_runs_use_newton_series_and_enclose_the_exact_solution():
+    # GD, L = 3: du/dτ = z u², u(τ) = 1/(1/α − z τ). With Newton's series a step costs ~log₂ K field evaluations
+    # on series per series (plus the ball evaluations of the Picard test) instead of K sweeps; both enclose u
+    import dataclasses
+
+    sysm = _system("gd-3", S.balanced_system(3, "gd", 1))
+    picard = dataclasses.replace(sysm, field_and_state_jacobian=None)
+    K = 16
+    runs = [integrate(s, ["0.5"], params=[1, 1], t_end="1.5", order=K, prec=96) for s in (sysm, picard)]
+    with arb_context(prec=96):
+        exact = 1 / (2 - arb("1.5"))
+        for fp in runs:
+            assert fp.status is Status.T_MAX and fp.end[0].contains(exact) and float(fp.end[0].rad()) < 1e-20
+    newton, pic = runs  # the same steps rule: about as many steps, far fewer field evaluations
+    assert abs(newton.n_steps - pic.n_steps) <= 2
+    assert 2 * newton.evaluations < pic.evaluations
+
+
+def test_variational_coefficients_of_a_linear_field_are_exact():
+    # u_j' = z_j u_j (GD, L = 2): ∂u_j/∂u_j(0) = e^{z_j s}, ∂u_j/∂z_j = u_j(0) s e^{z_j s}: coefficients z^k/k! and
+    # u0 z^(k−1)/(k−1)!; the other entries are 0
+    from theorycheck.solvers.validated.taylor import variational_coefficients
+
+    sysm = _system("gd-2", S.balanced_system(2, "gd", 2))
+    K = 12
+    with arb_context(prec=128):
+        z = [arb(1) / 3, arb(5) / 4]
+        u0 = [arb("0.5", "1e-20"), arb("0.25")]
+        X = series_solution(sysm.field.bind(*z, arb(1), series=True), arb(0), u0, K)
+        V = variational_coefficients(sysm.jacobian.bind(*z, arb(1), series=True), arb(0), X, K, [0, 1, 2, 3])
+        for k in range(K + 1):
+            fact = arb(int(sp.factorial(k)))
+            for j in range(2):
+                assert V[k][j][j].overlaps(z[j] ** k / fact)
+                assert V[k][j][1 - j].contains(0) and float(V[k][j][1 - j].rad()) == 0
+                want = u0[j] * z[j] ** (k - 1) / arb(int(sp.factorial(k - 1))) if k else arb(0)
+                assert V[k][j][2 + j].overlaps(want) and V[k][j][3 - j].contains(0)

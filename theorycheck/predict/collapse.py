@@ -164,7 +164,14 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
         for i in range(40):
             T_want = math.log(1e-3 / max(float(unc), 1e-300)) / zm
             T = min(max(3.0 / zm, T_want, 1.6 * T if T else 0.0), 5000.0 / zm)
-            root = rung(flow, T, root, max(float(unc) * 10, float(target)), float(target) / 100)
+            # the starting span: the uncertainty, but no wider than what stays linear up to T (a perturbation
+            # of the saddle's unstable coordinate grows like e^{z_min T}: past ~1e-3 the run leaves the saddle
+            # before T and gives a fate, not a q_T)
+            span = min(float(unc) * 10, 1e-3 * math.exp(-zm * T)) if T * zm < 690 else float(unc) * 10
+            span = max(span, float(target))
+            if isinstance(target, mp.mpf):
+                span = mp.mpf(span)  # 1 ± span at the working precision, not in float64
+            root = rung(flow, T, root, span, float(target) / 100)
             if prev is not None:
                 unc = max(abs(root - prev) / root, float(target) / 1e3)
                 if i + 1 >= n_min and abs(root - prev) <= target * root:

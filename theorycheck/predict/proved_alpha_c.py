@@ -34,7 +34,8 @@ from theorycheck.status import Status
 #: what the bracket rests on besides the two enclosures
 RESTS_ON_L2 = [
     "validated Taylor integration of C4's reduced ODE in ball arithmetic (python-flint's Arb; every step an "
-    "enclosure with a rigorous remainder)",
+    "enclosure with a rigorous remainder; the Taylor coefficients by Newton's iteration on series, each a ball "
+    "containing the coefficient for every point of the step's balls)",
     "C4's reduction of the balanced ℓ2-SAM flow to dI/dτ = 1/N(τ, I) (theorycheck prove C4)",
     "collapse lemma: N < ρ z_min ⇒ collapse (theorycheck prove P1)",
     "growth lemma: N_S > ρ max_S z for some set S of coordinates ⇒ growth (theorycheck prove P2)",
@@ -277,7 +278,8 @@ def prove_alpha_c(z, rho: float, *, digits: int = 12, max_seconds: float = 600.0
     if depth != 2:
         raise TheorycheckError("prove_alpha_c is for depth 2; even depths ≥ 4: predict.proved_depth.prove_alpha_c_depth")
     deadline = t_start + max_seconds
-    method = ("validated Taylor integration (order {K}, {bits}-bit balls) of C4's reduced ODE in a moving frame, "
+    method = ("validated Taylor integration (order {K}, {bits}-bit balls; Taylor series by Newton's iteration on "
+              "series) of C4's reduced ODE in a moving frame, "
               "from the floating-point certified α_c ∓ 10^-(digits+2); persisting lemmas decide each end")
     D = digits + 3  # work a little beyond what is asked, so that the bracket shares `digits` digits
     pr = L2Prover(z, rho, D)

@@ -793,12 +793,38 @@ def arb_function(args, exprs, params=()) -> ArbFunction:
     return _arb_compiled(tuple(args), tuple(params), tuple(sp.sympify(e) for e in exprs))
 
 
+class _LazyArbFunction:
+    """An :class:`ArbFunction` compiled on first use (``bind``, a call, ``source``): a Jacobian that a run never
+    asks for costs no sympy differentiation."""
+
+    def __init__(self, build: Callable[[], ArbFunction]):
+        self._build = build
+        self._fn: ArbFunction | None = None
+
+    def get(self) -> ArbFunction:
+        if self._fn is None:
+            self._fn = self._build()
+        return self._fn
+
+    def bind(self, *params, series: bool = False):
+        return self.get().bind(*params, series=series)
+
+    def __call__(self, *args):
+        return self.get()(*args)
+
+    @property
+    def source(self) -> str:
+        return self.get().source
+
+
 @dataclass(frozen=True)
 class ArbSystem:
     """An ODE dx/dt = f(t, x; p) compiled for ball arithmetic (see :func:`arb_system`):
     ``field(t, *x, *p)`` → d values, ``jacobian(t, *x, *p)`` → the d × (d + m) entries
-    ∂f_i/∂(x, p)_j row by row (both :class:`ArbFunction`, with ``bind``); ``identity`` names the sympy
-    system (a sha256 of its text), ``text`` the fields as sympy strings."""
+    ∂f_i/∂(x, p)_j row by row, ``field_and_state_jacobian(t, *x, *p)`` → the d values of f followed by the
+    d × d entries ∂f_i/∂x_j row by row (one compiled function, so the two share their subexpressions; all three
+    with ``bind``; the Jacobians are compiled on first use); ``identity`` names the sympy system (a sha256 of its
+    text), ``text`` the fields as sympy strings."""
 
     name: str
     time: sp.Symbol
@@ -806,9 +832,10 @@ class ArbSystem:
     params: tuple
     exprs: tuple
     field: ArbFunction
-    jacobian: ArbFunction
+    jacobian: _LazyArbFunction
     identity: str
     text: tuple
+    field_and_state_jacobian: _LazyArbFunction | None = None
 
 
 @lru_cache(maxsize=64)
@@ -816,12 +843,19 @@ def _arb_system_cached(name: str, time, states: tuple, params: tuple, exprs: tup
     import hashlib
 
     args = (time, *states)
-    jac = [sp.diff(f, v) for f in exprs for v in (*states, *params)]
     text = tuple(sp.srepr(e) for e in exprs)
     ident = hashlib.sha256(repr((name, str(time), [str(s) for s in states], [str(p) for p in params],
                                  text)).encode()).hexdigest()
+
+    def jacobian():
+        return arb_function(args, [sp.diff(f, v) for f in exprs for v in (*states, *params)], params)
+
+    def field_and_state_jacobian():
+        return arb_function(args, [*exprs, *[sp.diff(f, v) for f in exprs for v in states]], params)
+
     return ArbSystem(name, time, states, params, exprs, arb_function(args, exprs, params),
-                     arb_function(args, jac, params), ident, tuple(sp.sstr(e) for e in exprs))
+                     _LazyArbFunction(jacobian), ident, tuple(sp.sstr(e) for e in exprs),
+                     _LazyArbFunction(field_and_state_jacobian))
 
 
 def arb_system(name: str, time, states, params, exprs) -> ArbSystem:

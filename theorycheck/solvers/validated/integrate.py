@@ -5,7 +5,8 @@ One step from the set X = {c + A r : r ∈ R} at time t (c a point, A a matrix, 
 1. a-priori enclosure: a box B with X + [0, h]·f([t, t+h], B) ⊂ interior(B) (interval Picard test,
    inflating B a few times, halving h when it fails): the solution through every point of X exists on
    [t, t + h] and stays in B;
-2. the Taylor polynomial Φ of order K by series arithmetic (:mod:`taylor`) at c, and the Jacobian DΦ over
+2. the Taylor polynomial Φ of order K by series arithmetic (:mod:`taylor`: Newton's iteration for one state,
+   Picard's for several) at c, and the Jacobian DΦ over
    the box hull of X from the variational equation's series;
 3. the remainder Z = x_{K+1}([t, t+h], B)·[0, h]^{K+1} (the next coefficient over the a-priori box);
 4. x(t + h) ∈ Φ(c) + Z + DΦ(X̄)·A·R (mean-value form), re-centred: c' = mid(Φ(c) + Z),
@@ -35,8 +36,8 @@ from theorycheck.status import Status
 
 @dataclass(frozen=True)
 class Budget:
-    """Limits that end every validated run: steps, field evaluations (one per series sweep or ball
-    evaluation), seconds, step halvings in a row, and the widest enclosure (radius relative to
+    """Limits that end every validated run: steps, field evaluations (one per Picard sweep or Newton pass
+    on series, one per ball evaluation), seconds, step halvings in a row, and the widest enclosure (radius relative to
     1 + |midpoint|) that is still worth carrying."""
 
     max_steps: int = 20_000
@@ -213,6 +214,9 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
         return p
 
     zeros = [arb(0)] * len(free)
+    # one state: its Taylor series by Newton's iteration (log₂ K field evaluations, solvers/validated/taylor.py);
+    # with several states the coefficient recurrences cost d² products each and Picard's sweeps are as fast
+    newton = d == 1 and getattr(system, "field_and_state_jacobian", None) is not None
 
     def field_at(tt, y):
         evals[0] += 1
@@ -225,7 +229,14 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
         def f(T, *X):
             evals[0] += 1
             return g(T, *X)
-        return series_solution(f, tt, y[:d], order)
+        if not newton:
+            return series_solution(f, tt, y[:d], order)
+        gj = system.field_and_state_jacobian.bind(*pc(y), series=True)
+
+        def fj(T, *X):
+            evals[0] += 1
+            return gj(T, *X)
+        return series_solution(f, tt, y[:d], order, field_jacobian=fj)
 
     def coef(ser, y, k, i):
         if i < d:
