@@ -33,6 +33,15 @@ SLOW_IDS = frozenset({
 })
 
 
+def pytest_configure(config):
+    """With pytest-xdist (``-n N``) every worker is a process of its own, one per core: thread pools of
+    their own (OpenBLAS, OpenMP for torch) would put 2N threads on N cores. The workers are started
+    after this hook and inherit the environment; a run without ``-n`` keeps the defaults."""
+    if getattr(config.option, "numprocesses", None):
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid in SLOW_IDS:

@@ -117,6 +117,33 @@ def test_stable_logistic_at_extremes():
     assert dv[0] == -1.0 and dv[1] == 0.0
 
 
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_stable_logistic_forms_give_their_limits_at_infinite_margins(backend):
+    """ℓ, ln ℓ and ln|ℓ'| at m = ±∞ and ±1e300 are the limits, not NaN, without an invalid or
+    divide warning (was: (|s| − s)/2 = ∞ − ∞ = NaN at s = +∞; ln ℓ(1e300) = ln 0 in the unused
+    branch). ℓ' = −1/(1 + e^s) keeps its benign overflow of e^s (−1/∞ = −0)."""
+    s = np.array([-np.inf, -1e300, 0.0, 1e300, np.inf])
+    arg = s
+    if backend == "torch":
+        torch = pytest.importorskip("torch")
+        arg = torch.tensor(s, dtype=torch.float64)
+    ell, dell = C.stable_loss_functions("logistic", backend)
+    ln_l, ln_d = C.log_loss_functions("logistic", backend)
+    with np.errstate(invalid="raise", divide="raise", over="raise"):
+        got = [np.asarray(f(arg), float) for f in (ell, ln_l, ln_d)]
+    with np.errstate(over="ignore"):
+        got.append(np.asarray(dell(arg), float))
+    want = [[np.inf, 1e300, math.log(2), 0.0, 0.0], [np.inf, math.log(1e300), math.log(math.log(2)), -1e300, -np.inf],
+            [0.0, 0.0, -math.log(2), -1e300, -np.inf], [-1.0, -1.0, -0.5, 0.0, 0.0]]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-15)
+    ell_mp, _ = C.stable_loss_functions("logistic", "mpmath")
+    ln_l_mp, ln_d_mp = C.log_loss_functions("logistic", "mpmath")
+    assert (ell_mp(mpmath.inf), ell_mp(-mpmath.inf)) == (0, mpmath.inf)
+    assert (ln_l_mp(mpmath.inf), ln_l_mp(-mpmath.inf)) == (-mpmath.inf, mpmath.inf)
+    assert (ln_d_mp(mpmath.inf), ln_d_mp(-mpmath.inf)) == (-mpmath.inf, 0)
+
+
 def test_mpmath_backends_agree():
     with mpmath.workdps(40):
         f_mp = C.balanced_log_field(3, "sam-l2", "mpmath").field

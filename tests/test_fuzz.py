@@ -353,7 +353,16 @@ def _check_trajectory(argv, *, chain: bool):
     for v in doc["direction"]:
         assert math.isfinite(v)
     if doc["stopped_because"] != "max_seconds":  # a budget in seconds may stop at another step
-        assert strip_timing(cli(argv, limit=90.0)[1]) == strip_timing(out)
+        rc2, out2, _ = cli(argv, limit=90.0)
+        assert rc2 == 0, argv
+        again = json.loads(out2)
+        if again["stopped_because"] == "max_seconds":
+            # the rerun's seconds ran out first (a loaded host): the same computation cut short, so it
+            # agrees with the first run up to where it stopped
+            assert again["t_end"] <= doc["t_end"] and again["initial_index"] == doc["initial_index"], argv
+            assert again["switches"] == [w for w in doc["switches"] if w["time"] <= again["t_end"]], argv
+        else:
+            assert strip_timing(out2) == strip_timing(out)
     if chain:
         j = doc["initial_index"]
         for s in doc["switches"]:

@@ -47,6 +47,20 @@ def test_evaluation_budget_is_enforced_inside_the_first_step():
     assert tr.n_evaluations == 5 and len(tr.t) == 1
 
 
+@pytest.mark.parametrize("optimizer,rho", [("sam-l2", 0.5), ("gd", 0.0), ("sam-linf", 1.0)])
+def test_a_field_beyond_float64_at_the_start_ends_the_run_at_once(optimizer, rho):
+    """L = 7, α = 1e200: the log-coordinate field e^{5·ln α}·… is inf at τ = 0. Was: DOP853 rejected
+    ~460 trial steps (5486 evaluations, a second of work) shrinking h to the subnormal spacing of
+    t = 0, so a seconds budget decided between step_size_underflow and max_seconds by the host's load."""
+    z = [0.1, 5.08, 8.06, 3.47, 3.47, 6.98]
+    s = Setting.from_z(z, depth=7, optimizer=optimizer, rho=rho, alpha=1e200)
+    runs = [solve(s, t_max=20.0, budget=b) for b in (Budget(), Budget(max_seconds=1e9, max_evaluations=10))]
+    for tr in runs:
+        assert tr.stopped_because == "non_finite" and "not finite at t = 0" in tr.message
+        assert tr.n_steps == 0 and tr.n_evaluations <= 3 and list(tr.t) == [0.0]
+    assert np.array_equal(runs[0].log_abs_beta, runs[1].log_abs_beta)
+
+
 def test_reduced_ode_to_t_max_1e300_terminates_and_is_right():
     """Was: the internal clock t/T overflowed to inf and one scipy step looped forever."""
     with hang_guard(60):

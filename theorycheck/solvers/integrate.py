@@ -27,7 +27,15 @@ import numpy as np
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
 from theorycheck.solvers.guards import BudgetExhausted, FieldBudget
-from theorycheck.solvers.steppers import FloatBackend, GBSStepper, MpBackend, ScipyStepper, StepFailed, find_root
+from theorycheck.solvers.steppers import (
+    FieldNotFinite,
+    FloatBackend,
+    GBSStepper,
+    MpBackend,
+    ScipyStepper,
+    StepFailed,
+    find_root,
+)
 from theorycheck.solvers.systems import (
     BalancedL2System,
     BranchSystem,
@@ -135,6 +143,8 @@ def _stop_of(exc: Exception) -> tuple[Status, str]:
         return stop, f"{stop.message}: {exc}"
     if isinstance(exc, StepFailed):
         return Status.STEP_SIZE_UNDERFLOW, str(exc)
+    if isinstance(exc, FieldNotFinite):
+        return Status.NON_FINITE, f"{exc}: {Status.NON_FINITE.message}"
     return Status.NON_FINITE, f"{type(exc).__name__}: {exc}"
 
 

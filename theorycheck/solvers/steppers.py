@@ -173,6 +173,11 @@ class StepFailed(Exception):
     """A stepper could not make progress (step size underflow)."""
 
 
+class FieldNotFinite(FloatingPointError):
+    """The field at the stepper's current state is not finite (beyond float64): no trial step from
+    there can be accepted, so stepping on would only shrink the step to the number spacing."""
+
+
 class ScipyStepper:
     """One DOP853 (8th order, 7th-order dense output) step at a time; ``nfev`` counts
     field evaluations. Time is rescaled internally by a power of two T close to the
@@ -224,6 +229,11 @@ class ScipyStepper:
     def step(self) -> None:
         if self._solver.status != "running":
             raise StepFailed(f"stepping past the end of the segment at t = {self.t:g}")
+        if not np.all(np.isfinite(self._solver.f)):
+            # every trial step from here is rejected (its error estimate is not finite): DOP853 would
+            # shrink the step hundreds of times down to the spacing of t (at t = 0 the smallest
+            # subnormal), a load-dependent second of work that ends in a step-size underflow
+            raise FieldNotFinite(f"the field is not finite at t = {self.t:.6g} (beyond float64)")
         self.t_old, self.y_old = self.t, self.y
         if self._solver.status != "running":
             raise StepFailed(f"DOP853 reached its bound t = {self.t_bound:.6g} without an event")

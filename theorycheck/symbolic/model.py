@@ -216,22 +216,30 @@ def loss_gradient_factor(Z: sp.Matrix, W: sp.Matrix, loss: str = "logistic") -> 
     return sp.Add(*[dell.subs(s, m[i]) * Z[i, :] for i in range(Z.rows)]) / Z.rows
 
 
+def _positive_part(x: sp.Expr) -> sp.Expr:
+    """max(x, 0) = (|x| + x)/2, as a Piecewise: its compiled forms give the limits at x = ±∞
+    (0 and ∞), where (|x| + x)/2 is ∞ − ∞ = NaN in floating point."""
+    return sp.Piecewise((x, x > 0), (0, True))
+
+
 def loss_expr_stable(loss: str = "logistic") -> sp.Expr:
     """ℓ(s) rewritten so that no exp overflows in float64: logistic
-    ``(|s| − s)/2 + log1p(e^{−|s|})`` (= log(1 + e^{−s}) for every real s; accurate for
-    tiny losses too). Equal to :func:`loss_expr` (tests/test_forms_traj.py)."""
+    ``max(−s, 0) + log1p(e^{−|s|})`` (= log(1 + e^{−s}) for every real s; accurate for
+    tiny losses too; the limits 0 and ∞ at s = ±∞). Equal to :func:`loss_expr`
+    (tests/test_forms_traj.py)."""
     from sympy.codegen.cfunctions import log1p
 
     check_loss(loss)
     if loss == "logistic":
-        a = sp.Abs(s)
-        return (a - s) / 2 + log1p(sp.exp(-a))
+        return _positive_part(-s) + log1p(sp.exp(-sp.Abs(s)))
     return loss_expr(loss)
 
 
 def loss_derivative_stable(loss: str = "logistic") -> sp.Expr:
-    """ℓ'(s) without inf/inf: logistic ``−1/(1 + e^{s})`` (sympy's derivative
-    ``−e^{−s}/(1 + e^{−s})`` is NaN in float64 for s < −709). Equal to :func:`loss_derivative`."""
+    """ℓ'(s) without inf/inf or overflow: logistic ``−e^{−|s|}/(1 + e^{−|s|})`` for s > 0 and
+    ``−1/(1 + e^{−|s|})`` for s ≤ 0 (= −1/(1 + e^{s}); sympy's derivative ``−e^{−s}/(1 + e^{−s})``
+    is NaN in float64 for s < −709). Only e^{−|s|} is evaluated, so no branch overflows, and
+    s = ±∞ give the limits −0 and −1. Equal to :func:`loss_derivative`."""
     check_loss(loss)
     if loss == "logistic":
         d = loss_derivative(loss)
@@ -250,18 +258,21 @@ def loss_log_stable(loss: str = "logistic") -> sp.Expr:
     ``−s``. Equal to ``log(loss_expr)`` (tests/test_pixels.py, with mpmath)."""
     check_loss(loss)
     if loss == "logistic":
-        return sp.Piecewise((sp.log(loss_expr_stable(loss)), s < LOG_LOSS_ASYMPTOTE), (-s, True))
+        # the log's argument is clamped at the switch: array backends evaluate both branches, and
+        # ln ℓ(s) of an underflowed ℓ(s) (s ≳ 745) would divide by zero in the unused one
+        clamped = sp.Piecewise((s, s < LOG_LOSS_ASYMPTOTE), (LOG_LOSS_ASYMPTOTE, True))
+        return sp.Piecewise((sp.log(loss_expr_stable(loss).subs(s, clamped)), s < LOG_LOSS_ASYMPTOTE), (-s, True))
     return -s
 
 
 def loss_log_derivative_stable(loss: str = "logistic") -> sp.Expr:
-    """ln |ℓ'(s)| without underflow or overflow: logistic ``−((|s| + s)/2 + log1p(e^{−|s|}))``
-    (= −log(1 + e^{s})), exponential ``−s``. The weights of several examples in log space:
-    they stay comparable when every ℓ'(m_i) underflows. Equal to ``log(−loss_derivative)``."""
+    """ln |ℓ'(s)| without underflow or overflow: logistic ``−(max(s, 0) + log1p(e^{−|s|}))``
+    (= −log(1 + e^{s}); the limits 0 and −∞ at s = ±∞), exponential ``−s``. The weights of
+    several examples in log space: they stay comparable when every ℓ'(m_i) underflows. Equal to
+    ``log(−loss_derivative)``."""
     from sympy.codegen.cfunctions import log1p
 
     check_loss(loss)
     if loss == "logistic":
-        a = sp.Abs(s)
-        return -((a + s) / 2 + log1p(sp.exp(-a)))
+        return -(_positive_part(s) + log1p(sp.exp(-sp.Abs(s))))
     return -s
