@@ -75,7 +75,7 @@ def _refine(F, alpha: Fraction, ends: list, w: dict, deadline: float, pieces: in
         h = float((hi_t - lo_t) / pieces)
         try:
             integrate(F.system, [start[1]], params=[*zb, al, rb], t0=start[0], t_end=None, order=12, prec=128,
-                      tol=1e-12, h_max=h, stop=stop, record=False,
+                      tol=1e-12, h_max=h, stop=stop, record=False, slack=False,
                       budget=Budget(max_seconds=max(0.1, deadline - time.perf_counter()), max_steps=4 * pieces + 400))
         except (ValueError, ZeroDivisionError, ArithmeticError):
             return None
@@ -117,7 +117,7 @@ def prove_trajectory(setting, *, max_seconds: float = 60.0) -> ProvedTrajectory:
     F = rm._forms(tuple(float(v) / s_pow for v in z), float(s.rho))
     x = Fraction(a)
     ends: list = []
-    p = rm._decide(F, x, x, max_seconds, 12, 128, tighten=1e-6, ends=ends)
+    p = rm._decide(F, x, x, max_seconds, 12, 128, tighten=1e-6, ends=ends, clock=s_pow)
     seq = list(p.sequence)
     switches = [{"from": seq[k], "to": seq[k + 1], "time": list(t)} for k, t in enumerate(p.switch_times)]
     if p.status == rm.PROVED:

@@ -274,17 +274,26 @@ def _norm_on_set(F: _Forms, t1, step, zb, a_end, rb):
 
 
 def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: int, prec: int, *,
-            tighten: float = 1 / 16, ends: list | None = None) -> Piece:
+            tighten: float = 1 / 16, ends: list | None = None, clock: float = 1.0) -> Piece:
     """Prove fate and sequence for every α in [lo, hi], or say why not (status undecided). After a collapse
     certificate the run goes on until N < ``tighten``·ρ z_min, to tighten the collapse time (a point
     α: a trajectory); a map (``tighten`` ≥ 1/16) takes N0 < ρ z_min as decided at τ = 0. ``ends``: a
-    list that receives (τ, I) at every step end (balls), for refining the switch enclosures."""
+    list that receives (τ, I) at every step end (balls), for refining the switch enclosures. ``clock``: the
+    power of two s when F is the problem on z/s: the times and norms in the reasons are given in z's units
+    (τ/s, N·s), as the piece's switch times are after :func:`_rescale_times`."""
     from flint import arb
 
     from theorycheck.solvers.validated import Budget, arb_context, integrate, interval
 
     with arb_context(prec=prec):
         zb, rb, levels = F.balls()
+
+        def tau_text(x) -> list:  # an enclosure of a time, in z's clock
+            return [_scaled(_down(x), clock, False), _scaled(_up(x), clock, True)]
+
+        def norm_text(x) -> list:  # an enclosure of a norm, in z's units
+            return [_scaled(_down(x), 1 / clock, False), _scaled(_up(x), 1 / clock, True)]
+
         alpha = interval(arb(lo.numerator) / lo.denominator, arb(hi.numerator) / hi.denominator)
         znorm = sum((v * v for v in zb), arb(0)).sqrt()
         N0 = F.N0(alpha, znorm)[0]
@@ -355,7 +364,7 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
                     nbar_over = mv
             st["N_prev"], st["Nbar_prev"] = n_end, nbar_end
             if not n_end.rad() < (0.5 if st["cert_t"] is None and st["col"] is None else 2.0) * abs(n_end.mid()):
-                st["fail"] = f"the enclosure of N grew too wide by τ ≈ {float(t1.mid()):.4g} (split the α interval)"
+                st["fail"] = f"the enclosure of N grew too wide by τ ≈ {float(t1.mid()) / clock:.4g} (split the α interval)"
                 return "fail"
             st["I_prev"] = I1
             if ends is not None:
@@ -371,8 +380,8 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
                 sgn = 1 if (grown or n_over > levels[i]) else (-1 if n_over < levels[i] else 0)
                 if sgn == 0:
                     st["fail"] = ("N̄ may reach a switch level while N − N̄ has no certain sign there (a tangency of "
-                                  f"N̄ with the level is not excluded): τ ∈ {_lo_hi(interval(t0, t1))}, N ∈ "
-                                  f"{_lo_hi(n_over)}, N̄ ∈ {_lo_hi(nbar_over)}, level {_lo_hi(levels[i])}")
+                                  f"N̄ with the level is not excluded): τ ∈ {tau_text(interval(t0, t1))}, N ∈ "
+                                  f"{norm_text(n_over)}, N̄ ∈ {norm_text(nbar_over)}, level {norm_text(levels[i])}")
                     return "fail"
                 signs[i] = sgn
             origin = c if st["pending"] is None else st["pending"][0]
@@ -420,25 +429,26 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
 
         try:
             fp = integrate(F.system, [0], params=[*zb, alpha, rb], t_end=None, order=order, prec=prec, tol=1e-9,
-                           budget=Budget(max_seconds=max_seconds, max_steps=20000), stop=stop, record=False)
+                           budget=Budget(max_seconds=max_seconds, max_steps=20000), stop=stop, record=False,
+                           slack=False)  # no certificate re-evaluates these steps: no slack for it
         except (ValueError, ZeroDivisionError, ArithmeticError) as exc:  # the enclosure lost its meaning
             return Piece(lo, hi, UNDECIDED, reason=f"validated integration failed ({exc})")
         if fp.event == "locked":
             return Piece(lo, hi, PROVED, GROWTH, indices(), times, None,
-                         f"growth: N ≥ ρ z_max and N ≥ N̄ from τ ∈ {_lo_hi(st['cert_t'])}; j† = argmax z locked in "
+                         f"growth: N ≥ ρ z_max and N ≥ N̄ from τ ∈ {tau_text(st['cert_t'])}; j† = argmax z locked in "
                          "(lock-in lemma)")
         if st["col"] is not None:  # collapse certified (the run may have gone on, and stopped for any reason)
             t1, n1, st["cur"], ns, nt = st["col"]
             del seq[ns:], times[nt:]  # what happened after that state is the lemma's business
-            return collapse_piece(t1, n1, f"collapse: N < ρ z_min and N ≤ N̄ at τ ∈ {_lo_hi(t1)}; the rest of j† and "
+            return collapse_piece(t1, n1, f"collapse: N < ρ z_min and N ≤ N̄ at τ ∈ {tau_text(t1)}; the rest of j† and "
                                           "the collapse time from the lock-in lemma")
         if st["cert_t"] is not None:  # growth certified; the budget (or an enclosure) ended before the lock
             start = st["pending"][1] if st["pending"] is not None else fp.t_end
             after_growth(st["cur"], start)
             return Piece(lo, hi, PROVED, GROWTH, indices(), times, None,
-                         f"growth: N ≥ max(ρ z_max, N̄) from τ ∈ {_lo_hi(st['cert_t'])}; the later switches from the "
+                         f"growth: N ≥ max(ρ z_max, N̄) from τ ∈ {tau_text(st['cert_t'])}; the later switches from the "
                          "lock-in lemma (only their lower ends are enclosed)")
-        why = st["fail"] or f"no certificate by τ = {float(fp.t_end.mid()):.6g} ({fp.status}: {fp.message})"
+        why = st["fail"] or f"no certificate by τ = {float(fp.t_end.mid()) / clock:.6g} ({fp.status}: {fp.message})"
         return Piece(lo, hi, UNDECIDED, reason=why)
 
 
@@ -554,7 +564,7 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
             done.extend(Piece(x, y, UNDECIDED, reason="not tried: the piece budget ran out")
                         for _, x, y in [(0, a, b)] + queue)
             break
-        p = _decide(F, a, b, min(box_seconds, left), order, prec)
+        p = _decide(F, a, b, min(box_seconds, left), order, prec, clock=s_pow)
         _rescale_times(p, s_pow)
         if p.status == PROVED or (b - a) / max(abs(b), 1) <= min_width:
             done.append(p)
