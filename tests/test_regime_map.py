@@ -121,8 +121,8 @@ def test_proved_trajectory_gd_and_unsupported_settings():
 
     g = prove_trajectory(Setting.from_z([1, 3, 2], depth=3, optimizer="gd", rho=0.0, alpha=0.5)).as_dict()
     assert g["final_index"] == 2 and g["final_index_status"] == "proved" and g["switches"] == []
-    with pytest.raises(TheorycheckError):
-        prove_trajectory(Setting.from_z(Z, depth=3, optimizer="sam-l2", rho=1.0, alpha=0.5))
+    with pytest.raises(TheorycheckError):  # L = 1: no proof is implemented (depth ≥ 2 are)
+        prove_trajectory(Setting.from_z(Z, depth=1, optimizer="sam-l2", rho=1.0, alpha=0.5))
     with pytest.raises(TheorycheckError):
         prove_trajectory(Setting.from_z(Z, depth=2, optimizer="sam-l2", rho=1.0, alpha=[0.5, 0.6, 0.7]))
 

@@ -166,7 +166,9 @@ def integrate(system, x0: Sequence, *, params: Sequence = (), t0=0, t_end=None, 
     = that name: the callback must only answer what holds for every point of the step's enclosures),
     or when a :class:`Budget` runs out (MAX_STEPS, MAX_EVALUATIONS, MAX_SECONDS, STEP_SIZE_UNDERFLOW:
     the Picard test failed ``max_halvings`` times in a row, WIDTH_LIMIT, NON_FINITE). ``tol`` is the
-    target local error per unit of the state (default 2^(10−prec)); ``h_max`` caps the step. ``form``:
+    target local error per unit of the state (default 2^(10−prec)); ``h_max`` caps the step (a number, or a
+    function of the step's start time returning a number or None: a caller's hint, e.g. smaller steps near an
+    event; it never affects what is enclosed). ``form``:
     "lohner" (mean-value form with QR re-orthogonalisation: tight for wide sets and d > 1) or "interval"
     (Taylor coefficients over the box itself: one series per step fewer, for point-like 1-D sets).
     ``slack``: widen every end set by 4|Z|, 0.5 % of its radius and a few ulps, so that an independent
@@ -268,8 +270,9 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
         h = 0.8 * h if h is not None else (2 * h_prev if h_prev else 1.0)
         if h_prev is not None:
             h = min(h, 4 * h_prev)
-        if h_max is not None:
-            h = min(h, float(h_max))
+        cap = h_max(float(t.mid())) if callable(h_max) else h_max
+        if cap is not None:
+            h = min(h, float(cap))
         if tend is not None:
             left = float((tend - t).mid())
             if left <= h * 1.000001:
