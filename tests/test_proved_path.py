@@ -67,3 +67,37 @@ def test_a_budget_that_runs_out_is_not_final():
     r = prove_trajectory(s, max_seconds=1.0).as_dict()
     assert not r["proved"] and r["final_index_status"] == "not final" and r["final_index"] is None
     assert "max_seconds" in r["final_index_reason"] or "budget" in r["final_index_reason"]
+
+
+def test_depth4_regime_map_pieces_hold_at_their_ends():
+    from theorycheck.predict.regime_map import regime_map
+
+    for rng, fate in (("0.1:0.12", "collapse"), ("2:2.02", "growth")):
+        r = regime_map([1.0, 2.0], 1.0, rng, depth=4, max_seconds=10).as_dict()
+        (p,) = r["regime_map"]
+        assert p["status"] == "proved" and p["fate"] == fate and r["stopped"] is None
+        for a in (float(p["lower"]), float(p["upper"])):
+            tr = solve(Setting.from_z([1.0, 2.0], depth=4, optimizer="sam-l2", rho=1.0, alpha=a), t_max=50.0).as_dict()
+            assert p["sequence"][0] == tr["initial_index"]
+            if fate == "growth":
+                assert p["sequence"] == [2] and p["sequence_complete"] and _inside(p["blowup_time"], tr["blowup_time"])
+            else:
+                assert tr["collapsed"] and not p["sequence_complete"] and p["sequence"][-1] == 0
+                assert float(p["collapse_time"][0]) <= tr["collapse_time"]
+
+
+@pytest.mark.slow
+def test_depth4_regime_map_keeps_undecided_pieces_and_says_which_budget_ran_out():
+    from theorycheck.predict.regime_map import regime_map
+
+    r = regime_map([1.0, 2.0, 3.0], 1.0, "0.18:0.22", depth=4, max_seconds=20).as_dict()
+    pieces = r["regime_map"]
+    assert pieces[0]["lower"] == "0.18" and pieces[-1]["upper"] == "0.22"
+    assert all(a["upper"] == b["lower"] for a, b in zip(pieces, pieces[1:]))  # a partition, no gap
+    assert r["stopped"] == "max_seconds = 20 s" and r["undecided_width"] > 0
+    assert any(p["status"] == "proved" and p["fate"] == "collapse" for p in pieces)
+    for p in pieces:
+        if p["status"] == "undecided":
+            assert p["fate"] is None and p["width"] > 0 and p["reason"]
+        else:  # α_c(4) = 0.28637…: everything here collapses
+            assert p["fate"] == "collapse" and p["sequence"][-1] == 0

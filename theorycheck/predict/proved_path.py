@@ -30,7 +30,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from theorycheck.predict.regime_map import _down, _scaled, _up
+from theorycheck.predict.decimals import _down, _scaled, _up
 
 __all__ = ["DepthForms", "depth_forms", "decide_path"]
 
@@ -99,19 +99,26 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
     L, d = F.L, F.d
     even = L % 2 == 0
 
-    def tx(x, up: bool):
+    def tx(x, up: bool):  # an end of the enclosure of a time, in τ of z's clock (s = α^{L−2} τ for an interval α)
+        x = (x.upper() / tf_hi).upper() if up else (x.lower() / tf_lo).lower()
         return _scaled(_up(x) if up else _down(x), clock, up)
+
+    def tmid(x) -> float:
+        return float((x / tf_hi).mid()) / clock
 
     with arb_context(prec=prec):
         zb = [arb(v) for v in F.z]
         rb = arb(F.rho)
-        alpha = (arb(lo.numerator) / lo.denominator if lo == hi  # a binary point α is exact: not carried
-                 else interval(arb(lo.numerator) / lo.denominator, arb(hi.numerator) / hi.denominator))
-        field = F.system.field.bind(*zb, alpha, rb)
-        field_mid = F.system.field.bind(*zb, arb(alpha.mid()), rb)  # for step hints only
-        ratios = F.ratios.bind(*zb, rb)
-        floor = F.floor.bind(rb)()[0]
-        rfloor = F.rival_floor.bind(rb)()[0]
+        a_lo, a_hi = arb(lo.numerator) / lo.denominator, arb(hi.numerator) / hi.denominator
+        if lo == hi:  # a binary point α is exact: nothing is carried
+            alpha, rb_run, tf_lo, tf_hi = a_lo, rb, arb(1), arb(1)
+        else:  # u = α w, s = α^{L−2} τ: the same flow from w = 1 with ρ/α (one interval, where α occurs once)
+            alpha = arb(1)
+            rb_run = interval((rb / a_hi).lower(), (rb / a_lo).upper())
+            tf_lo, tf_hi = a_hi ** (L - 2), a_lo ** (L - 2)
+        rb_mid = arb(rb_run.mid())
+        field = F.system.field.bind(*zb, alpha, rb_run)
+        field_mid = F.system.field.bind(*zb, alpha, rb_mid)  # for step hints only
         reps = F.reps
         index = {k: k + 1 for k in reps}
         st = {"leader": reps[0] if len(reps) == 1 else None, "known": {}, "pending": None, "fail": None,
@@ -129,9 +136,9 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
             st["steps"] += 1
             t0, t1 = step.t0, step.t1
             B = step.apriori
-            a_box = B[d] if len(B) > d else alpha
-            fv = field(interval(t0, t1), *B[:d]) if a_box is alpha else \
-                F.system.field.bind(*zb, a_box, rb)(interval(t0, t1), *B[:d])
+            p_box = B[d] if len(B) > d else rb_run  # ρ (or ρ/α, carried as a state) over the step
+            fv = field(interval(t0, t1), *B[:d]) if p_box is rb_run else \
+                F.system.field.bind(*zb, alpha, p_box)(interval(t0, t1), *B[:d])
             over = step.over_step
             S = step.set_end
             n = len(S.c)
@@ -169,7 +176,7 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
                         return fail(f"two rivals of j† = {index[k]} at τ ∈ {[tx(t0, False), tx(t1, True)]}")
                     if not st["known"].get((k, m)):
                         return fail(f"the order of u_{index[k]} and u_{index[m]} is not known at τ ≈ "
-                                    f"{float(t0.mid()) / clock:.6g}")
+                                    f"{tmid(t0):.6g}")
                     if not (fv[m] - fv[k]) > 0:
                         return fail(f"a crossing of u_{index[m]} over u_{index[k]} is not certainly transversal at "
                                     f"τ ∈ {[tx(t0, False), tx(t1, True)]}")
@@ -204,10 +211,10 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
 
         def _checks(step, k):
             t1 = step.t1
-            a_end = step.end[d] if len(step.end) > d else alpha
-            u = [a_end + step.end[j] for j in range(d)]
+            p_end = step.end[d] if len(step.end) > d else rb_run
+            u = [alpha + step.end[j] for j in range(d)]
             if not all(x > 0 for x in u):
-                return fail(f"an enclosure of u reaches 0 by τ ≈ {float(t1.mid()) / clock:.6g}")
+                return fail(f"an enclosure of u reaches 0 by τ ≈ {tmid(t1):.6g}")
             # a step hint (heuristic only): smaller steps as a rival approaches the leader
             hint = None
             fe = field_mid(t1, *[arb(x.mid()) for x in step.end[:d]])
@@ -236,7 +243,9 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
                     cap = gap / motion
                     hint = cap if hint is None else min(hint, cap)
             st["hint"] = None if hint is None else max(hint, tighten * max(1.0, float(t1.mid())))
-            r = ratios(*u)
+            r = F.ratios.bind(*zb, p_end)(*u)
+            floor = F.floor.bind(p_end)()[0]
+            rfloor = F.rival_floor.bind(p_end)()[0]
             if even and st["fate"] is None:
                 if all(x > 1 for x in r):
                     st["fate"], st["fate_t"] = "collapse", t1
@@ -249,7 +258,7 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
             # the lock-in of the blow-up order (LOCK, L ≥ 3)
             uk = u[k]
             if uk >= floor:
-                wk = F.winner.bind(zb[k], rb)(uk.log())[0]
+                wk = F.winner.bind(zb[k], p_end)(uk.log())[0]
                 ok = True
                 for m in reps:
                     if F.z[m] > F.z[k]:
@@ -258,7 +267,7 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
                             ok = False
                             break
                 if ok:
-                    b_lo, b_hi = F.bounds.bind(zb[k], rb)(uk)
+                    b_lo, b_hi = F.bounds.bind(zb[k], p_end)(uk)
                     lo_t, hi_t = t1 + b_lo, t1 + b_hi
                     if st["lock"] is None:
                         st["lock"] = t1
@@ -279,9 +288,9 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
             return st["hint"]
 
         try:
-            fp = integrate(F.system, [0] * d, params=[*zb, alpha, rb], order=order, prec=prec, tol=tol, h_max=h_cap,
+            fp = integrate(F.system, [0] * d, params=[*zb, alpha, rb_run], order=order, prec=prec, tol=tol, h_max=h_cap,
                            stop=stop, record=False, slack=False,
-                           budget=Budget(max_seconds=max(0.1, max_seconds), max_steps=20000, max_width=1e-2))
+                           budget=Budget(max_seconds=max(0.1, max_seconds), max_steps=20000, max_width=0.5))
         except (ValueError, ZeroDivisionError, ArithmeticError) as exc:
             fp = None
             st["fail"] = st["fail"] or f"validated integration failed ({exc})"
@@ -310,7 +319,7 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
                               "order of the switches after it: the sequence is proved up to τ = "
                               f"{tx(st['t_ok'], True)} ({ended})")
         else:
-            why = st["fail"] or (f"no lock-in by τ = {float(fp.t_end.mid()) / clock:.6g} ({fp.status}: {fp.message})"
+            why = st["fail"] or (f"no lock-in by τ = {tmid(fp.t_end):.6g} ({fp.status}: {fp.message})"
                                  if fp is not None else "")
             out.update(status="undecided", fate=st["fate"], sequence=idx, final_index=None,
                        proved_until=[tx(st["t_ok"], False), tx(st["t_ok"], True)] if seq else None, reason=why)

@@ -113,7 +113,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _seq(p: dict) -> str:
-    return " → ".join(str(j) for j in p["sequence"]) if p["sequence"] else "—"
+    seq = [str(j) for j in p["sequence"]]
+    if not p.get("sequence_complete", True) and len(seq) > 1:  # switches before the limit not determined
+        seq = seq[:-1] + ["…", seq[-1]]
+    return " → ".join(seq) if seq else "—"
 
 
 def _times(p: dict) -> str:
@@ -122,6 +125,11 @@ def _times(p: dict) -> str:
         lo = f"{float(t[0]):.6g}"
         hi = "…" if t[1] is None else f"{float(t[1]):.6g}"
         out.append(f"{p['sequence'][k]}→{p['sequence'][k + 1]} [{lo}, {hi}]")
+    if p.get("blowup_time"):
+        out.append(f"blow-up [{float(p['blowup_time'][0]):.6g}, {float(p['blowup_time'][1]):.6g}]")
+    ct = p.get("collapse_time")
+    if ct and ct[1] is None and not p["switch_times"]:
+        out.append(f"collapse after τ = {float(ct[0]):.6g}")
     return "; ".join(out) if out else "—"
 
 
