@@ -169,7 +169,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (keys documented in the README)")
     p.add_argument("--prove", action="store_true",
                    help="enclose the switch and collapse times in ball arithmetic and prove the final index from a "
-                   "lock-in certificate (ℓ2-SAM at L = 2 and GD, one example, uniform α)")
+                   "lock-in certificate (ℓ2-SAM with z > 0 at any depth ≥ 2 and GD, one example, uniform α; at L ≥ 3 the blow-up "
+                   "time too)")
     p.add_argument("--param", choices=PARAMETRISATIONS, default="product",
                    help="parametrisation: product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D, w±(0) = α "
                    "(with --loss squared)")
