@@ -170,7 +170,7 @@ def register(sub) -> None:
                    help="ℓ2-SAM: prove a bracket of α_c (validated ball-arithmetic integration + persisting lemmas): "
                         "alpha_collapse.proof")
     p.add_argument("--certificate", default=None, metavar="FILE",
-                   help="with --prove (L = 2): write every validated step of the proof to FILE (JSON); "
+                   help="with --prove (L = 2 or even L ≥ 4): write every validated step of the proof to FILE (JSON); "
                         "`theorycheck check-certificate FILE` re-checks it")
     p.add_argument("--max-seconds", type=float, default=120.0, help="time budget of a proved regime map (default 120 s)")
     p.add_argument("--json", action="store_true", help="print JSON")
