@@ -265,7 +265,7 @@ def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max
     ``place``: also place the setting's α (its initial index, regime and the trajectory's
     switches up to ``t_max``, rescaled τ, default 40/min|z_j|). Several examples (ℓ2-SAM,
     L = 2): α_c(Z) from full integrations, not certified. ``prove`` (ℓ2-SAM, L = 2 or even L ≥ 4):
-    ``alpha_collapse["proof"]``, a proved bracket of α_c; ``certificate`` (a path, L = 2): its steps as data."""
+    ``alpha_collapse["proof"]``, a proved bracket of α_c; ``certificate`` (a path, L = 2 or even L ≥ 4): its steps as data."""
     from theorycheck.predict.regimes import thresholds as one_example
     from theorycheck.predict.regimes import thresholds_data
 

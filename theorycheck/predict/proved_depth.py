@@ -81,8 +81,9 @@ def _float_fate(num, c, z, s_max=400.0):
     return 0
 
 
-def _c_bracket(num, z, deadline):
-    """Bisection in c between 1/z_max (growth) and 1/z_min (collapse), float64, to about 1e-13 relative."""
+def _c_bracket(num, z, deadline, rel: float = 4e-14):
+    """Bisection in c between 1/z_max (growth) and 1/z_min (collapse), float64, to ``rel`` relative (at best
+    about 1e-13)."""
     lo, hi = 1.0 / z.max(), 1.0 / z.min()  # lo grows, hi collapses
     for _ in range(60):
         if time.perf_counter() > deadline:
@@ -95,7 +96,7 @@ def _c_bracket(num, z, deadline):
             lo = mid
         else:
             break
-        if hi / lo - 1 < 4e-14:
+        if hi / lo - 1 < max(rel, 4e-14):
             break
     return lo, hi
 
@@ -128,7 +129,8 @@ class DepthProver:
 
         return self.scale / arb(alpha_text)
 
-    def run(self, alpha_text: str, *, deadline: float | None = None) -> FateProof:
+    def run(self, alpha_text: str, *, deadline: float | None = None, record: bool = False) -> FateProof:
+        """Enclose α's blown-up path until a lemma holds (``record``: keep every step, for a certificate)."""
         t0 = time.perf_counter()
         with arb_context(prec=self.prec):
             c = self.c_of_alpha(alpha_text)
@@ -137,7 +139,7 @@ class DepthProver:
             om = [v / R for v in s]
             y0 = [R.log(), *om]
             lem = _lemma(om)
-            if lem:
+            if lem and not record:  # a certificate records at least one step, whose start set it checks
                 return FateProof(alpha_text, "collapse" if lem.startswith("collapse") else "growth", lem,
                                  ["0", "0"], 0, 0, time.perf_counter() - t0)
             found = {}
@@ -150,11 +152,12 @@ class DepthProver:
 
             left = 3600.0 if deadline is None else max(0.1, deadline - time.perf_counter())
             fp = integrate(self.system, y0, params=self.z, order=self.order, prec=self.prec, tol=self.tol, stop=stop,
-                           record=False, budget=Budget(max_seconds=left, max_steps=20000, max_width=1e-2))
+                           record=record, budget=Budget(max_seconds=left, max_steps=20000, max_width=1e-2))
+            pipes = [(None, fp)] if record else []
             if fp.status is Status.PROVED_EVENT:
                 lem = found["lemma"]
                 return FateProof(alpha_text, "collapse" if lem.startswith("collapse") else "growth", lem,
-                                 ball_text(fp.t_end), fp.n_steps, 1, time.perf_counter() - t0)
+                                 ball_text(fp.t_end), fp.n_steps, 1, time.perf_counter() - t0, pipes=pipes)
             return FateProof(alpha_text, None, None, None, fp.n_steps, 1, time.perf_counter() - t0,
                              f"integration stopped: {fp.status} ({fp.message})")
 
@@ -167,9 +170,11 @@ def _lemma(omega) -> str | None:
     return None
 
 
-def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds: float = 300.0) -> ProvedAlphaC:
+def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds: float = 300.0,
+                        record: bool = False) -> ProvedAlphaC:
     """α_c(L) ∈ [lower, upper] for even L ≥ 4, ``lower`` proved to collapse and ``upper`` proved to grow. The float64
-    bisection limits the bracket to about 13 significant digits: more are not attempted (``note`` says so)."""
+    bisection limits the bracket to about 13 significant digits: more are not attempted (``note`` says so).
+    ``record``: keep every step (for :func:`theorycheck.predict.certificate_depth.certificate_of_depth`)."""
     t_start = time.perf_counter()
     deadline = t_start + max_seconds
     asked = int(digits)
@@ -178,7 +183,7 @@ def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds:
         note = f"{asked} digits asked: the float64 search of the bracket reaches about 13 (more are not attempted)"
         digits = 13
     pr = DepthProver(z, rho, L, digits + 2)
-    c_lo, c_hi = _c_bracket(pr.num, pr.zf, deadline)
+    c_lo, c_hi = _c_bracket(pr.num, pr.zf, deadline, rel=10.0 ** (-(digits + 3)))
     with mp.workdps(40):
         scale = mp.mpf(float(rho)) / (mp.sqrt(L) * mp.sqrt(mp.fsum(mp.mpf(float(v)) ** 2 for v in pr.zf)))
         a_hi = scale / mp.mpf(c_lo)  # c_lo grows ⇒ α = scale/c_lo grows
@@ -188,8 +193,8 @@ def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds:
         hi = _decimal(a_hi * (1 + w), digits + 3, "up")
     method = (f"ratio reduction blown up at r = 1; validated Taylor integration (order {pr.order}, {pr.prec}-bit balls, "
               "Lohner's method) of the blown-up system from the ends of a float64 bisection in c = ρ/(α√L‖z‖₂)")
-    fl = pr.run(lo, deadline=deadline)
-    fh = pr.run(hi, deadline=deadline)
+    fl = pr.run(lo, deadline=deadline, record=record)
+    fh = pr.run(hi, deadline=deadline, record=record)
     seconds = time.perf_counter() - t_start
     if fl.fate == "collapse" and fh.fate == "growth":
         Dc, text = common_digits(lo, hi, digits + 6)

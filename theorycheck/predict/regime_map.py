@@ -32,6 +32,7 @@ import numpy as np
 import sympy as sp
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.predict.decimals import _dec, _down, _exact_fraction, _lo_hi, _rounded, _scaled, _up  # noqa: F401
 
 __all__ = ["Piece", "RegimeMap", "regime_map", "parse_alpha_range"]
 
@@ -48,32 +49,6 @@ def parse_alpha_range(text) -> tuple[Fraction, Fraction]:
     if not 0 < a < b:
         raise TheorycheckError(f"alpha range {text!r}: give A:B with 0 < A < B")
     return a, b
-
-
-def _dec(x: Fraction, digits: int = 17) -> str:
-    """A short exact decimal when x has one (the split points do), else ``digits`` significant digits."""
-    d = x.denominator
-    k = 0
-    while d % 2 == 0:
-        d //= 2
-        k += 1
-    m = 0
-    while d % 5 == 0:
-        d //= 5
-        m += 1
-    if d == 1:  # a finite decimal: exact
-        n = max(k, m)
-        s = str(x.numerator * 10**n // x.denominator)
-        if n == 0:
-            return s
-        neg = s.startswith("-")
-        s = s.lstrip("-").rjust(n + 1, "0")
-        out = (s[:-n] + "." + s[-n:]).rstrip("0").rstrip(".")
-        return ("-" if neg else "") + out
-    import mpmath as mp
-
-    with mp.workdps(digits + 5):
-        return mp.nstr(mp.mpf(x.numerator) / x.denominator, digits)
 
 
 def _short(x: Fraction, digits: int = 12) -> Fraction:
@@ -116,6 +91,8 @@ class Piece:
     collapse_time: list | None = None
     reason: str = ""
     steps: int = 0
+    blowup_time: list | None = None
+    sequence_complete: bool = True
 
     def width(self) -> float:
         return float(self.upper - self.lower)
@@ -123,7 +100,8 @@ class Piece:
     def as_dict(self) -> dict:
         return {"lower": _dec(self.lower), "upper": _dec(self.upper), "status": self.status, "fate": self.fate,
                 "sequence": list(self.sequence), "switch_times": [list(t) for t in self.switch_times],
-                "collapse_time": self.collapse_time, "width": self.width(), "reason": self.reason}
+                "collapse_time": self.collapse_time, "blowup_time": self.blowup_time,
+                "sequence_complete": self.sequence_complete, "width": self.width(), "reason": self.reason}
 
 
 class RegimeMap:
@@ -219,47 +197,6 @@ def _forms(z: tuple, rho: float) -> _Forms:
     return _Forms(np.asarray(z, float), rho)
 
 
-def _exact_fraction(x) -> Fraction:
-    """The exact value of an exact arb (a binary number) as a Fraction."""
-    m, e = x.mid().man_exp()
-    m, e = int(m), int(e)
-    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
-
-
-def _rounded(q: Fraction, up: bool, digits: int = 15) -> str:
-    """q rounded outwards (down, or up) to ``digits`` significant decimal digits, as a decimal string."""
-    import math
-
-    if q == 0:
-        return "0"
-    e = math.floor(math.log10(abs(float(q)))) - digits + 1
-    scale = Fraction(10) ** (-e)
-    n = q * scale
-    k = -((-n.numerator) // n.denominator) if up else n.numerator // n.denominator
-    if k == 0:
-        return "0"
-    x10 = e + len(str(abs(k))) - 1  # the decimal exponent of the result
-    if -7 <= x10 <= 20:
-        return _dec(Fraction(k) / scale)
-    d = str(abs(k)).rstrip("0") or "0"  # k·10^e exactly, in scientific notation
-    mant = d[0] + ("." + d[1:] if len(d) > 1 else "")
-    return f"{'-' if k < 0 else ''}{mant}e{x10}"
-
-
-def _down(x) -> str:
-    """A decimal string ≤ every point of the ball x (its lower end rounded down)."""
-    return _rounded(_exact_fraction(x.lower()), False)
-
-
-def _up(x) -> str:
-    """A decimal string ≥ every point of the ball x (its upper end rounded up)."""
-    return _rounded(_exact_fraction(x.upper()), True)
-
-
-def _lo_hi(x) -> list[str]:
-    return [_down(x), _up(x)]
-
-
 def _norm_on_set(F: _Forms, t1, step, zb, a_end, rb):
     """N at the step's end: the narrower of N(box) and the mean-value form N(c) + ∇N(box)·A·R on the
     Lohner set {c + A r : r ∈ R} of (I, α) (the box loses how I depends on α)."""
@@ -274,17 +211,26 @@ def _norm_on_set(F: _Forms, t1, step, zb, a_end, rb):
 
 
 def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: int, prec: int, *,
-            tighten: float = 1 / 16, ends: list | None = None) -> Piece:
+            tighten: float = 1 / 16, ends: list | None = None, clock: float = 1.0) -> Piece:
     """Prove fate and sequence for every α in [lo, hi], or say why not (status undecided). After a collapse
     certificate the run goes on until N < ``tighten``·ρ z_min, to tighten the collapse time (a point
     α: a trajectory); a map (``tighten`` ≥ 1/16) takes N0 < ρ z_min as decided at τ = 0. ``ends``: a
-    list that receives (τ, I) at every step end (balls), for refining the switch enclosures."""
+    list that receives (τ, I) at every step end (balls), for refining the switch enclosures. ``clock``: the
+    power of two s when F is the problem on z/s: the times and norms in the reasons are given in z's units
+    (τ/s, N·s), as the piece's switch times are after :func:`_rescale_times`."""
     from flint import arb
 
     from theorycheck.solvers.validated import Budget, arb_context, integrate, interval
 
     with arb_context(prec=prec):
         zb, rb, levels = F.balls()
+
+        def tau_text(x) -> list:  # an enclosure of a time, in z's clock
+            return [_scaled(_down(x), clock, False), _scaled(_up(x), clock, True)]
+
+        def norm_text(x) -> list:  # an enclosure of a norm, in z's units
+            return [_scaled(_down(x), 1 / clock, False), _scaled(_up(x), 1 / clock, True)]
+
         alpha = interval(arb(lo.numerator) / lo.denominator, arb(hi.numerator) / hi.denominator)
         znorm = sum((v * v for v in zb), arb(0)).sqrt()
         N0 = F.N0(alpha, znorm)[0]
@@ -355,7 +301,7 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
                     nbar_over = mv
             st["N_prev"], st["Nbar_prev"] = n_end, nbar_end
             if not n_end.rad() < (0.5 if st["cert_t"] is None and st["col"] is None else 2.0) * abs(n_end.mid()):
-                st["fail"] = f"the enclosure of N grew too wide by τ ≈ {float(t1.mid()):.4g} (split the α interval)"
+                st["fail"] = f"the enclosure of N grew too wide by τ ≈ {float(t1.mid()) / clock:.4g} (split the α interval)"
                 return "fail"
             st["I_prev"] = I1
             if ends is not None:
@@ -371,8 +317,8 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
                 sgn = 1 if (grown or n_over > levels[i]) else (-1 if n_over < levels[i] else 0)
                 if sgn == 0:
                     st["fail"] = ("N̄ may reach a switch level while N − N̄ has no certain sign there (a tangency of "
-                                  f"N̄ with the level is not excluded): τ ∈ {_lo_hi(interval(t0, t1))}, N ∈ "
-                                  f"{_lo_hi(n_over)}, N̄ ∈ {_lo_hi(nbar_over)}, level {_lo_hi(levels[i])}")
+                                  f"N̄ with the level is not excluded): τ ∈ {tau_text(interval(t0, t1))}, N ∈ "
+                                  f"{norm_text(n_over)}, N̄ ∈ {norm_text(nbar_over)}, level {norm_text(levels[i])}")
                     return "fail"
                 signs[i] = sgn
             origin = c if st["pending"] is None else st["pending"][0]
@@ -420,33 +366,27 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
 
         try:
             fp = integrate(F.system, [0], params=[*zb, alpha, rb], t_end=None, order=order, prec=prec, tol=1e-9,
-                           budget=Budget(max_seconds=max_seconds, max_steps=20000), stop=stop, record=False)
+                           budget=Budget(max_seconds=max_seconds, max_steps=20000), stop=stop, record=False,
+                           slack=False)  # no certificate re-evaluates these steps: no slack for it
         except (ValueError, ZeroDivisionError, ArithmeticError) as exc:  # the enclosure lost its meaning
             return Piece(lo, hi, UNDECIDED, reason=f"validated integration failed ({exc})")
         if fp.event == "locked":
             return Piece(lo, hi, PROVED, GROWTH, indices(), times, None,
-                         f"growth: N ≥ ρ z_max and N ≥ N̄ from τ ∈ {_lo_hi(st['cert_t'])}; j† = argmax z locked in "
+                         f"growth: N ≥ ρ z_max and N ≥ N̄ from τ ∈ {tau_text(st['cert_t'])}; j† = argmax z locked in "
                          "(lock-in lemma)")
         if st["col"] is not None:  # collapse certified (the run may have gone on, and stopped for any reason)
             t1, n1, st["cur"], ns, nt = st["col"]
             del seq[ns:], times[nt:]  # what happened after that state is the lemma's business
-            return collapse_piece(t1, n1, f"collapse: N < ρ z_min and N ≤ N̄ at τ ∈ {_lo_hi(t1)}; the rest of j† and "
+            return collapse_piece(t1, n1, f"collapse: N < ρ z_min and N ≤ N̄ at τ ∈ {tau_text(t1)}; the rest of j† and "
                                           "the collapse time from the lock-in lemma")
         if st["cert_t"] is not None:  # growth certified; the budget (or an enclosure) ended before the lock
             start = st["pending"][1] if st["pending"] is not None else fp.t_end
             after_growth(st["cur"], start)
             return Piece(lo, hi, PROVED, GROWTH, indices(), times, None,
-                         f"growth: N ≥ max(ρ z_max, N̄) from τ ∈ {_lo_hi(st['cert_t'])}; the later switches from the "
+                         f"growth: N ≥ max(ρ z_max, N̄) from τ ∈ {tau_text(st['cert_t'])}; the later switches from the "
                          "lock-in lemma (only their lower ends are enclosed)")
-        why = st["fail"] or f"no certificate by τ = {float(fp.t_end.mid()):.6g} ({fp.status}: {fp.message})"
+        why = st["fail"] or f"no certificate by τ = {float(fp.t_end.mid()) / clock:.6g} ({fp.status}: {fp.message})"
         return Piece(lo, hi, UNDECIDED, reason=why)
-
-
-def _scaled(text: str | None, s: float, up: bool) -> str | None:
-    """A decimal time string divided by the power of two s, rounded outwards again."""
-    if text is None or s == 1.0:
-        return text
-    return _rounded(Fraction(text) / Fraction(s), up)
 
 
 def _rescale_times(p: Piece, s: float) -> None:
@@ -465,11 +405,14 @@ def _merge(pieces: list[Piece]) -> list[Piece]:
     for p in pieces:
         q = out[-1] if out else None
         if (q is not None and p.status == PROVED and q.status == PROVED and p.fate == q.fate
-                and p.sequence == q.sequence):
+                and p.sequence == q.sequence and p.sequence_complete == q.sequence_complete
+                and q.upper == p.lower):
             q.upper = p.upper
             q.switch_times = [_hull_text(a, b) for a, b in zip(q.switch_times, p.switch_times)]
             if q.collapse_time and p.collapse_time:
                 q.collapse_time = _hull_text(q.collapse_time, p.collapse_time)
+            if q.blowup_time and p.blowup_time:
+                q.blowup_time = _hull_text(q.blowup_time, p.blowup_time)
             if p.reason != q.reason:
                 q.reason = q.reason.split(";")[0] + "; (joined with neighbouring proved pieces)"
             continue
@@ -495,7 +438,8 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
                max_pieces: int = 400) -> RegimeMap:
     """The proved regime map of [A, B] = ``alpha`` ("A:B" or a pair) for one example ``z`` (see the module
     docstring). ℓ2-SAM, L = 2 (z > 0): validated integration of C4's reduced ODE with interval α, each
-    piece proved or undecided; GD (any depth): j† = argmax z for every α (C6, the static index). Budgets:
+    piece proved or undecided; ℓ2-SAM at L ≥ 3 (z > 0): the balanced flow with interval α
+    (:mod:`theorycheck.predict.proved_path`); GD (any depth): j† = argmax z for every α (C6, the static index). Budgets:
     ``max_seconds`` in all, ``box_seconds`` per sub-interval, ``max_pieces`` attempts; pieces narrower than
     ``min_width`` (relative) are not split further."""
     from theorycheck.setting import Setting
@@ -515,9 +459,9 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
                          "order of z_j for every τ > 0 (C6); uniform α")
         return RegimeMap({**head, "seconds": time.perf_counter() - t0, "method": "closed form (C6)",
                           "rests_on": ["C6"], "stopped": None}, [p])
-    if optimizer != "sam-l2" or depth != 2:
-        raise TheorycheckError("the proved regime map is implemented for ℓ2-SAM at depth 2 and for GD "
-                               "(optimizer 'sam-l2' with depth 2, or 'gd')")
+    if optimizer != "sam-l2" or depth < 2:
+        raise TheorycheckError("the proved regime map is implemented for ℓ2-SAM at depth ≥ 2 and for GD "
+                               "(optimizer 'sam-l2' with depth ≥ 2, or 'gd')")
     if np.any(z <= 0):
         raise TheorycheckError("the proved regime map of ℓ2-SAM needs z > 0")
     if not rho > 0:
@@ -525,14 +469,42 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
     # z → z/s (s a power of two: exact) leaves the fate and the j† sequence unchanged and scales every time
     # by s (dθ/dτ = z(1 − ρz/N) with N ∝ z): the work is done on z/s of order 1, the times scaled back
     s_pow = 2.0 ** int(np.frexp(float(np.max(z)))[1])
-    F = _forms(tuple(float(v) / s_pow for v in z), float(rho))
     import heapq
+
+    if depth >= 3:
+        from theorycheck.predict.proved_path import decide_path, depth_forms
+
+        F = depth_forms(int(depth), tuple(float(v) / s_pow for v in z), float(rho))
+        # first cuts (heuristic): where r_j(0) = c z_j = 1, c = ρ/(α√L‖z‖) (an initial rate changes sign)
+        crit = [float(rho) * (v / float(np.max(z))) / (np.sqrt(depth) * np.linalg.norm(z / np.max(z)))
+                for v in sorted(set(z.tolist()))]
+
+        def decide(a, b, seconds):
+            r = decide_path(F, a, b, max_seconds=seconds, tighten=1e-4, after_steps=30, tol=1e-9, clock=s_pow)
+            if r["status"] != PROVED:
+                return Piece(a, b, UNDECIDED, reason=r["reason"])
+            return Piece(a, b, PROVED, r["fate"], r["sequence"], r["switch_times"], r["collapse_time"], r["reason"],
+                         r["steps"], r["blowup_time"], r["sequence_complete"])
+        method = ("validated Taylor integration (Lohner's method) of the balanced ℓ2-SAM flow in ball arithmetic with "
+                  "interval α (u = α w, s = α^(L−2) τ: one interval ρ/α), switches where the order of u_j changes "
+                  "transversally, the lock-in lemma (blow-up order) and the even-L collapse lemma")
+        rests = ["LOCK", "P4"] if depth % 2 == 0 else ["LOCK"]
+    else:
+        F = _forms(tuple(float(v) / s_pow for v in z), float(rho))
+        s_z = float(np.max(z))  # the critical α are homogeneous of degree 0 in z: on z/max z, nothing overflows
+        crit = [float(v) / s_z / (np.sqrt(2) * np.linalg.norm(z / s_z)) for v in F.critical_norms()]
+
+        def decide(a, b, seconds):
+            p = _decide(F, a, b, seconds, order, prec, clock=s_pow)
+            _rescale_times(p, s_pow)
+            return p
+        method = ("validated Taylor integration of C4's reduced ODE in ball arithmetic with interval α "
+                  "(solvers/validated), N̄'s cells between the switch levels, the lock-in lemma")
+        rests = ["C4", "C5", "LOCK"]
 
     # first cuts (a heuristic, not part of any proof): a sliver of relative width 2e-9 around each α where
     # N0 = α√2‖z‖ meets a certificate or switch level (there j†(0+) or the fate changes), so that the pieces
     # between them can be decided whole
-    s_z = float(np.max(z))  # the critical α are homogeneous of degree 0 in z: on z/max z, nothing overflows
-    crit = [float(v) / s_z / (np.sqrt(2) * np.linalg.norm(z / s_z)) for v in F.critical_norms()]
     crit = [x for x in crit if np.isfinite(x) and x > 0]
     cuts = sorted({_short(Fraction(x * (1 + e))) for x in crit for e in (-1e-9, 1e-9)} | {lo, hi})
     cuts = [c for c in cuts if lo <= c <= hi]
@@ -554,8 +526,7 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
             done.extend(Piece(x, y, UNDECIDED, reason="not tried: the piece budget ran out")
                         for _, x, y in [(0, a, b)] + queue)
             break
-        p = _decide(F, a, b, min(box_seconds, left), order, prec)
-        _rescale_times(p, s_pow)
+        p = decide(a, b, min(box_seconds, left))
         if p.status == PROVED or (b - a) / max(abs(b), 1) <= min_width:
             done.append(p)
             continue
@@ -564,7 +535,5 @@ def regime_map(z, rho: float, alpha, *, optimizer: str = "sam-l2", depth: int = 
         heapq.heappush(queue, (-(b - m), m, b))
     done.sort(key=lambda p: p.lower)
     pieces = _merge(done)
-    return RegimeMap({**head, "seconds": time.perf_counter() - t0,
-                      "method": "validated Taylor integration of C4's reduced ODE in ball arithmetic with interval α "
-                                "(solvers/validated), N̄'s cells between the switch levels, the lock-in lemma",
-                      "rests_on": ["C4", "C5", "LOCK"], "stopped": stopped}, pieces)
+    return RegimeMap({**head, "seconds": time.perf_counter() - t0, "method": method, "rests_on": rests,
+                      "stopped": stopped}, pieces)

@@ -140,12 +140,12 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     limit index and direction, blow-up times for L ≥ 3. GD: the predicted limit index.
     ``prove`` (ℓ2-SAM): ``alpha_collapse["proof"]`` is a proved bracket of α_c
     (:func:`theorycheck.predict.proved_alpha_c.prove_alpha_c`: ``status``, ``lower``, ``upper``, ``digits``,
-    ``method``, ``rests_on``); ``certificate`` (a path, L = 2, with ``prove``): every validated step of the proof
+    ``method``, ``rests_on``); ``certificate`` (a path, L = 2 or even L ≥ 4, with ``prove``): every validated step of the proof
     is written there (:mod:`theorycheck.predict.certificate`; ``theorycheck check-certificate`` re-checks it)."""
     if certificate is not None and not prove:
         raise TheorycheckError("certificate: needs prove (a certificate is the data of a proof)")
-    if certificate is not None and depth != 2:
-        raise TheorycheckError("certificate: written for depth 2 only (the depth-L proof keeps no steps yet)")
+    if certificate is not None and (depth != 2 and (depth < 4 or depth % 2)):
+        raise TheorycheckError("certificate: written for depth 2 and even depths ≥ 4 (the depths with a proved α_c)")
     if prove and optimizer != "sam-l2":
         raise TheorycheckError("prove: a proved α_c exists for ℓ2-SAM only (the other optimizers have closed forms)")
     if isinstance(z, str):
@@ -173,7 +173,13 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
 
                 if depth % 2:
                     raise TheorycheckError(f"prove: odd depth L = {depth} has no collapse threshold to prove")
-                res["alpha_collapse"]["proof"] = prove_alpha_c_depth(z, rho, depth, digits=digits).as_dict()
+                proof = prove_alpha_c_depth(z, rho, depth, digits=digits, record=certificate is not None)
+                res["alpha_collapse"]["proof"] = proof.as_dict()
+                if certificate is not None and proof.status == "proved":
+                    from theorycheck.predict.certificate_depth import write_certificate_depth
+
+                    write_certificate_depth(certificate, proof, z, rho, depth)
+                    res["alpha_collapse"]["proof"]["certificate"] = str(certificate)
             return ThresholdsResult(res)
         # with prove, the floating α_c is computed once, 3 digits beyond the proof's, and is the proof's start
         ac = th.collapse_threshold(z, rho, digits=digits + 3 if prove else digits, progress=progress)

@@ -175,3 +175,25 @@ def l2_persisting_levels() -> tuple:
     set S of coordinates (N_S² = Σ_{j∈S} term j of N²); with S the coordinates of z_min the level is ρ z_min."""
     return (cf.z_min, cf.z_1st, sy.rho), (cf.l2_collapse_certificate(), cf.l2_no_collapse_certificate(),
                                           cf.l2_collapse_certificate())
+
+
+@lru_cache(maxsize=32)
+def balanced_shifted_system(L: int, d: int) -> tuple:
+    """(τ, (v_1 … v_d), (z_1 … z_d, α, ρ), fields): :func:`balanced_system` (ℓ2-SAM) in v_j = u_j − α, so that the
+    uniform start u = α·1 is v = 0 exactly for every α (an interval α is then a parameter carried by the
+    validated integrator, correlated with every coordinate, instead of d independent initial intervals)."""
+    t, u, params, f = balanced_system(int(L), "sam-l2", d)
+    v = tuple(sp.Symbol(f"v{j + 1}", real=True) for j in range(d))
+    sub = {u[j]: cf.alpha + v[j] for j in range(d)}
+    return t, v, (*params[:d], cf.alpha, params[d]), tuple(e.xreplace(sub) for e in f)
+
+
+def balanced_forms(L: int, d: int) -> tuple:
+    """((u_1 … u_d), (z_1 … z_d, ρ), (r_1 … r_d)): the perturbation ratios r_j = 1 − û_j/u_j =
+    ρ z_j u_j^{L−2}/N of the balanced ℓ2-SAM flow (:func:`ratio_of_perturbation`, with N from
+    :func:`closed_forms.balanced_norm_summand`): every r_j > 1 is the even-L collapse lemma's set."""
+    z = data(d)
+    u = tuple(sp.Symbol(f"u{j + 1}", positive=True) for j in range(d))
+    N = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(L).subs({cf.z_j: z[j], cf.u_j: u[j]}) for j in range(d)]))
+    r = ratio_of_perturbation(L)
+    return u, (*z, sy.rho), tuple(r.subs({cf.z_j: z[j], cf.u_j: u[j], cf.N: N}, simultaneous=True) for j in range(d))

@@ -1,5 +1,6 @@
 """``theorycheck check-certificate FILE``: re-check a proof certificate written by ``thresholds --prove
---certificate FILE``. A thin shell over :func:`theorycheck.predict.certificate.check_certificate`."""
+--certificate FILE`` (L = 2 or even L ≥ 4). A thin shell over
+:func:`theorycheck.predict.certificate_depth.check_any_certificate`."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ def run(args: argparse.Namespace) -> int:
 
     from theorycheck.errors import TheorycheckError
     from theorycheck.jsonio import emit
-    from theorycheck.predict.certificate import check_certificate
+    from theorycheck.predict.certificate_depth import check_any_certificate
 
     if not Path(args.file).is_file():
         raise TheorycheckError(f"check-certificate: no file {args.file!r}")
     try:
-        res = check_certificate(args.file)
+        res = check_any_certificate(args.file)
     except (ValueError, KeyError, TypeError) as e:
         raise TheorycheckError(f"check-certificate: {args.file} is not a readable certificate ({e})") from None
     if args.json:

@@ -113,7 +113,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _seq(p: dict) -> str:
-    return " → ".join(str(j) for j in p["sequence"]) if p["sequence"] else "—"
+    seq = [str(j) for j in p["sequence"]]
+    if not p.get("sequence_complete", True) and len(seq) > 1:  # switches before the limit not determined
+        seq = seq[:-1] + ["…", seq[-1]]
+    return " → ".join(seq) if seq else "—"
 
 
 def _times(p: dict) -> str:
@@ -122,6 +125,11 @@ def _times(p: dict) -> str:
         lo = f"{float(t[0]):.6g}"
         hi = "…" if t[1] is None else f"{float(t[1]):.6g}"
         out.append(f"{p['sequence'][k]}→{p['sequence'][k + 1]} [{lo}, {hi}]")
+    if p.get("blowup_time"):
+        out.append(f"blow-up [{float(p['blowup_time'][0]):.6g}, {float(p['blowup_time'][1]):.6g}]")
+    ct = p.get("collapse_time")
+    if ct and ct[1] is None and not p["switch_times"]:
+        out.append(f"collapse after τ = {float(ct[0]):.6g}")
     return "; ".join(out) if out else "—"
 
 
@@ -162,7 +170,7 @@ def register(sub) -> None:
                    help="ℓ2-SAM: prove a bracket of α_c (validated ball-arithmetic integration + persisting lemmas): "
                         "alpha_collapse.proof")
     p.add_argument("--certificate", default=None, metavar="FILE",
-                   help="with --prove (L = 2): write every validated step of the proof to FILE (JSON); "
+                   help="with --prove (L = 2 or even L ≥ 4): write every validated step of the proof to FILE (JSON); "
                         "`theorycheck check-certificate FILE` re-checks it")
     p.add_argument("--max-seconds", type=float, default=120.0, help="time budget of a proved regime map (default 120 s)")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -96,8 +96,12 @@ def print_proved(res: dict) -> None:
     for w in res["switches"]:
         hi = "…" if w["time"][1] is None else w["time"][1]
         print(f"  {w['from']} → {w['to']} at τ ∈ [{w['time'][0]}, {hi}]")
-    if res["collapse_time"]:
-        print(f"collapse time τ_c ∈ [{res['collapse_time'][0]}, {res['collapse_time'][1]}]")
+    if res.get("proved_until") and not res.get("sequence_complete", True):
+        print(f"  (the sequence is proved up to τ = {res['proved_until'][1]}; switches after it are not determined)")
+    for key, name in (("collapse_time", "collapse time τ_c"), ("blowup_time", "blow-up time τ*")):
+        t = res.get(key)
+        if t:
+            print(f"{name} ∈ [{t[0]}, {t[1]}]" if t[1] is not None else f"{name} > {t[0]}")
     print(f"final j† = {res['final_index'] if res['final_index'] is not None else '—'}  "
           f"[{res['final_index_status']}: {res['final_index_reason']}]  ({res['seconds']:.1f} s)")
 
@@ -165,7 +169,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (keys documented in the README)")
     p.add_argument("--prove", action="store_true",
                    help="enclose the switch and collapse times in ball arithmetic and prove the final index from a "
-                   "lock-in certificate (ℓ2-SAM at L = 2 and GD, one example, uniform α)")
+                   "lock-in certificate (ℓ2-SAM with z > 0 at any depth ≥ 2 and GD, one example, uniform α; at L ≥ 3 the blow-up "
+                   "time too)")
     p.add_argument("--param", choices=PARAMETRISATIONS, default="product",
                    help="parametrisation: product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D, w±(0) = α "
                    "(with --loss squared)")

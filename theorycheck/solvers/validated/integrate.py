@@ -157,7 +157,7 @@ def _inverse(Q: arb_mat) -> arb_mat:
 def integrate(system, x0: Sequence, *, params: Sequence = (), t0=0, t_end=None, order: int = 20, prec: int = 128,
               tol: float | None = None, h_max: float | None = None, budget: Budget | None = None,
               stop: Callable[[Step], str | None] | None = None, on_step: Callable[[Step], None] | None = None,
-              record: bool = True, form: str = "lohner") -> Flowpipe:
+              record: bool = True, form: str = "lohner", slack: bool = True) -> Flowpipe:
     """Enclose the solution of ``system`` (an :class:`~theorycheck.symbolic.compile.ArbSystem`) from
     ``x0`` (one value or ball per state: arb, int, float (exact), decimal string or [mid, rad] strings)
     at ``t0`` with parameters ``params`` (same forms; balls allowed), by Taylor steps of ``order`` K at
@@ -167,9 +167,15 @@ def integrate(system, x0: Sequence, *, params: Sequence = (), t0=0, t_end=None, 
     = that name: the callback must only answer what holds for every point of the step's enclosures),
     or when a :class:`Budget` runs out (MAX_STEPS, MAX_EVALUATIONS, MAX_SECONDS, STEP_SIZE_UNDERFLOW:
     the Picard test failed ``max_halvings`` times in a row, WIDTH_LIMIT, NON_FINITE). ``tol`` is the
-    target local error per unit of the state (default 2^(10−prec)); ``h_max`` caps the step. ``form``:
+    target local error per unit of the state (default 2^(10−prec)); ``h_max`` caps the step (a number, or a
+    function of the step's start time returning a number or None: a caller's hint, e.g. smaller steps near an
+    event; it never affects what is enclosed). ``form``:
     "lohner" (mean-value form with QR re-orthogonalisation: tight for wide sets and d > 1) or "interval"
     (Taylor coefficients over the box itself: one series per step fewer, for point-like 1-D sets).
+    ``slack``: widen every end set by 4|Z|, 0.5 % of its radius and a few ulps, so that an independent
+    re-evaluation (another order of operations: the certificate checkers) fits in it; runs that no certificate
+    records pass False (the 0.5 % compounds over many steps: near a singular point it can cost the enclosure
+    three orders of magnitude). Either way every end set encloses the solution.
     Returns a :class:`Flowpipe` (every step when ``record``; only the last otherwise)."""
     budget = budget or Budget()
     K = int(order)
@@ -180,10 +186,11 @@ def integrate(system, x0: Sequence, *, params: Sequence = (), t0=0, t_end=None, 
         if form not in ("lohner", "interval"):
             raise TheorycheckError(f"form must be 'lohner' or 'interval', not {form!r}")
         return _run(system, x0, params, t0, t_end, K, int(prec), tol, h_max, budget, stop, on_step, record, started,
-                    form)
+                    form, slack)
 
 
-def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_step, record, started, form):
+def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_step, record, started, form, slack):
+    pad = _pad if slack else _pad_ulps
     d = len(system.states)
     m = len(system.params)
     x0 = [read_ball(ball_text(to_ball(v))) for v in x0]
@@ -274,8 +281,9 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
         h = 0.8 * h if h is not None else (2 * h_prev if h_prev else 1.0)
         if h_prev is not None:
             h = min(h, 4 * h_prev)
-        if h_max is not None:
-            h = min(h, float(h_max))
+        cap = h_max(float(t.mid())) if callable(h_max) else h_max
+        if cap is not None:
+            h = min(h, float(cap))
         if tend is not None:
             left = float((tend - t).mid())
             if left <= h * 1.000001:
@@ -316,7 +324,7 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
             phi = [_horner([coef_c[k][i] for k in range(K + 1)], hb) + Z[i] for i in range(n)]
             over = [_horner([coef_c[k][i] for k in range(K + 1)], H) + Zs[i] for i in range(n)]
             c_new = [read_ball(ball_text(arb(x.mid()))) for x in phi]
-            R_new = [read_ball(ball_text(_pad(phi[i] - c_new[i], Z[i], phi[i], prec))) for i in range(n)]
+            R_new = [read_ball(ball_text(pad(phi[i] - c_new[i], Z[i], phi[i], prec))) for i in range(n)]
             A_store = S.A
         else:
             # -- Taylor polynomial at c, evaluated at h
@@ -342,7 +350,7 @@ def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_st
                     acc += MR[i, j] * S.R[j]
                 for j in range(n):
                     acc += Ainv[i, j] * v[j]
-                R_new.append(read_ball(ball_text(_pad(acc, sum((abs(Ainv[i, j]) * Z[j] for j in range(n)), arb(0)),
+                R_new.append(read_ball(ball_text(pad(acc, sum((abs(Ainv[i, j]) * Z[j] for j in range(n)), arb(0)),
                                                       acc, prec))))
             c_new = [read_ball(ball_text(x)) for x in c_new]
             A_store = arb_mat(n, n, [read_ball(ball_text(A_new[i, j])) for i in range(n) for j in range(n)])
@@ -383,6 +391,11 @@ def _pad(x: arb, Z, ref: arb, prec: int) -> arb:
     an independent evaluation (another order of operations, :mod:`theorycheck.predict.certificate`) also fits in."""
     extra = abs(Z).upper() * 4 + x.rad() * arb("0.005") + (abs(ref) + 1) * arb(2) ** (8 - prec)
     return arb(x.mid(), x.rad() + extra)
+
+
+def _pad_ulps(x: arb, Z, ref: arb, prec: int) -> arb:
+    """x widened by a few ulps of ``ref`` only (``slack=False``: no certificate re-evaluates the step)."""
+    return arb(x.mid(), x.rad() + (abs(ref) + 1) * arb(2) ** (8 - prec))
 
 
 def _binary(h: float) -> float:
