@@ -111,9 +111,14 @@ def pair_difference(classes, optimizer: str = "sam-l2", *, n_train: int | None =
                gd=m["a"] if m else None, sam=m["b"] if m else None, difference=m["difference"] if m else None,
                flat_baseline=ob.flat_baseline(task.background, task.active))
     if limit and out["usable"]:
+        from theorycheck.errors import TheorycheckError
         from theorycheck.solvers.maxmargin import l1_max_margin
 
-        mm = l1_max_margin(Z[:, task.active])
+        try:
+            mm = l1_max_margin(Z[:, task.active])
+        except TheorycheckError as exc:  # the limit is reported beside D, never instead of it
+            out.update(l1_limit_background=None, angle_to_l1=None, l1_limit_why=str(exc))
+            return out
         beta = np.zeros(Z.shape[1])
         beta[task.active] = mm.direction
         out["l1_limit_background"] = float(ob.background_fraction(beta, task.background))

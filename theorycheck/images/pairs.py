@@ -29,7 +29,8 @@ _IMAGES: dict = {}
 
 class PairsResult(Record):
     """Keys (README, "linear-images", class pairs): config {pairs, optimizers, n_train, depth,
-    rho, loss_target, max_steps, linf_max_steps, array_backend, scheduler, workers}, results {optimizer: {verdict
+    rho, loss_target, max_steps, linf_max_steps, gd_scan_hi, collapse_brackets_given, limit, array_backend,
+    scheduler, workers}, results {optimizer: {verdict
     {verdict, ok, pairs_used, pairs_left_out, differences, positive, mean, ci95, why}, pairs [one
     row per pair]}}, execution {scheduler, workers, tasks[, address]}, seconds {total, tasks [per
     pair {classes, wall, cpu}]}."""
@@ -46,7 +47,8 @@ def _pair_task(job: dict) -> dict:
     rows = {op: pair_difference(tuple(job["classes"]), op, n_train=job["n_train"], rho=job["rho"],
                                 depth=job["depth"], loss_target=job["loss_target"], max_steps=job["max_steps"],
                                 array_backend=job["array_backend"], images=_IMAGES["mnist"],
-                                linf_max_steps=job["linf_max_steps"])
+                                linf_max_steps=job["linf_max_steps"], gd_scan_hi=job["gd_scan_hi"],
+                                collapse_bracket=job["collapse_bracket"], limit=job["limit"])
             for op in job["optimizers"]}
     return {"classes": list(job["classes"]), "rows": rows,
             "seconds": {"wall": time.perf_counter() - w, "cpu": time.thread_time() - c}}
@@ -54,14 +56,19 @@ def _pair_task(job: dict) -> dict:
 
 def linear_images_pairs(pairs=((0, 1), (2, 3), (4, 5), (6, 7), (8, 9)), *, optimizers=SAM_VARIANTS,
                         n_train: int | None = None, depth: int = 2, rho: float = 1.0, loss_target: float = 1e-2,
-                        max_steps: int = 1500, linf_max_steps: int | None = None, array_backend: str = "numpy",
+                        max_steps: int = 1500, linf_max_steps: int | None = None, gd_scan_hi: float = 2.0,
+                        collapse_brackets: dict | None = None, limit: bool = True, array_backend: str = "numpy",
                         scheduler="processes", workers: int | None = None,
                         progress: bool | None = None) -> PairsResult:
     """E2.linear over MNIST class ``pairs`` (module docstring): every pair's replicate for each
     SAM variant in ``optimizers`` against GD, on ``n_train`` class-balanced training images per
     pair (None: every training image of the two classes), then the verdict rule per variant.
     Step budgets: ``max_steps`` per run (and the α scans'); ℓ∞-SAM runs ``linf_max_steps`` (None:
-    the verify run's min(max_steps, 600)).
+    the verify run's min(max_steps, 600)). ``gd_scan_hi``: the α_gd scan's upper end over ρ (the
+    rule's 2); ``collapse_brackets``: {(a, b): [lo, hi]} α_c brackets from an earlier run of the
+    same deterministic scan (same pair, size, ρ, depth, max_steps), used instead of scanning again.
+    ``limit``: also the ℓ1 max-margin limit's background fraction per pair (an LP on the pair's
+    images; reported beside D, not used by the verdict).
     ``scheduler``: "processes", "threads" or "sync" (local Dask), or a Dask scheduler address /
     ``distributed.Client``; ``workers``: local workers (default one per pair up to the cores)."""
     from theorycheck.proofs.e2_linear import verdict
@@ -91,7 +98,15 @@ def linear_images_pairs(pairs=((0, 1), (2, 3), (4, 5), (6, 7), (8, 9)), *, optim
     for name, v in (("max_steps", max_steps), ("linf_max_steps", 1 if linf_max_steps is None else linf_max_steps)):
         if not (isinstance(v, int) and v >= 1):
             raise ArgumentError(f"{name} = {v!r}: give a whole number ≥ 1", name)
-    jobs = [{"classes": list(p), "optimizers": list(optimizers), "n_train": n_train, "rho": float(rho),
+    if not (isinstance(gd_scan_hi, (int, float)) and 2.0 <= gd_scan_hi < float("inf")):
+        raise ArgumentError(f"gd_scan_hi = {gd_scan_hi!r}: give a finite number ≥ 2 (the rule's scan end)",
+                            "gd_scan_hi")
+    given = {tuple(parse_classes(k)): v for k, v in (collapse_brackets or {}).items()}
+    for k, v in given.items():
+        if len(v) != 2 or not (0 < v[0] < v[1] < float("inf")):
+            raise ArgumentError(f"collapse_brackets[{k}] = {v!r}: give [lo, hi] with 0 < lo < hi", "collapse_brackets")
+    jobs = [{"classes": list(p), "gd_scan_hi": float(gd_scan_hi), "limit": bool(limit),
+             "collapse_bracket": None if p not in given else [float(x) for x in given[p]], "optimizers": list(optimizers), "n_train": n_train, "rho": float(rho),
              "depth": int(depth), "loss_target": float(loss_target), "max_steps": int(max_steps),
              "linf_max_steps": linf_max_steps, "array_backend": array_backend} for p in pairs]
     done, how = run_tasks(_pair_task, jobs, scheduler=scheduler, workers=workers, progress=progress,
@@ -104,7 +119,9 @@ def linear_images_pairs(pairs=((0, 1), (2, 3), (4, 5), (6, 7), (8, 9)), *, optim
     return PairsResult({
         "config": {"pairs": [list(p) for p in pairs], "optimizers": list(optimizers), "n_train": n_train,
                    "depth": int(depth), "rho": float(rho), "loss_target": float(loss_target),
-                   "max_steps": int(max_steps), "linf_max_steps": linf_max_steps, "array_backend": array_backend,
+                   "max_steps": int(max_steps), "linf_max_steps": linf_max_steps, "gd_scan_hi": float(gd_scan_hi),
+                   "collapse_brackets_given": sorted([list(k) for k in given]), "limit": bool(limit),
+                   "array_backend": array_backend,
                    "scheduler": scheduler if isinstance(scheduler, str) else "distributed", "workers": workers},
         "results": results,
         "execution": how,
