@@ -35,31 +35,45 @@ PAIRS = ((0, 1), (2, 3), (4, 5), (6, 7), (8, 9))
 N_TRAIN = 120
 RHO = 1.0
 LOSS_TARGET = 1e-2
+#: the ℓ∞ run's step budget in the verify run (its flow crosses many surfaces G_j = 0)
+LINF_MAX_STEPS = 600
 
 
 _REGIMES: dict = {}
 
 
-def _regimes(classes, n_train, rho, depth, max_steps, array_backend, Z):
-    """α_c(Z) and α_gd(Z) of a pair, computed once per process (E2.linear and E2.linear-linf share them)."""
+def _regimes(classes, n_train, rho, depth, max_steps, array_backend, Z, gd_scan_hi=2.0, collapse_bracket=None):
+    """α_c(Z) and α_gd(Z) of a pair, computed once per process (E2.linear and E2.linear-linf share them).
+    ``gd_scan_hi``: the α_gd scan's upper end over ρ (the rule's 2; a wider scan keeps the rule's
+    density of points); ``collapse_bracket``: α_c's bracket from an earlier run of the same
+    (deterministic) scan, instead of scanning again."""
     from theorycheck.predict.pixels import alpha_collapse, alpha_gd_like
 
-    key = (classes, n_train, rho, depth, max_steps, array_backend)
+    key = (classes, n_train, rho, depth, max_steps, array_backend, gd_scan_hi,
+           None if collapse_bracket is None else tuple(collapse_bracket))
     if key not in _REGIMES:
         lo, hi = 1e-3 * rho, 2.0 * rho
         small = n_train is not None and n_train <= 1000
-        ac = alpha_collapse(Z, rho, depth=depth, lo=lo, hi=hi, points=8 if small else 10, refine=4 if small else 8,
-                            max_steps=max_steps, array_backend=array_backend)
-        _REGIMES[key] = (ac, alpha_gd_like(Z, rho, depth=depth, lo=lo, hi=hi))
+        if collapse_bracket is None:
+            ac = alpha_collapse(Z, rho, depth=depth, lo=lo, hi=hi, points=8 if small else 10,
+                                refine=4 if small else 8, max_steps=max_steps, array_backend=array_backend)
+        else:
+            ac = {"bracket": [float(collapse_bracket[0]), float(collapse_bracket[1])], "given": True}
+        ghi = gd_scan_hi * rho
+        points = max(48, math.ceil(48 * math.log(ghi / lo) / math.log(hi / lo)))
+        _REGIMES[key] = (ac, alpha_gd_like(Z, rho, depth=depth, lo=lo, hi=ghi, points=points))
     return _REGIMES[key]
 
 
 def pair_difference(classes, optimizer: str = "sam-l2", *, n_train: int | None = N_TRAIN, rho: float = RHO,
                     depth: int = 2, loss_target: float = LOSS_TARGET, max_steps: int = 1500,
-                    limit: bool = True, array_backend: str = "numpy", images=None) -> dict:
+                    limit: bool = True, array_backend: str = "numpy", images=None,
+                    linf_max_steps: int | None = None, gd_scan_hi: float = 2.0, collapse_bracket=None) -> dict:
     """One replicate of E2.linear: α in the middle of the pair's intermediate range, GD and
     ``optimizer`` from the same start, D at matched loss, and the ℓ1 max-margin limit's
-    background fraction (``limit``)."""
+    background fraction (``limit``). Step budget of the pair's run: ``max_steps`` for ℓ2-SAM;
+    for ℓ∞-SAM ``linf_max_steps``, or when None the verify run's min(``max_steps``, 600).
+    ``gd_scan_hi``, ``collapse_bracket``: see :func:`_regimes` (the verify run: 2 and None)."""
     import numpy as np
 
     from theorycheck import observe_pixels as ob
@@ -67,19 +81,24 @@ def pair_difference(classes, optimizer: str = "sam-l2", *, n_train: int | None =
     from theorycheck.pixel_task import pixel_task
     task = pixel_task("mnist", classes, n_train=n_train, n_test=200, images=images)
     Z = task.Z
-    ac, agd = _regimes(tuple(task.classes), n_train, rho, depth, max_steps, array_backend, Z)
+    ac, agd = _regimes(tuple(task.classes), n_train, rho, depth, max_steps, array_backend, Z, gd_scan_hi,
+                       collapse_bracket)
     out = {"classes": list(task.classes), "n_train": int(Z.shape[0]), "alpha_collapse": ac["bracket"],
            "alpha_gd_like": agd["value"]}
     br = ac["bracket"]
     if br is None or agd["value"] is None or agd["value"] <= br[1]:
-        out.update(usable=False, why="no intermediate regime on the scan")
+        why = ("α_gd beyond the scan's upper end (the intermediate range has no upper end on the scan)"
+               if br is not None and agd["value"] is None else "no intermediate regime on the scan")
+        out.update(usable=False, why=why)
         return out
     alpha = math.sqrt(br[1] * agd["value"])
     d_act = int(task.active.sum())
     r_opt = rho if optimizer == "sam-l2" else rho / math.sqrt(depth * 2 * d_act)
     grid = np.concatenate([[0.0], np.geomspace(2e-3, 200.0, 119)])
     run = run_pixels(Z, ["gd", optimizer], [alpha, alpha], [0.0, r_opt], depth=depth, time_kind="tau", grid=grid,
-                     loss_target=loss_target, max_steps=max_steps if optimizer == "sam-l2" else min(max_steps, 600),
+                     loss_target=loss_target,
+                     max_steps=max_steps if optimizer == "sam-l2" else
+                     (min(max_steps, LINF_MAX_STEPS) if linf_max_steps is None else linf_max_steps),
                      array_backend=array_backend)
     st = [str(s) for s in run.status]
     out.update(alpha=alpha, rho=r_opt, status=st)
@@ -92,9 +111,14 @@ def pair_difference(classes, optimizer: str = "sam-l2", *, n_train: int | None =
                gd=m["a"] if m else None, sam=m["b"] if m else None, difference=m["difference"] if m else None,
                flat_baseline=ob.flat_baseline(task.background, task.active))
     if limit and out["usable"]:
+        from theorycheck.errors import TheorycheckError
         from theorycheck.solvers.maxmargin import l1_max_margin
 
-        mm = l1_max_margin(Z[:, task.active])
+        try:
+            mm = l1_max_margin(Z[:, task.active])
+        except TheorycheckError as exc:  # the limit is reported beside D, never instead of it
+            out.update(l1_limit_background=None, angle_to_l1=None, l1_limit_why=str(exc))
+            return out
         beta = np.zeros(Z.shape[1])
         beta[task.active] = mm.direction
         out["l1_limit_background"] = float(ob.background_fraction(beta, task.background))

@@ -33,6 +33,8 @@ def test_quick_mnist_spans_the_three_regimes(capsys, tmp_path):
     br = r["regimes"]["alpha_collapse"]["bracket"]
     assert br[0] < br[1] < r["regimes"]["alpha_gd_like"]["value"]
     assert len(r["runs"]) == 9 and len(r["comparisons"]) == 6
+    assert all(x["sliding_entries"] >= 0 and x["sliding_time"] >= 0 for x in r["runs"])
+    assert all(x["sliding_entries"] == 0 for x in r["runs"] if x["optimizer"] != "sam-linf")
     gd = [x for x in r["runs"] if x["optimizer"] == "gd"]
     assert all(x["status"] == "loss_reached" and x["checkpoints"][-1]["train_loss"] <= 1e-2 for x in gd)
     sam_collapse = next(x for x in r["runs"] if x["optimizer"] == "sam-l2" and x["regime"] == 1)

@@ -13,7 +13,7 @@ from enum import StrEnum
 from theorycheck.errors import SettingError
 
 __all__ = ["REGIMES", "REGIME_DESCRIPTIONS", "TimeKind", "OPTIMIZERS", "LOSSES", "REGRESSION_LOSSES", "OPTIMIZER_DESCRIPTIONS",
-           "LOSS_DESCRIPTIONS", "PARAMETRISATIONS", "SOLVE_METHODS", "TIME_CHOICES", "SWEEP_METHODS", "SWEEP_BACKENDS",
+           "LOSS_DESCRIPTIONS", "PARAMETRISATIONS", "SOLVE_METHODS", "TIME_CHOICES", "SWEEP_METHODS", "SWEEP_BACKENDS", "DASK_LOCAL_SCHEDULERS",
            "ARRAY_BACKENDS", "PROFILES", "NORMS", "CNN_DATASETS", "CNN_UPSAMPLING", "CNN_DEVICES", "check_optimizer",
            "check_loss", "check_depth", "check_rho", "TIE_RTOL", "TIE_LOG", "counted"]
 
@@ -84,6 +84,8 @@ TIME_CHOICES: tuple[str, ...] = ("auto", "rescaled", "real")
 SWEEP_METHODS: tuple[str, ...] = ("auto", "reduced", "balanced", "multi")
 #: where a sweep runs
 SWEEP_BACKENDS: tuple[str, ...] = ("serial", "processes", "dask")
+#: local Dask schedulers for independent tasks (sweep.run.run_tasks); a scheduler address is the other choice
+DASK_LOCAL_SCHEDULERS: tuple[str, ...] = ("threads", "processes", "sync")
 #: the arrays a sweep computes on
 ARRAY_BACKENDS: tuple[str, ...] = ("auto", "numpy", "numba", "torch")
 #: verify's profiles: drawn inputs per claim

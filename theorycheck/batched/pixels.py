@@ -196,6 +196,8 @@ class PixelFlow(_ClockedTheta):
 
     observables = {"loss": (np.float64, np.nan), "log_loss": (np.float64, np.nan)}
     CHATTER_STEPS = 200
+    #: ℓ∞: a pixel with |G_p| ≤ SLIDE_NEAR max_j |G_j| is on its surface for the sliding test
+    SLIDE_NEAR = 1e-6
 
     def __init__(self, Z, optimizers: Sequence[str], alphas, rhos, *, L: int, time_kind: str = "t",
                  loss: str = "logistic", ops=None, grid=None, loss_target: float | None = None,
@@ -251,6 +253,15 @@ class PixelFlow(_ClockedTheta):
         # chattering detector (ℓ∞): accepted steps since the last check and the time there
         self._acc = np.zeros(self.B, dtype=np.int64)
         self._tau_mark = np.zeros(self.B)
+        # ℓ∞ Filippov sliding (one surface G_p = 0 per member): the pixel p (−1: none), the sign
+        # of G at the last accepted step, and the side forced while a one-sided field is evaluated
+        self.sliding = np.full(self.B, -1, dtype=np.int64)
+        self._gsign = np.zeros((self.B, da), dtype=np.int8)
+        self._force = None
+        self.slide_forms = C.sliding_forms(L, loss, o.name)
+        self.events.update(first_sliding=np.full(self.B, np.inf), sliding_entries=np.zeros(self.B),
+                           sliding_time=np.zeros(self.B))
+        self._slide_since = np.full(self.B, np.nan)
 
     # ------------------------------------------------------------------ the model
     def initial(self):
@@ -287,10 +298,14 @@ class PixelFlow(_ClockedTheta):
     def field(self, idx, y):
         """(du/dt or dθ/dt in the member's time, ln of the real-time factor): the flow's rate."""
         o = self.ops
-        oc = self.opt_np[o.to_numpy(idx)]
+        idx_np = o.to_numpy(idx)
+        if self._force is None and np.any(self.sliding[idx_np] >= 0):
+            return self._sliding_field(idx, idx_np, y)
+        oc = self.opt_np[idx_np]
         u = self._u(idx, y)
         A, w, _ = self._weights(self.signed_beta(u))
         Gt = self._grad(w)
+        Gs = Gt if self._force is None else self._forced_signs(Gt)  # only the ℓ∞ perturbation's signs
         sam = np.flatnonzero(oc != 0)
         Gh, Ah, wh = Gt, A, w
         if self.L >= 2:
@@ -301,7 +316,7 @@ class PixelFlow(_ClockedTheta):
                     continue
                 si = o.asarray(sel, dtype=int)
                 f = self.forms[op]
-                th, G = y[si], Gt[si]
+                th, G = y[si], Gs[si]
                 with o.errstate():
                     if op == "sam-l2":
                         ls = o.where(self.dead[idx][si], -math.inf, f.log_summand(G, th))
@@ -318,7 +333,7 @@ class PixelFlow(_ClockedTheta):
                 if sel.size == 0:
                     continue
                 si = o.asarray(sel, dtype=int)
-                G = Gt[si]
+                G = Gs[si]
                 S = o.sqrt(o.sum(G * G, 1))[:, None]  # ‖∇Lo‖ over the 2d coordinates (one layer)
                 uh = uh * 1.0 if uh is u else uh
                 uh[si] = u[si] + self.eps[op](G, o.where(S > 0, S, 1.0), self.rho[idx][si][:, None])
@@ -338,6 +353,121 @@ class PixelFlow(_ClockedTheta):
             rate = rate / o.mean(wh, 1)[:, None]
         return rate
 
+    # ------------------------------------------------------------ ℓ∞-SAM: Filippov sliding on G_p = 0
+    def _forced_signs(self, Gt):
+        """G̃ with pixel p's two coordinates given the side's sign (ℓ∞ reads only the signs)."""
+        rows, p, side = self._force
+        Gs = Gt * 1.0
+        Gs[rows, p] = float(side)
+        Gs[rows, p + self.d] = -float(side)
+        return Gs
+
+    def _one_sided(self, idx, y, p_np, side):
+        """The field of the members idx with sign(G_p) forced to ``side`` (±1) at their pixels p."""
+        o = self.ops
+        self._force = (o.arange(len(p_np)), o.asarray(p_np, dtype=int), side)
+        try:
+            return self.field(idx, y)
+        finally:
+            self._force = None
+
+    def _gradient_rate(self, idx, y, rate, p_np):
+        """dG_p/dt along ``rate`` (up to a positive factor per member, the same for every rate at
+        this point): (1/n) Σ_i ℓ''(m_i) ṁ_i z_ip with ṁ = Z dβ/dt (closed_forms, sliding)."""
+        o = self.ops
+        f = self.slide_forms
+        u = self._u(idx, y)
+        with o.errstate():
+            c = o.where(self.dead[idx], 0.0, f.coordinate_rate(rate, y) * 1.0)
+        bdot = c[:, : self.d] - c[:, self.d:]
+        m = self.signed_beta(u) @ self.ZT
+        with o.errstate():
+            lc = f.log_curvature(m)
+            wc = o.exp(lc - o.amax(lc, 1)[:, None])
+        zp = self.ZT[o.asarray(p_np, dtype=int)]  # (k, n): the column z_·p of each member
+        return o.sum(wc * (bdot @ self.ZT) * zp, 1)
+
+    def _sides(self, idx, y, p_np):
+        """(f₊, f₋, a₊, a₋) of members idx on their surfaces G_p = 0."""
+        fp, fm = self._one_sided(idx, y, p_np, 1), self._one_sided(idx, y, p_np, -1)
+        return fp, fm, self._gradient_rate(idx, y, fp, p_np), self._gradient_rate(idx, y, fm, p_np)
+
+    def _sliding_field(self, idx, idx_np, y):
+        """The field with the Filippov velocity λ f₊ + (1 − λ) f₋ for the members that slide
+        (λ from closed_forms.sliding_weight, clipped to [0, 1] off the sliding region)."""
+        o = self.ops
+        on = self.sliding[idx_np] >= 0
+        rate = o.zeros((len(idx_np), y.shape[1]))
+        if (~on).any():
+            off = o.asarray(np.flatnonzero(~on), dtype=int)
+            rate[off] = self.field(idx[off], y[off])
+        k = o.asarray(np.flatnonzero(on), dtype=int)
+        p_np = self.sliding[idx_np[on]]
+        fp, fm, ap, am = self._sides(idx[k], y[k], p_np)
+        with o.errstate():
+            den = am - ap
+            lam = o.where(den > 0, self.slide_forms.weight(ap, o.where(den > 0, am, ap + 1.0)), 0.5)
+            lam = o.minimum(o.maximum(lam, 0.0), 1.0)
+        rate[k] = self.slide_forms.combine(lam[:, None], fp, fm)
+        return rate
+
+    def _attracting(self, idx, y, p_np):
+        """Members whose surface G_p = 0 attracts from both sides here (a₊ < 0 < a₋)."""
+        _, _, ap, am = self._sides(idx, y, p_np)
+        return (self.ops.to_numpy(ap) < 0) & (self.ops.to_numpy(am) > 0)
+
+    def _update_sliding(self, idx, idx_np, tau_np, y, stuck):
+        """After an accepted step of ℓ∞ members: a member that slides leaves its surface where it
+        stops attracting; a member that does not slide enters sliding on a pixel whose G_p changed
+        sign in this step (or, when the chattering detector fired, ``stuck``, on its smallest
+        |G_p|) if that surface attracts from both sides. Returns (members whose field changed,
+        members on which the detector fired and that now slide)."""
+        o = self.ops
+        changed = np.zeros(len(idx_np), dtype=bool)
+        rescued = np.zeros(len(idx_np), dtype=bool)
+        lin = np.flatnonzero(self.opt_np[idx_np] == 2)
+        if lin.size == 0:
+            return changed, rescued
+        il = o.asarray(lin, dtype=int)
+        _, w, _ = self._weights(self.signed_beta(self._u(idx[il], y[il])))
+        G = o.to_numpy(self._grad(w))[:, : self.d]
+        sg = np.sign(G).astype(np.int8)
+        b = idx_np[lin]
+        old = self._gsign[b]
+        self._gsign[b] = sg
+        on = self.sliding[b] >= 0
+        if on.any():  # leave where the surface stops attracting
+            k = np.flatnonzero(on)
+            keep = self._attracting(idx[o.asarray(lin[k], dtype=int)], y[o.asarray(lin[k], dtype=int)],
+                                    self.sliding[b[k]])
+            gone = k[~keep]
+            self.events["sliding_time"][b[gone]] += tau_np[lin[gone]] - self._slide_since[b[gone]]
+            self.sliding[b[gone]] = -1
+            changed[lin[gone]] = True
+        # a surface crossed in this step, or one the member is creeping up to (rejected steps across
+        # it): |G_p| ≤ SLIDE_NEAR max_j |G_j|
+        scale = np.max(np.abs(G), axis=1, keepdims=True)
+        crossed = ((sg != old) & (old != 0)) | (np.abs(G) <= self.SLIDE_NEAR * scale)
+        cand = np.full(lin.size, -1, dtype=np.int64)
+        for i in np.flatnonzero(~on & (crossed.any(axis=1) | stuck[lin])):
+            cols = np.flatnonzero(crossed[i]) if crossed[i].any() else np.arange(self.d)
+            cand[i] = cols[np.argmin(np.abs(G[i, cols]))]
+        k = np.flatnonzero(cand >= 0)
+        if k.size:
+            ik = o.asarray(lin[k], dtype=int)
+            ok = self._attracting(idx[ik], y[ik], cand[k])
+            enter = k[ok]
+            if enter.size:
+                bb = b[enter]
+                self.sliding[bb] = cand[enter]
+                self._slide_since[bb] = tau_np[lin[enter]]
+                self.events["sliding_entries"][bb] += 1
+                first = ~np.isfinite(self.events["first_sliding"][bb])
+                self.events["first_sliding"][bb[first]] = tau_np[lin[enter]][first]
+                changed[lin[enter]] = True
+                rescued[lin[enter]] = stuck[lin[enter]]
+        return changed, rescued
+
     def theta_rate(self, idx, tau, y):
         return self.field(idx, y)
 
@@ -346,18 +476,22 @@ class PixelFlow(_ClockedTheta):
         idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
         codes = np.zeros(len(idx_np), dtype=int)
         codes[self.reached[idx_np]] = LOSS_REACHED
-        changed = None
         # ℓ∞-SAM on several examples: where some G_j changes sign, ε_j = ρ sign(g_j) jumps and the
         # steps can shrink to nothing; CHATTER_STEPS accepted steps that advance the member's time
         # by less than 1e-3 of it (and of its scale 1/c) stop it (the discrete algorithm runs there)
+        # before it stops one, the member may enter Filippov sliding on one surface (then it goes on)
         self._acc[idx_np] += 1
         due = self._acc[idx_np] >= self.CHATTER_STEPS
+        stuck_all = np.zeros(len(idx_np), dtype=bool)
         if due.any():
             b = idx_np[due]
             moved = tau_np[due] - self._tau_mark[b]
             stuck = (moved < 1e-3 * np.maximum(tau_np[due], 1.0 / self.c)) & (self.opt_np[b] == 2)
-            codes[np.flatnonzero(due)[stuck]] = CHATTERING
+            stuck_all[np.flatnonzero(due)[stuck]] = True
             self._tau_mark[b], self._acc[b] = tau_np[due], 0
+        slid, rescued = self._update_sliding(idx, idx_np, tau_np, y, stuck_all)
+        codes[stuck_all & ~rescued] = CHATTERING
+        changed = slid if slid.any() else None
         if self.L >= 2:
             r = dy / dtau[:, None]
             rc = r * (1.0 / self.c)
@@ -365,7 +499,9 @@ class PixelFlow(_ClockedTheta):
             live = ~self.dead[idx]
             oc = self.opt_np[idx_np]
             linf = o.asarray(oc == 2, dtype=bool)[:, None]
-            changed = self._mark_dead(idx, idx_np, tau_np, live & (rc < big) & linf, r)
+            dead = self._mark_dead(idx, idx_np, tau_np, live & (rc < big) & linf, r)
+            if dead is not None:
+                changed = dead if changed is None else (changed | dead)
             top = o.to_numpy(o.amax(o.where(live, rc, -math.inf), 1))
             collapse = ((oc == 1) & (top < big)) | ((oc == 2) & o.to_numpy(o.all(self.dead[idx], 1)))
             codes[(codes == 0) & collapse] = COLLAPSE
@@ -541,6 +677,9 @@ def run_pixels(Z, optimizers: Sequence[str], alphas, rhos, *, depth: int, time_k
         res = integrate(system, grid, rtol=rtol, atol=atol, max_steps=max_steps, progress=rep)
         times, obs, status, t_stop, steps = res.grid, res.obs, res.status.astype(np.int64), res.t_stop, res.steps
         meta = dict(res.meta)
+        on = system.sliding >= 0  # members still sliding when they stopped
+        end = np.minimum(t_stop[on], float(grid[-1]))  # the last step may run past the grid's end
+        system.events["sliding_time"][on] += np.maximum(end - system._slide_since[on], 0.0)
     if rep is not None:
         rep(1.0)
     B, T = system.B, times.size

@@ -114,7 +114,7 @@ class LinearImagesResult(Record):
     preprocess, source, background_definition, background_pixels, flat_baseline, flat_baseline_all},
     regimes {alpha_collapse, alpha_gd_like, rho, rho_linf}, alphas [{alpha, regime, regime_name}],
     max_margin {l1, l2} (margin, method, kkt_residual, background_fraction), runs [per member:
-    optimizer, alpha, rho, regime, time_kind, status, t_stop, steps, checkpoints [{time, train_loss,
+    optimizer, alpha, rho, regime, time_kind, status, t_stop, steps, sliding_entries, sliding_time, checkpoints [{time, train_loss,
     background_fraction, test_accuracy, jdag, jdag_intensity_quantile, angle_l1, angle_l2}], npz],
     comparisons [per SAM variant and α: matched loss / matched time background fractions and their
     difference], seconds, figures, saved."""
@@ -234,7 +234,7 @@ def linear_images(config: Config | None = None, *, save: str | Path | None = Non
     jd = ob.dominant_pixel(run.beta)
     q = ob.intensity_quantile(jd, task.intensity, active)
     ang = {k: ob.angle_degrees_rows(run.beta, v) for k, v in dirs.items()}
-    runs = []
+    runs, ev = [], run.meta["events"]
     for b in range(len(opts)):
         cps = []
         for k in range(run.times.size):
@@ -248,7 +248,9 @@ def linear_images(config: Config | None = None, *, save: str | Path | None = Non
         reg = regimes[b % alphas.size]
         runs.append({"optimizer": opts[b], "alpha": als[b], "rho": rhos[b], "regime": reg,
                      "regime_name": REGIME_NAMES[reg], "time_kind": cfg.time_kind, "status": str(run.status[b]),
-                     "t_stop": float(run.t_stop[b]), "steps": int(run.steps[b]), "checkpoints": cps, "npz": None})
+                     "t_stop": float(run.t_stop[b]), "steps": int(run.steps[b]),
+                     "sliding_entries": int(ev["sliding_entries"][b]), "sliding_time": float(ev["sliding_time"][b]),
+                     "checkpoints": cps, "npz": None})
     comps = [c for op in cfg.optimizers if op != "gd" for a in als[: alphas.size]
              if (c := compare(runs, op, a)) is not None]
     out = {

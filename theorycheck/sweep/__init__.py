@@ -13,8 +13,9 @@ from theorycheck.sweep.run import (
                                    collapse_threshold,
                                    resolve_array_backend,
                                    run_spec,
+                                   run_tasks,
 )
 
 __all__ = ["ARRAY_BACKENDS", "BACKENDS", "METHODS", "RunOptions", "SweepResult", "SystemSpec", "classify_regimes",
-           "collapse_threshold", "depth_sweep", "heatmap", "regime_map", "resolve_array_backend", "run_spec",
+           "collapse_threshold", "depth_sweep", "heatmap", "regime_map", "resolve_array_backend", "run_spec", "run_tasks",
            "seed_sweep", "time_grid", "versions", "visits"]

@@ -35,7 +35,7 @@ from theorycheck.batched import ops as bops
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.progress import Progress
-from theorycheck.vocabulary import ARRAY_BACKENDS, SWEEP_BACKENDS, SWEEP_METHODS
+from theorycheck.vocabulary import ARRAY_BACKENDS, DASK_LOCAL_SCHEDULERS, SWEEP_BACKENDS, SWEEP_METHODS
 
 BACKENDS = SWEEP_BACKENDS
 METHODS = SWEEP_METHODS
@@ -250,6 +250,63 @@ def _dask_client(scheduler):
         return Client(scheduler, timeout="10s"), True
     except (OSError, ValueError, TypeError) as exc:
         raise TheorycheckError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
+
+
+def run_tasks(fn, items, *, scheduler: Any = "processes", workers: int | None = None, progress: bool | None = None,
+              label: str = "tasks") -> tuple[list, dict]:
+    """``[fn(item) for item in items]`` with every call one Dask task: on a local scheduler
+    (``scheduler`` "processes", "threads" or "sync", ``workers`` of them, default one per item
+    up to the cores) or on a Dask cluster (``scheduler`` = its address or a
+    ``distributed.Client``). ``fn`` must be a module-level function (the processes scheduler
+    pickles it). Returns the results in the order of ``items`` and a dict saying how they ran
+    (scheduler, workers, tasks). Progress (tasks finished) on stderr."""
+    items = list(items)
+    try:
+        import dask
+    except ImportError:
+        raise TheorycheckError("running tasks on Dask needs dask: pip install 'dask[distributed]'") from None
+    local = isinstance(scheduler, str) and scheduler in DASK_LOCAL_SCHEDULERS
+    if isinstance(scheduler, str) and not local and "://" not in scheduler:
+        raise ArgumentError(f"scheduler={scheduler!r}: choose {', '.join(DASK_LOCAL_SCHEDULERS)} or the address "
+                            "'tcp://HOST:PORT' of a Dask cluster", "scheduler")
+    nw = _checked_workers(workers) or max(1, min(len(items), os.cpu_count() or 1))
+    if scheduler == "sync":
+        nw = 1
+    how: dict = {"scheduler": scheduler if local else "distributed", "workers": nw, "tasks": len(items)}
+    bar = Progress(label, progress)
+    try:
+        if not items:
+            return [], how
+        if local:
+            from dask.callbacks import Callback
+
+            tasks = [dask.delayed(fn, pure=False)(it) for it in items]
+            keys, done = {t.key for t in tasks}, [0]
+
+            class _Count(Callback):
+                def _posttask(self, key, result, dsk, state, id):  # noqa: A002 - dask's name
+                    if key in keys:  # the calls of fn, not the graph's other nodes
+                        done[0] += 1
+                        bar.update(done[0] / len(items))
+
+            with _Count():
+                out = dask.compute(*tasks, scheduler=scheduler, num_workers=nw)
+            return list(out), how
+        client, own = _dask_client(scheduler)
+        try:
+            how.update(workers=workers or max(1, sum(client.nthreads().values())),
+                       address=str(client.scheduler.address))
+            futs = [client.submit(fn, it, pure=False) for it in items]
+            from distributed import as_completed
+
+            for n_done, _ in enumerate(as_completed(futs), start=1):
+                bar.update(n_done / len(futs))
+            return list(client.gather(futs)), how
+        finally:
+            if own:
+                client.close()
+    finally:
+        bar.close()
 
 
 def _status_counts(status: np.ndarray) -> dict[str, int]:

@@ -415,6 +415,59 @@ def balanced_multi_log_rate(L) -> sp.Expr:
     return sp.powsimp(sp.expand_power_base(rate, force=True), force=True)
 
 
+# ---------------------------------------------------------------- ℓ∞-SAM on a surface G_j = 0 (Filippov sliding)
+# ℓ∞-SAM's perturbation ρ sign(G_j) jumps where G_j = ∂Lo/∂β_j changes sign. Where the fields
+# f₊ (sign +1) and f₋ (sign −1) of the two sides both point at the surface (a₊ < 0 < a₋ with
+# a± = dG_j/dt along f±), the solution slides on it (Filippov): its velocity is the convex
+# combination λ f₊ + (1 − λ) f₋ tangent to the surface, dG_j/dt = 0. The discrete algorithm
+# chattering across the surface moves, on average, with this velocity (a fraction λ of its
+# steps on the + side), which is why the convex combination (not a sign value s ∈ (−1, 1) put
+# into the field, which is nonlinear in s) is the limit of the algorithm.
+#: dG_j/dt along the field of the + side (sign(G_j) = +1) and of the − side
+a_plus = sp.Symbol("a_plus", real=True)
+a_minus = sp.Symbol("a_minus", real=True)
+#: one coordinate of the two one-sided fields, and the weight of the + side
+f_plus = sp.Symbol("f_plus", real=True)
+f_minus = sp.Symbol("f_minus", real=True)
+lam = sp.Symbol("lambda", real=True)
+#: the margin m_i = ⟨β, z_i⟩ and its rate
+m_dot = sp.Symbol("mdot", real=True)
+theta_dot = sp.Symbol("thetadot", real=True)
+
+
+def sliding_combination() -> sp.Expr:
+    """One coordinate of the Filippov velocity λ f₊ + (1 − λ) f₋ (a point of the segment
+    between the two one-sided fields)."""
+    return lam * f_plus + (1 - lam) * f_minus
+
+
+def sliding_weight() -> sp.Expr:
+    """λ with λ a₊ + (1 − λ) a₋ = 0 (dG_j/dt = 0 along :func:`sliding_combination`, which is
+    affine in the field): λ = a₋/(a₋ − a₊), in (0, 1) exactly when a₊ < 0 < a₋."""
+    (sol,) = sp.solve(sp.Eq(sliding_combination().subs({f_plus: a_plus, f_minus: a_minus}), 0), lam)
+    return sp.simplify(sol)
+
+
+def doubled_coordinate_rate(L) -> sp.Expr:
+    """d(u_j^L)/dt for one coordinate of the doubled network given dθ_j/dt (L ≥ 2, u_j = e^{θ_j})
+    or du_j/dt (L = 1, u_j itself): the chain rule of :func:`symbolic.predictor`'s u^L;
+    dβ_j/dt is the + coordinate's value minus the − coordinate's."""
+    t = sy.t
+    if L == 1:
+        x = sp.Function("u")(t)
+        return sp.diff(x, t).subs(sp.Derivative(x, t), theta_dot)
+    x = sp.Function("theta")(t)
+    expr = sp.diff(sp.exp(x) ** L, t)
+    return sp.simplify(expr.subs(sp.Derivative(x, t), theta_dot).subs(x, theta_j))
+
+
+def loss_gradient_rate_weight(loss: str = "logistic") -> sp.Expr:
+    """ln ℓ''(m_i): dG_j/dt = (1/n) Σ_i ℓ''(m_i) ṁ_i z_ij (the derivative of
+    symbolic.loss_gradient_factor along the flow, ṁ_i = ⟨dβ/dt, z_i⟩), in log space
+    (:func:`symbolic.loss_log_second_derivative_stable`)."""
+    return sy.loss_log_second_derivative_stable(loss)
+
+
 # ---------------------------------------------------------------- lock-in of j† (proofs/lockin.py)
 # Conditions on a state after which j† can no longer change (the lock-in lemma, derived and
 # checked in proofs/lockin.py). GD is the ρ = 0 case of ℓ2-SAM throughout.

@@ -362,6 +362,33 @@ def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> Balanc
     )
 
 
+@dataclass(frozen=True)
+class SlidingForms:
+    """ℓ∞-SAM's Filippov sliding on a surface G_j = 0 (closed_forms, "Filippov sliding"):
+    ``weight(a_plus, a_minus)`` = λ, ``combine(lam, f_plus, f_minus)`` = λ f₊ + (1 − λ) f₋,
+    ``coordinate_rate(thetadot, theta)`` = d(u^L)/dt of one doubled coordinate (θ = ln u for
+    L ≥ 2, u itself for L = 1) and ``log_curvature(m)`` = ln ℓ''(m). Arguments broadcast."""
+
+    L: int
+    weight: Callable
+    combine: Callable
+    coordinate_rate: Callable
+    log_curvature: Callable
+
+
+@lru_cache(maxsize=32)
+def sliding_forms(L: int, loss: str = "logistic", backend: str = "numpy") -> SlidingForms:
+    """Compile :class:`SlidingForms` for depth L and ``loss``."""
+    L = _depth(L)
+    return SlidingForms(
+        L=L,
+        weight=lambdify((cf.a_plus, cf.a_minus), cf.sliding_weight(), backend),
+        combine=lambdify((cf.lam, cf.f_plus, cf.f_minus), cf.sliding_combination(), backend),
+        coordinate_rate=lambdify((cf.theta_dot, cf.theta_j), cf.doubled_coordinate_rate(L), backend),
+        log_curvature=lambdify((sy.s,), cf.loss_gradient_rate_weight(loss), backend),
+    )
+
+
 # ---------------------------------------------------------------- C4's reduced ODE in its clocks
 @lru_cache(maxsize=16)
 def reduced_l2_clocked(kind: str, backend: str = "numpy") -> Callable:

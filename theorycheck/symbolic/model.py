@@ -276,3 +276,16 @@ def loss_log_derivative_stable(loss: str = "logistic") -> sp.Expr:
     if loss == "logistic":
         return -(_positive_part(s) + log1p(sp.exp(-sp.Abs(s))))
     return -s
+
+
+def loss_log_second_derivative_stable(loss: str = "logistic") -> sp.Expr:
+    """ln ℓ''(s) without underflow or overflow: logistic ``−|s| − 2 log1p(e^{−|s|})``
+    (ℓ'' = e^{s}/(1 + e^{s})², even in s), exponential ``−s``. Equal to
+    ``log(diff(loss_expr, s, 2))`` (tests/test_sliding.py); the weights of dG/dt along a flow."""
+    from sympy.codegen.cfunctions import log1p
+
+    check_loss(loss)
+    if loss == "logistic":
+        a = sp.Abs(s)
+        return -a - 2 * log1p(sp.exp(-a))
+    return -s

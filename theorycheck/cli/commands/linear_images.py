@@ -40,10 +40,83 @@ def config_from_args(args: argparse.Namespace):
     return replace(base, **given).validate()
 
 
+#: options of the single-task run that the class-pairs rule fixes itself (MNIST, raw, τ-flow, its α)
+_NOT_WITH_PAIRS = ("classes", "alphas", "rho_linf", "time", "eta", "t_max", "checkpoints", "n_test", "preprocess",
+                   "device", "threads", "seed", "data_dir", "save", "figures")
+
+
+def _pairs(text: str) -> list[tuple[int, int]]:
+    out = []
+    for part in text.split(","):
+        a, sep, b = part.strip().partition("/")
+        try:
+            out.append((int(a), int(b)))
+        except ValueError:
+            raise TheorycheckError(f"--pairs {text!r}: give class pairs A/B separated by commas, e.g. 0/1,2/3,4/5") \
+                from None
+        if not sep:
+            raise TheorycheckError(f"--pairs {text!r}: give class pairs A/B separated by commas, e.g. 0/1,2/3,4/5")
+    return out
+
+
+def run_pairs(args: argparse.Namespace) -> int:
+    from theorycheck.images.pairs import linear_images_pairs
+    from theorycheck.jsonio import emit
+
+    given = [n for n in _NOT_WITH_PAIRS if getattr(args, n) is not None] + (["no_margins"] if args.no_margins else [])
+    if args.dataset != "mnist":
+        given.append("dataset")
+    if given:
+        flags = ", ".join("--" + n.replace("_", "-") for n in given)
+        raise TheorycheckError(f"--pairs runs the E2.linear rule (MNIST, raw intensities, τ-flow, α in each pair's "
+                               f"intermediate range); drop {flags}")
+    kw: dict = {"pairs": _pairs(args.pairs), "progress": not args.json, "scheduler": args.scheduler or "processes",
+                "workers": args.workers, "n_train": 120 if args.quick and args.n_train is None else args.n_train}
+    if args.optimizers is not None:
+        kw["optimizers"] = tuple(o.strip() for o in args.optimizers.split(",") if o.strip() not in ("", "gd"))
+    for name in ("depth", "rho", "loss_target", "max_steps", "linf_max_steps", "array_backend"):
+        if getattr(args, name) is not None:
+            kw[name] = getattr(args, name)
+    res = linear_images_pairs(**kw)
+    if args.json:
+        emit(res.as_dict())
+        return 0
+    _print_pairs(res.as_dict())
+    return 0
+
+
+def _print_pairs(r: dict) -> None:
+    c = r["config"]
+    size = "every training image" if c["n_train"] is None else f"{c['n_train']} training images"
+    print(f"theorycheck linear-images --pairs — E2.linear over {len(c['pairs'])} MNIST class pairs ({size} per pair, "
+          f"L = {c['depth']}, ρ = {c['rho']}, loss {c['loss_target']:g})")
+    for op, res in r["results"].items():
+        v = res["verdict"]
+        print()
+        for row in res["pairs"]:
+            a, b = row["classes"]
+            if row.get("usable"):
+                print(f"  {op:8s} {a}/{b}: n = {row['n_train']}, α = {row['alpha']:.4g}, D = {row['difference']:+.4f} "
+                      f"(GD {row['gd']:.4f}, SAM {row['sam']:.4f}, matched loss {row['matched_loss']:.2e})")
+            else:
+                print(f"  {op:8s} {a}/{b}: left out — {row.get('why')}")
+        ci = v.get("ci95")
+        tail = (f"mean D = {v['mean']:+.4f}, 95 % t-interval [{ci[0]:+.4f}, {ci[1]:+.4f}]" if ci else v.get("why", ""))
+        print(f"{op}: {v['verdict']} — {tail} ({v['pairs_used']} pairs used, {v['pairs_left_out']} left out, "
+              f"{v['positive']} positive)")
+    e = r["execution"]
+    print(f"\n{e['tasks']} Dask tasks on {e['scheduler']} ({e['workers']} workers), {r['seconds']['total']:.1f} s wall")
+
+
 def run(args: argparse.Namespace) -> int:
     from theorycheck.images.experiment import linear_images
     from theorycheck.jsonio import emit
 
+    if args.pairs is not None:
+        return run_pairs(args)
+    if args.scheduler is not None or args.workers is not None or args.linf_max_steps is not None:
+        raise TheorycheckError("--scheduler, --workers and --linf-max-steps belong to the class-pairs rule: they go "
+                               "with --pairs")
     res = linear_images(config_from_args(args), save=args.save, figures=args.figures)
     if args.json:
         emit(res.as_dict())
@@ -124,5 +197,12 @@ def register(sub) -> None:
     p.add_argument("--quick", action="store_true", help="200 images, 3 α: under a minute")
     p.add_argument("--save", metavar="DIR", help="one .npz per run and runs.json")
     p.add_argument("--figures", metavar="DIR", help="write beta_grid.png, background_curves.png, jdag_heatmap.png")
+    p.add_argument("--pairs", metavar="A/B,C/D,…", help="run the E2.linear rule over these MNIST class pairs "
+                   "(each pair one Dask task; with --quick 120 images per pair) instead of one task")
+    p.add_argument("--scheduler", help="with --pairs: processes (default), threads, sync, or a Dask scheduler "
+                   "address tcp://HOST:PORT")
+    p.add_argument("--workers", type=int, help="with --pairs: local Dask workers (default one per pair up to the cores)")
+    p.add_argument("--linf-max-steps", type=int, help="with --pairs: step budget of the ℓ∞-SAM runs (default: the "
+                   "verify run's, the smaller of --max-steps and 600)")
     p.add_argument("--json", action="store_true", help="print the JSON result")
     p.set_defaults(func=run)
