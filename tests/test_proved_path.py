@@ -90,14 +90,17 @@ def test_depth4_regime_map_pieces_hold_at_their_ends():
 def test_depth4_regime_map_keeps_undecided_pieces_and_says_which_budget_ran_out():
     from theorycheck.predict.regime_map import regime_map
 
-    r = regime_map([1.0, 2.0, 3.0], 1.0, "0.18:0.22", depth=4, max_seconds=20).as_dict()
+    # the range straddles α_c(4) = 0.28637…: the piece holding it can never be proved, so the budget runs out
+    r = regime_map([1.0, 2.0, 3.0], 1.0, "0.18:0.30", depth=4, max_seconds=20).as_dict()
     pieces = r["regime_map"]
-    assert pieces[0]["lower"] == "0.18" and pieces[-1]["upper"] == "0.22"
+    assert pieces[0]["lower"] == "0.18" and pieces[-1]["upper"] == "0.3"
     assert all(a["upper"] == b["lower"] for a, b in zip(pieces, pieces[1:]))  # a partition, no gap
     assert r["stopped"] == "max_seconds = 20 s" and r["undecided_width"] > 0
     assert any(p["status"] == "proved" and p["fate"] == "collapse" for p in pieces)
     for p in pieces:
         if p["status"] == "undecided":
             assert p["fate"] is None and p["width"] > 0 and p["reason"]
-        else:  # α_c(4) = 0.28637…: everything here collapses
+        elif float(p["upper"]) <= 0.28637:  # below α_c(4) = 0.286370952822…: collapse
             assert p["fate"] == "collapse" and p["sequence"][-1] == 0
+        else:
+            assert float(p["lower"]) >= 0.28638 and p["fate"] == "growth"

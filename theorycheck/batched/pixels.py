@@ -157,6 +157,10 @@ class Products:
             return w @ self.dense()[0]
         return self._csr(route, self.ST, self.tST, w)
 
+    def columns(self, p):
+        """The columns z_·p of Za for the pixel indices ``p`` (one per row), as a (len(p) × n) array on ``ops``."""
+        return self.ops.asarray(np.ascontiguousarray(self._Za[:, np.asarray(p, dtype=int)].T))
+
     def dense(self):
         """(Z, Zᵀ) as dense arrays on ``ops`` (C-contiguous)."""
         if self._dense is None:
@@ -380,12 +384,12 @@ class PixelFlow(_ClockedTheta):
         with o.errstate():
             c = o.where(self.dead[idx], 0.0, f.coordinate_rate(rate, y) * 1.0)
         bdot = c[:, : self.d] - c[:, self.d:]
-        m = self.signed_beta(u) @ self.ZT
+        m = self.products.margins(self.signed_beta(u))
         with o.errstate():
             lc = f.log_curvature(m)
             wc = o.exp(lc - o.amax(lc, 1)[:, None])
-        zp = self.ZT[o.asarray(p_np, dtype=int)]  # (k, n): the column z_·p of each member
-        return o.sum(wc * (bdot @ self.ZT) * zp, 1)
+        zp = self.products.columns(p_np)  # (k, n): the column z_·p of each member
+        return o.sum(wc * self.products.margins(bdot) * zp, 1)
 
     def _sides(self, idx, y, p_np):
         """(f₊, f₋, a₊, a₋) of members idx on their surfaces G_p = 0."""
