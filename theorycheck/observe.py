@@ -415,12 +415,13 @@ def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, i
     if L == 2:
         if opt == "sam-l2" and (np.any(z < 0) or not np.any(z > 0)):
             return False, "the L = 2 lemma is derived for z ≥ 0"
-        if np.all(z == z[0]):
-            return True, "every z_j is equal: the gaps θ_k − θ_j never change (L = 2)"
+        equal = bool(np.all(z == z[0]))
+        if equal and rho == 0:
+            return True, "every z_j is equal: the gaps θ_k − θ_j never change (GD, L = 2)"
         if z[k] != np.max(z):
             return False, f"j† = {k + 1} is not argmax z"
         below = z[z < z[k]]
-        nxt = float(max(below.max(), 0.0))
+        nxt = float(max(below.max(), 0.0)) if below.size else 0.0  # every z_j equal: the level is ρ z_max
         sc = float(z[k])  # the level and N are homogeneous in z: evaluate on z/z_max (no overflow at 1e±300)
         level = float(C.l2_lockin_level()(1.0, nxt / sc, rho))
         ln_level = math.log(level) + math.log(sc) if level > 0 else -math.inf
@@ -430,6 +431,11 @@ def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, i
         if rho == 0:
             return True, ("j† = argmax z: every gap θ_j† − θ_j = ln(α_j†/α_j) + (z_j† − z_j)τ grows "
                           "(GD, L = 2)")
+        if equal:  # the gaps never change, but below ρ z_max the run can still collapse to β = 0
+            if lnN >= ln_level:
+                return True, (f"every z_j is equal and N = {_fmt_exp(lnN)} ≥ ρ z_max = {_fmt_exp(ln_level)}: N never "
+                              "falls (no collapse) and the gaps θ_k − θ_j never change (L = 2)")
+            return False, f"every z_j is equal but N = {_fmt_exp(lnN)} < ρ z_max = {_fmt_exp(ln_level)}: it may collapse"
         if lnN >= ln_level:
             return True, (f"j† = argmax z and N = {_fmt_exp(lnN)} ≥ ρ(z_(d) + z_next) = {_fmt_exp(ln_level)}: N "
                           "keeps growing and every gap θ_j† − θ_j grows from then on (L = 2 lock-in)")
