@@ -205,6 +205,20 @@ def _taylor(fw, t0, x0, env_fixed, K):
         ctx.cap = old
 
 
+def _run_claim(ri: int, run: dict, cert: dict, fails: list):
+    """Run ``ri`` of a bracket certificate must claim collapse at its lower end (run 1) and growth at its
+    upper end (run 2): a mismatch goes to ``fails``. Sets the checking precision (the run's + 64 bits) and
+    returns (ρ, α) as exact balls at it."""
+    from flint import arb, ctx
+
+    want = ("collapse", cert["lower"]) if ri == 0 else ("growth", cert["upper"])
+    if (run["fate"], run["alpha"]) != want:
+        fails.append(f"run {ri + 1}: claims {run['fate']} at α = {run['alpha']}, the bracket needs {want[0]} "
+                     f"at {want[1]}")
+    ctx.prec = int(run["prec"]) + 64
+    return arb(str(cert["rho"])), arb(str(run["alpha"]))
+
+
 def check_certificate(cert, *, stop_at_first: bool = False) -> CertificateCheck:
     """Re-check a certificate (a dict or a path to its JSON file); see the module docstring. ``stop_at_first``:
     return at the first failed inclusion (a rejection without re-checking the rest)."""
@@ -237,14 +251,8 @@ def check_certificate(cert, *, stop_at_first: bool = False) -> CertificateCheck:
     old_prec = ctx.prec
     try:
         for ri, run in enumerate(cert["runs"]):
-            want = ("collapse", cert["lower"]) if ri == 0 else ("growth", cert["upper"])
-            if (run["fate"], run["alpha"]) != want:
-                fails.append(f"run {ri + 1}: claims {run['fate']} at α = {run['alpha']}, the bracket needs {want[0]} "
-                             f"at {want[1]}")
-            ctx.prec = int(run["prec"]) + 64
+            rho, alpha_exact = _run_claim(ri, run, cert, fails)
             z = [arb(v) for v in zs]
-            rho = arb(str(cert["rho"]))
-            alpha_exact = arb(str(run["alpha"]))
             prev_end = None
             prev_t1 = None
             prev_kappa = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 
-from theorycheck.predict.certificate import CertificateCheck, _ball, _digest, _Eval, _identity
+from theorycheck.predict.certificate import CertificateCheck, _ball, _digest, _Eval, _identity, _run_claim
 
 FORMAT_DEPTH = "theorycheck-validated-certificate-depth/1"
 
@@ -172,14 +172,8 @@ def check_certificate_depth(cert: dict, *, stop_at_first: bool = False) -> Certi
     old_prec = ctx.prec
     try:
         for ri, run in enumerate(cert["runs"]):
-            want = ("collapse", cert["lower"]) if ri == 0 else ("growth", cert["upper"])
-            if (run["fate"], run["alpha"]) != want:
-                fails.append(f"run {ri + 1}: claims {run['fate']} at α = {run['alpha']}, the bracket needs {want[0]} "
-                             f"at {want[1]}")
-            ctx.prec = int(run["prec"]) + 64
+            rho, alpha = _run_claim(ri, run, cert, fails)
             z = [arb(str(v)) for v in cert["z"]]
-            rho = arb(str(cert["rho"]))
-            alpha = arb(str(run["alpha"]))
             fixed = {f"z{j + 1}": z[j] for j in range(d)}
             # the start: r(0) = the perturbation ratios at u = α·1; λ = ln|r − 1|, ω = (r − 1)/|r − 1|
             env = dict(fixed)
