@@ -42,7 +42,7 @@ from scipy.integrate import solve_ivp
 
 from theorycheck import sweep as S
 from theorycheck.predict import thresholds as th
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 Z = np.linspace(1.0, 2.0, 100)
 RHO = 1.0

@@ -17,8 +17,8 @@ import dataclasses
 import os
 import time
 
-from theorycheck.predict.proved_alpha_c import L2Prover, prove_alpha_c
 from theorycheck.predict.thresholds import collapse_threshold
+from theorycheck.proved.alpha_c import L2Prover, prove_alpha_c
 
 
 def _timed(fn):

@@ -2,7 +2,7 @@
 of the same range, in one process, back to back.
 
 - proved: ``predict.regime_map.regime_map(z, ρ, "A:B", max_seconds=S)`` — C4's reduced ODE in ball
-  arithmetic with interval α (solvers/validated), every α of a proved piece decided (fate and j† sequence),
+  arithmetic with interval α (proved/validated), every α of a proved piece decided (fate and j† sequence),
   the rest listed as undecided.
 - sampled (the baseline): ``api.solve`` (float64, scipy) at K α values spread evenly over [A, B], each
   classified by its trajectory (fate and observed j† sequence): evidence at K points, nothing between.
@@ -48,7 +48,7 @@ def sampled_map(z, rho, rng, k):
 
 
 def main(argv=None) -> int:
-    from theorycheck.predict.regime_map import regime_map
+    from theorycheck.proved.regime_map import regime_map
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--write", default=None, help="write the markdown report here")
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
         lines.append(f"|  | agreement | | | | float samples inside proved pieces: {inside}, with the proved fate "
                      f"and sequence: {agree} | | |")
         print(lines[-3], lines[-2], lines[-1], sep="\n", flush=True)
-    lines += ["", "The proved map's time is spent in the validated integrator (solvers/validated, about 10 ms per "
+    lines += ["", "The proved map's time is spent in the validated integrator (proved/validated, about 10 ms per "
               "Taylor step here); the pieces next to α_c, and to each α where N0 = α√2‖z‖ is at a switch or "
               "certificate level, are the expensive ones (narrow pieces, long integrations past the saddle)."]
     if args.write:

@@ -17,7 +17,7 @@ from theorycheck.solvers.discrete import run
 from theorycheck.solvers.integrate import solve
 from theorycheck.solvers.steppers import MpBackend, gbs_fixed
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 
 

@@ -13,9 +13,10 @@ import argparse
 import json
 import time
 
+from theorycheck.proofs.minor_first.e2_linear import PAIRS
+
 from theorycheck.images.pairs import linear_images_pairs
 from theorycheck.jsonio import to_plain
-from theorycheck.proofs.e2_linear import PAIRS
 
 
 def main() -> None:

@@ -1,11 +1,11 @@
-"""Statements proved for every input in a box (claims/boxes.py) and ``verify --prove``."""
+"""Statements proved for every input in a box (proved/boxes.py) and ``verify --prove``."""
 
 import math
 
 import pytest
+from theorycheck.proofs.minor_first import box_claims as bc
 
-from theorycheck.claims.boxes import PROVED, REFUTED, UNDECIDED, Box, Decision, prove_on_box
-from theorycheck.proofs import box_claims as bc
+from theorycheck.proved.boxes import PROVED, REFUTED, UNDECIDED, Box, Decision, prove_on_box
 
 
 def _positive(f):
@@ -70,7 +70,8 @@ def test_a_box_with_an_irrational_tie_is_not_proved():
 
 
 def test_verify_prove_gives_proved_and_fails_verdicts():
-    from theorycheck import proofs
+    from theorycheck.proofs.minor_first import claims as proofs
+
     from theorycheck.claims.runner import run_claim
 
     REGISTRY = {c.key: c for c in proofs.claims()}
@@ -89,7 +90,8 @@ def test_verify_prove_gives_proved_and_fails_verdicts():
 def test_verify_prove_on_alpha_boxes():
     """C4.sequential is refuted for EVERY α of a box (j† goes 2 → 1 → 2 → 3 → 4), its refinement and
     C5's regimes and α_c bounds are proved on their α boxes."""
-    from theorycheck import proofs
+    from theorycheck.proofs.minor_first import claims as proofs
+
     from theorycheck.claims.runner import run_claim
 
     REGISTRY = {c.key: c for c in proofs.claims()}

@@ -1,4 +1,4 @@
-"""Certificates of the depth-L α_c proof (predict/certificate_depth.py): what the prover writes, the independent
+"""Certificates of the depth-L α_c proof (proved/certificate_depth.py): what the prover writes, the independent
 checker accepts; a changed number is rejected (by the digest, and by an inclusion when the digest is redone)."""
 
 import copy
@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from theorycheck.predict.certificate import _digest
-from theorycheck.predict.certificate_depth import certificate_of_depth, check_any_certificate, check_certificate_depth
-from theorycheck.predict.proved_depth import DepthProver
+from theorycheck.proved.alpha_c_depth import DepthProver
+from theorycheck.proved.certificate import _digest
+from theorycheck.proved.certificate_depth import certificate_of_depth, check_any_certificate, check_certificate_depth
 
 
 @pytest.fixture(scope="module")

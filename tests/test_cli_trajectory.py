@@ -8,7 +8,7 @@ import pytest
 
 from theorycheck.cli.main import main
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 
 KEYS = ("final_index", "collapsed", "collapse_time", "blowup_time", "switches", "direction", "time_kind",

@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 
 RNG = np.random.default_rng(20260308)

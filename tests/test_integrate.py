@@ -16,7 +16,7 @@ from theorycheck.solvers.integrate import solve
 from theorycheck.solvers.steppers import MpBackend, gbs_fixed
 from theorycheck.solvers.trajectory import Budget
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 
 REL = 1e-8

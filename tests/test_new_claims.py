@@ -94,7 +94,7 @@ def test_e1_sam_order_fails_on_the_pinned_data_in_both_orders():
     """Z = ((1.2, 1.5), (2.7, 2.0)), ρ = 0.5: j† goes 2 → 1 → 2 at α = 0.404 and is 1 at α = 0.789
     but 2 at α = 1.101 (t = 0.01); feature 1 has the larger column sum, feature 2 the larger
     column minimum, so each order sees one of the two violations the wrong way round."""
-    from theorycheck.proofs import e1
+    from theorycheck.proofs.minor_first import e1
 
     v = run_claim(REGISTRY["E1.sam-order"], examples=0)
     assert v.status == "fails" and v.counterexample == {"Z": [[1.2, 1.5], [2.7, 2.0]], "rho": 0.5}
@@ -116,7 +116,7 @@ def test_e1_sam_order_fails_on_the_pinned_data_in_both_orders():
 
 
 def test_e1_sam_order_refined_holds_and_its_pin_goes_down_then_up():
-    from theorycheck.proofs import e1
+    from theorycheck.proofs.minor_first import e1
 
     v = run_claim(REGISTRY["E1.sam-order"], examples=4, seed_=1)
     assert v.refined.status == "holds" and v.refined.tried >= 5 and v.refined.inconclusive == 0

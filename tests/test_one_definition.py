@@ -19,7 +19,7 @@ from theorycheck.solvers import discrete
 from theorycheck.solvers.steppers import FloatBackend, MpBackend
 from theorycheck.solvers.systems import LayersSystem, ReducedL2System, Thresholds
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 
 EPS = float(np.finfo(float).eps)

@@ -35,7 +35,7 @@ def test_three_packs_with_theorems_and_claims(capsys):
     rc, out, _ = run(capsys, "packs", "--json")
     assert rc == 0
     rows = {r["name"]: r for r in json.loads(out)["packs"]}
-    assert list(rows)[:3] == ["minor-first", "kernel-rich", "lp-margin"]
+    assert list(rows)[:3] == ["kernel-rich", "lp-margin", "minor-first"]  # theorycheck's own, by name
     assert rows["kernel-rich"]["theorems"] == 4 and rows["kernel-rich"]["claims"] == 3
     assert rows["lp-margin"]["theorems"] == 2 and rows["lp-margin"]["claims"] == 2
     assert rows["minor-first"]["claims"] >= 6 and rows["minor-first"]["theorems"] == 10  # R, B, C1–C6, P, LOCK
@@ -109,7 +109,7 @@ def test_predict_kernel_rich_keys_and_values(capsys, regression_csv):
 
 def test_predict_errors(capsys, regression_csv, tmp_path):
     rc, _, err = run(capsys, "predict", "--pack", "minor-first", "--data", str(regression_csv))
-    assert rc == 2 and "makes no predictions" in err
+    assert rc == 2 and "minor-first predicts for one example" in err
     bad = tmp_path / "bad.csv"
     bad.write_text("1,1,1\n2,2,3\n")  # y not in the range of X
     rc, _, err = run(capsys, "predict", "--pack", "kernel-rich", "--data", str(bad))
@@ -168,7 +168,7 @@ def test_reproduce_lists_every_pack(capsys):
 def test_reproduce_pack_lp_margin(capsys, tmp_path):
     rc, out, _ = run(capsys, "reproduce", "--pack", "lp-margin", "--quick", "--out", str(tmp_path), "--json")
     res = json.loads(out)
-    assert rc == 0 and [e["name"] for e in res["experiments"]] == ["lp-margin/directional"]
+    assert rc == 0 and [(e["pack"], e["name"]) for e in res["experiments"]] == [("lp-margin", "directional")]
     assert (tmp_path / "lp_margin_directional.png").is_file() and (tmp_path / "SUMMARY.md").is_file()
     # the statement as given fails at L = 2 on this data (the flow stays in β ≥ 0), the orthant version holds
     assert any("L=2" in d for d in res["experiments"][0]["deviations"])

@@ -15,7 +15,7 @@ from theorycheck import observe_pixels as ob
 from theorycheck.batched.pixels import PixelFlow, device_ops, run_pixels
 from theorycheck.errors import TheorycheckError
 from theorycheck.imagedata import ImageSet
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 
 def _data(n=12, d=5, seed=1):

@@ -5,20 +5,21 @@ import numpy as np
 import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
+from theorycheck.proofs.minor_first.theorems import theorems
 
-from theorycheck import proofs as proofs
-from theorycheck.proofs._core import ERROR, INCOMPLETE, NUMERIC, REFUTED, VERIFIED, Fact, Identity, verified
-from theorycheck.symbolic import compile as tc
+from theorycheck.api import prove
+from theorycheck.errors import TheorycheckError
+from theorycheck.symbolic import forms as tc
+from theorycheck.theorem import ERROR, INCOMPLETE, NUMERIC, REFUTED, VERIFIED, Fact, Identity, verified
 
 
 @pytest.fixture(scope="module")
 def results():
-    return {r.theorem.key: r for r in proofs.run_all()}
+    return {r.theorem.key: r for r in prove(pack="minor-first").results}
 
 
 def test_every_theorem_of_theory_md_is_registered():
-    assert list(proofs.ORDER) == ["R", "B", "C1", "C2", "C3", "C4", "C5", "C6", "P", "LOCK"]
-    assert set(proofs.REGISTRY) == set(proofs.ORDER)
+    assert [t.key for t in theorems()] == ["R", "B", "C1", "C2", "C3", "C4", "C5", "C6", "P", "LOCK"]
 
 
 @pytest.mark.slow
@@ -125,5 +126,5 @@ def test_identity_machinery_refutes_false_and_verifies_true():
 
 
 def test_unknown_keys():
-    with pytest.raises(KeyError, match="unknown theorem"):
-        proofs.run_all(["C9"])
+    with pytest.raises(TheorycheckError, match="unknown theorem"):
+        prove(["C9"], pack="minor-first")

@@ -1,4 +1,4 @@
-"""Proved paths of balanced ℓ2-SAM at depth L ≥ 3 (predict/proved_path.py, trajectory --prove): every enclosure
+"""Proved paths of balanced ℓ2-SAM at depth L ≥ 3 (proved/path.py, trajectory --prove): every enclosure
 contains what the floating-point solver finds, the sequence is the solver's, and the final index is proved only
 from a lemma."""
 
@@ -7,8 +7,8 @@ from fractions import Fraction
 import pytest
 
 from theorycheck.api import solve
-from theorycheck.predict.proved_path import decide_path, depth_forms
-from theorycheck.predict.proved_trajectory import prove_trajectory
+from theorycheck.proved.path import decide_path, depth_forms
+from theorycheck.proved.trajectory import prove_trajectory
 from theorycheck.setting import Setting
 
 
@@ -70,7 +70,7 @@ def test_a_budget_that_runs_out_is_not_final():
 
 
 def test_depth4_regime_map_pieces_hold_at_their_ends():
-    from theorycheck.predict.regime_map import regime_map
+    from theorycheck.proved.regime_map import regime_map
 
     for rng, fate in (("0.1:0.12", "collapse"), ("2:2.02", "growth")):
         r = regime_map([1.0, 2.0], 1.0, rng, depth=4, max_seconds=10).as_dict()
@@ -88,7 +88,7 @@ def test_depth4_regime_map_pieces_hold_at_their_ends():
 
 @pytest.mark.slow
 def test_depth4_regime_map_keeps_undecided_pieces_and_says_which_budget_ran_out():
-    from theorycheck.predict.regime_map import regime_map
+    from theorycheck.proved.regime_map import regime_map
 
     # the range straddles α_c(4) = 0.28637…: the piece holding it can never be proved, so the budget runs out
     r = regime_map([1.0, 2.0, 3.0], 1.0, "0.18:0.30", depth=4, max_seconds=20).as_dict()

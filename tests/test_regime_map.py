@@ -1,4 +1,4 @@
-"""Proved regime maps (predict/regime_map.py): every α of a proved piece has its fate and j† sequence;
+"""Proved regime maps (proved/regime_map.py): every α of a proved piece has its fate and j† sequence;
 pieces that contain α_c or a critical α are never proved; the answers agree with float trajectories."""
 
 import copy
@@ -10,7 +10,7 @@ import pytest
 
 from theorycheck import observe as ob
 from theorycheck.api import solve
-from theorycheck.predict import regime_map as rm
+from theorycheck.proved import regime_map as rm
 from theorycheck.setting import Setting
 
 Z = np.array([1.0, 2.0, 3.0])
@@ -100,7 +100,7 @@ def test_the_map_around_alpha_c_has_both_fates():
 
 @pytest.mark.parametrize("alpha", [pytest.param(0.3, marks=pytest.mark.slow), 0.5])
 def test_proved_trajectory_encloses_the_float_times(alpha):
-    from theorycheck.predict.proved_trajectory import prove_trajectory
+    from theorycheck.proved.trajectory import prove_trajectory
 
     s = Setting.from_z(Z, depth=2, optimizer="sam-l2", rho=1.0, alpha=alpha)
     r = prove_trajectory(s, max_seconds=40).as_dict()
@@ -119,7 +119,7 @@ def test_proved_trajectory_encloses_the_float_times(alpha):
 
 def test_proved_trajectory_gd_and_unsupported_settings():
     from theorycheck.errors import TheorycheckError
-    from theorycheck.predict.proved_trajectory import prove_trajectory
+    from theorycheck.proved.trajectory import prove_trajectory
 
     g = prove_trajectory(Setting.from_z([1, 3, 2], depth=3, optimizer="gd", rho=0.0, alpha=0.5)).as_dict()
     assert g["final_index"] == 2 and g["final_index_status"] == "proved" and g["switches"] == []

@@ -9,7 +9,7 @@ import sympy as sp
 
 from theorycheck.batched.pixels import run_pixels
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 
 #: three examples, two pixels of mixed signs: G_2 reaches 0 and both sides point at the surface

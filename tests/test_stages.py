@@ -1,7 +1,7 @@
-"""The stages of the pipeline are imported one way only (DESIGN.md: "The way data flows").
+"""The stages of the pipeline are imported one way only (docs/design.md: "The stages").
 
-Every ``.py`` under ``theorycheck/`` (the ``proofs/`` and ``numerics/`` packs included, through
-their links) is parsed with :mod:`ast`; every import is collected: top level and inside
+Every ``.py`` under ``theorycheck/``, ``proofs/`` and ``numerics/`` (installed as ``theorycheck.proofs`` and
+``theorycheck.numerics``) is parsed with :mod:`ast`; every import is collected: top level and inside
 functions, ``import x``, ``from x import y``, relative imports resolved, and
 ``importlib.import_module("literal")``. Each module has a stage rank (:data:`RANKS`, longest
 prefix wins); an import of a module of a later stage fails the test, and so does any import
@@ -24,29 +24,31 @@ RANKS: dict[str, int] = {
     # 0: words, enums, errors and plain data (no numerics)
     "theorycheck.vocabulary": 0, "theorycheck.status": 0, "theorycheck.errors": 0,
     "theorycheck.record": 0, "theorycheck.jsonio": 0, "theorycheck.progress": 0, "theorycheck.version": 0,
-    "theorycheck.outputs": 0, "theorycheck.markdown": 0,
+    "theorycheck.outputs": 0, "theorycheck.markdown": 0, "theorycheck.strength": 0, "theorycheck.exact": 0,
     # 1: a validated problem
     "theorycheck.setting": 1, "theorycheck.imagedata": 1, "theorycheck.pixel_task": 1,
-    # 2: sympy: model, closed forms, compile (the only lambdify)
-    "theorycheck.symbolic": 2,
-    # 3: every integrator
-    "theorycheck.solvers": 3, "theorycheck.batched": 3,
-    # 4: a trajectory -> j†, switches, margins, angles
-    "theorycheck.observe": 4, "theorycheck.observe_pixels": 4,
-    # 5: what a theory says for an input
-    "theorycheck.predict": 5,
-    # 6: grids and their execution, figures (the packs' experiments drive sweeps and draw)
-    "theorycheck.sweep": 6, "theorycheck.report": 6,
-    # 7: judgement
-    "theorycheck.claims": 7,
-    # 8: packs: manifests, theorems, claims, experiments
-    "theorycheck.packs": 8, "theorycheck.proofs": 8, "theorycheck.numerics": 8,
-    # 9: experiments and outputs outside a pack
-    "theorycheck.cnn": 9, "theorycheck.derivation": 9, "theorycheck.images": 9,
-    # 10: the public API
-    "theorycheck.api": 10, "theorycheck.testing": 10, "theorycheck": 10,
-    # 11: the command line
-    "theorycheck.cli": 11, "theorycheck.__main__": 11,
+    # 2: sympy: model, closed forms, compile (the only lambdify); the prover's steps and theorems
+    "theorycheck.symbolic": 2, "theorycheck.theorem": 2,
+    # 3: one object per optimizer, and their registry
+    "theorycheck.optimizers": 3,
+    # 4: every floating-point integrator
+    "theorycheck.solvers": 4, "theorycheck.batched": 4,
+    # 5: a trajectory -> j†, switches, margins, angles
+    "theorycheck.observe": 5, "theorycheck.observe_pixels": 5,
+    # 6: what a theory says for an input: in floating point (predict) and proved in ball arithmetic (proved)
+    "theorycheck.predict": 6, "theorycheck.proved": 6,
+    # 7: grids and their execution, figures (the packs' experiments drive sweeps and draw)
+    "theorycheck.sweep": 7, "theorycheck.report": 7,
+    # 8: judgement
+    "theorycheck.claims": 8,
+    # 9: packs: the registry, the experiment runner, the packs' theorems, claims, predictions, experiments
+    "theorycheck.packs": 9, "theorycheck.experiments": 9, "theorycheck.proofs": 9, "theorycheck.numerics": 9,
+    # 10: experiments and outputs outside a pack
+    "theorycheck.cnn": 10, "theorycheck.derivation": 10, "theorycheck.images": 10,
+    # 11: the public API
+    "theorycheck.api": 11, "theorycheck.testing": 11, "theorycheck": 11,
+    # 12: the command line
+    "theorycheck.cli": 12, "theorycheck.__main__": 12,
 }
 
 
@@ -65,22 +67,26 @@ class Import:
         return f"{shown}:{self.line}"
 
 
+#: folders of the repository installed under the package (setup.py): folder -> dotted name
+MAPPED = {"proofs": f"{PACKAGE}.proofs", "numerics": f"{PACKAGE}.numerics"}
+
+
 def modules(root: Path = ROOT, package: str = PACKAGE) -> dict[str, tuple[Path, bool]]:
-    """Every module of the package: dotted name -> (file, is a package's __init__)."""
+    """Every module of the package: dotted name -> (file, is a package's __init__). The folders of
+    :data:`MAPPED` (when ``package`` is theorycheck) count as the subpackages they install as."""
     out: dict[str, tuple[Path, bool]] = {}
-    base = root / package
-    stack = [base]
-    while stack:  # Path.rglob does not follow the proofs/ and numerics/ links on every Python
-        d = stack.pop()
-        for p in sorted(d.iterdir()):
-            if p.is_dir() and p.name != "__pycache__":
-                stack.append(p)
-            elif p.suffix == ".py":
-                parts = list(p.relative_to(root).with_suffix("").parts)
-                is_pkg = parts[-1] == "__init__"
-                if is_pkg:
-                    parts = parts[:-1]
-                out[".".join(parts)] = (p, is_pkg)
+    bases = [(root / package, package)]
+    if package == PACKAGE:
+        bases += [(root / folder, name) for folder, name in MAPPED.items()]
+    for base, name in bases:
+        for p in sorted(base.rglob("*.py")):
+            if "__pycache__" in p.parts:
+                continue
+            parts = [*name.split("."), *p.relative_to(base).with_suffix("").parts]
+            is_pkg = parts[-1] == "__init__"
+            if is_pkg:
+                parts = parts[:-1]
+            out[".".join(parts)] = (p, is_pkg)
     return out
 
 
@@ -126,7 +132,7 @@ def imports(root: Path = ROOT, package: str = PACKAGE) -> list[Import]:
 
 #: below this stage a module may not import by a computed name (it could hide an upward import);
 #: packs load their manifests' modules, the API and the CLI their commands, by name
-DYNAMIC_FROM = 8
+DYNAMIC_FROM = 9
 
 
 def dynamic(root: Path = ROOT, package: str = PACKAGE, ranks: dict[str, int] | None = None) -> list[str]:
@@ -227,7 +233,7 @@ def test_every_module_has_a_stage():
 def test_no_module_imports_a_later_stage():
     found = imports()
     assert len(found) > 300  # the walk saw the package (proofs/ and numerics/ included)
-    assert {"theorycheck.proofs.c4", "theorycheck.numerics.regime_map"} <= set(modules())
+    assert {"theorycheck.proofs.minor_first.c4", "theorycheck.numerics.minor_first.regime_map"} <= set(modules())
     bad = upward(found)
     assert bad == [], "\n" + "\n".join(bad)
 
@@ -279,7 +285,7 @@ def test_the_check_flags_upward_imports_and_cycles(tmp_path):
     assert sorted(unmapped(modules(root, "pkg"), {"pkg.low": 0})) == ["pkg", "pkg.high", "pkg.high.b"]
 
 
-@pytest.mark.parametrize("module, expected", [("theorycheck.predict.thresholds", 5), ("theorycheck", 10),
-                                              ("theorycheck.cli.commands.verify", 11)])
+@pytest.mark.parametrize("module, expected", [("theorycheck.predict.thresholds", 6), ("theorycheck", 11),
+                                              ("theorycheck.cli.commands.verify", 12)])
 def test_rank_is_the_longest_prefix(module, expected):
     assert rank(module) == expected

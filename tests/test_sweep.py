@@ -18,7 +18,7 @@ from theorycheck.batched import systems as bsys
 from theorycheck.errors import TheorycheckError
 from theorycheck.predict import thresholds as th
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 
 Z6 = np.arange(1.0, 7.0)

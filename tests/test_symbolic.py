@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import compile as tc
+from theorycheck.symbolic import forms as tc
 from theorycheck.symbolic import model as sy
 
 CASES = [(L, n) for L in (1, 2, 3, 4) for n in (1, 2, 3)]

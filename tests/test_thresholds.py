@@ -10,7 +10,7 @@ from theorycheck.cli.main import main
 from theorycheck.predict import thresholds as th
 from theorycheck.setting import Setting
 from theorycheck.solvers.integrate import solve
-from theorycheck.symbolic.compile import balanced_field
+from theorycheck.symbolic.forms import balanced_field
 
 
 def rates(z, alpha, rho):

@@ -8,10 +8,10 @@ import pytest
 import sympy as sp
 from flint import arb, arb_series, ctx
 
-from theorycheck.solvers.validated import Budget, arb_context, integrate
-from theorycheck.solvers.validated.taylor import coefficient, series_solution
+from theorycheck.proved.validated import Budget, arb_context, integrate
+from theorycheck.proved.validated.taylor import coefficient, series_solution
 from theorycheck.status import Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import systems as S
 
 
@@ -99,7 +99,7 @@ def test_budgets_end_the_run_with_a_named_status():
 
 
 def test_proved_fates_on_both_sides_of_alpha_c():
-    from theorycheck.predict.proved_alpha_c import L2Prover
+    from theorycheck.proved.alpha_c import L2Prover
 
     pr = L2Prover([1, 2, 3], 1.0, 6)
     lo = pr.run("0.38")  # α_c ≈ 0.4197 for z = (1, 2, 3), ρ = 1
@@ -109,7 +109,7 @@ def test_proved_fates_on_both_sides_of_alpha_c():
 
 
 def test_all_equal_z_is_proved_at_the_start():
-    from theorycheck.predict.proved_alpha_c import prove_alpha_c
+    from theorycheck.proved.alpha_c import prove_alpha_c
 
     r = prove_alpha_c([2, 2], 1.0, digits=8)
     assert r.status == "proved" and r.digits >= 8
@@ -120,8 +120,8 @@ def test_all_equal_z_is_proved_at_the_start():
 
 @pytest.mark.slow
 def test_proved_30_digit_bracket_contains_the_certified_alpha_c():
-    from theorycheck.predict.proved_alpha_c import prove_alpha_c
     from theorycheck.predict.thresholds import collapse_threshold
+    from theorycheck.proved.alpha_c import prove_alpha_c
 
     z = [1.0, 2.0, 3.0, 4.0, 5.0]
     r = prove_alpha_c(z, 1.0, digits=30, max_seconds=600)
@@ -135,7 +135,7 @@ def test_proved_30_digit_bracket_contains_the_certified_alpha_c():
 
 @pytest.mark.slow
 def test_depth4_bracket_is_proved_through_the_degenerate_equilibrium():
-    from theorycheck.predict.proved_depth import prove_alpha_c_depth
+    from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
 
     r = prove_alpha_c_depth([1.0, 2.0, 3.0], 1.0, 4, digits=12, max_seconds=900)
     assert r.status == "proved" and r.digits >= 12
@@ -148,8 +148,8 @@ def test_depth4_bracket_is_proved_through_the_degenerate_equilibrium():
 def certificate():
     from types import SimpleNamespace
 
-    from theorycheck.predict.certificate import certificate_of
-    from theorycheck.predict.proved_alpha_c import L2Prover
+    from theorycheck.proved.alpha_c import L2Prover
+    from theorycheck.proved.certificate import certificate_of
 
     pr = L2Prover([1, 2, 3], 1.0, 4)
     lo, hi = pr.run("0.38", record=True), pr.run("0.46", record=True)
@@ -166,7 +166,7 @@ def _tampered(cert, edit):
 
 
 def test_certificate_is_accepted(certificate):
-    from theorycheck.predict.certificate import check_certificate
+    from theorycheck.proved.certificate import check_certificate
 
     res = check_certificate(certificate)
     assert res.ok and res.digest_ok and res.failures == []
@@ -174,7 +174,7 @@ def test_certificate_is_accepted(certificate):
 
 
 def test_one_changed_digit_is_rejected_with_its_step(certificate):
-    from theorycheck.predict.certificate import check_certificate
+    from theorycheck.proved.certificate import check_certificate
 
     def edit(c):
         box = c["runs"][0]["segments"][0]["steps"][1]["end"][0]
@@ -187,7 +187,7 @@ def test_one_changed_digit_is_rejected_with_its_step(certificate):
 
 
 def test_wrong_step_size_dropped_step_and_changed_alpha_are_rejected(certificate):
-    from theorycheck.predict.certificate import check_certificate
+    from theorycheck.proved.certificate import check_certificate
 
     def step_size(c):
         c["runs"][0]["segments"][0]["steps"][0]["h"][0] = str(float(c["runs"][0]["segments"][0]["steps"][0]["h"][0]) * 1.5)
@@ -204,7 +204,7 @@ def test_wrong_step_size_dropped_step_and_changed_alpha_are_rejected(certificate
 
 
 def test_a_valid_but_edited_certificate_fails_its_digest(certificate):
-    from theorycheck.predict.certificate import check_certificate
+    from theorycheck.proved.certificate import check_certificate
 
     def wider(c):  # a larger radius keeps every inclusion true: only the digest notices
         box = c["runs"][1]["segments"][-1]["steps"][-1]["end"][0]
@@ -309,7 +309,7 @@ def test_one_state_runs_use_newton_series_and_enclose_the_exact_solution():
 def test_variational_coefficients_of_a_linear_field_are_exact():
     # u_j' = z_j u_j (GD, L = 2): ∂u_j/∂u_j(0) = e^{z_j s}, ∂u_j/∂z_j = u_j(0) s e^{z_j s}: coefficients z^k/k! and
     # u0 z^(k−1)/(k−1)!; the other entries are 0
-    from theorycheck.solvers.validated.taylor import variational_coefficients
+    from theorycheck.proved.validated.taylor import variational_coefficients
 
     sysm = _system("gd-2", S.balanced_system(2, "gd", 2))
     K = 12

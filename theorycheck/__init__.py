@@ -31,12 +31,12 @@ _LAZY: dict[str, tuple[str, str]] = {
     "reproduce": ("theorycheck.api", "reproduce"),
     "thresholds": ("theorycheck.api", "thresholds"),
     "heatmap": ("theorycheck.api", "heatmap"),
-    "regime_map": ("theorycheck.predict.regime_map", "regime_map"),
+    "regime_map": ("theorycheck.proved.regime_map", "regime_map"),
     "RunOptions": ("theorycheck.sweep.run", "RunOptions"),
     "SweepResult": ("theorycheck.sweep.result", "SweepResult"),
     "verify": ("theorycheck.api", "verify"),
     "run_claim": ("theorycheck.api", "run_claim"),
-    "prove": ("theorycheck.proofs._core", "prove"),
+    "prove": ("theorycheck.api", "prove"),
     "derive": ("theorycheck.derivation", "derive"),
     "Claim": ("theorycheck.claims.claim", "Claim"),
     "Outcome": ("theorycheck.claims.claim", "Outcome"),
@@ -69,11 +69,10 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from theorycheck import packs, vocabulary  # noqa: F401
-    from theorycheck.api import describe, heatmap, max_margin, reproduce, run_claim, solve, thresholds, verify  # noqa: F401
+    from theorycheck.api import describe, heatmap, max_margin, prove, reproduce, run_claim, solve, thresholds, verify  # noqa: F401
     from theorycheck.claims.claim import Claim, Outcome  # noqa: F401
     from theorycheck.claims.registry import register_claim, unregister_claim  # noqa: F401
     from theorycheck.derivation import derive  # noqa: F401
-    from theorycheck.proofs._core import prove  # noqa: F401
     from theorycheck.setting import Init, Setting  # noqa: F401
     from theorycheck.sweep.result import SweepResult  # noqa: F401
     from theorycheck.sweep.run import RunOptions  # noqa: F401

@@ -6,7 +6,7 @@ CLI command prints with ``--json``. Everything is exported from ``theorycheck`` 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     from theorycheck.solvers.trajectory import Trajectory
     from theorycheck.sweep.result import SweepResult
     from theorycheck.sweep.run import RunOptions
+    from theorycheck.theorem import ProveResult, Theorem
 
 __all__ = ["DEFAULT_T_MAX", "MaxMarginResult", "ReproduceResult", "SettingSummary", "describe", "heatmap",
-           "max_margin", "reproduce", "run_claim", "solve", "thresholds", "verify"]
+           "max_margin", "prove", "reproduce", "run_claim", "solve", "thresholds", "verify"]
 
 #: default final time of :func:`solve`: rescaled (one example) and real (several examples)
 DEFAULT_T_MAX = {"rescaled": 50.0, "real": 1000.0}
@@ -183,25 +184,15 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
               scheduler: Any = None, progress: bool | None = None,
               on_experiment: Callable[[str], None] | None = None) -> ReproduceResult:
     """Run the experiments of one pack (``pack``) or of every installed pack (None): all
-    (default) or those named; ``quick``: coarser grids. With ``redraw`` (the pack minor-first
-    only) redraw them from the arrays saved in ``out``. Writes figures (PNG, SVG), arrays
-    (DIR/data/NAME/*.npz + .json) and DIR/SUMMARY.md. ``on_experiment(name)`` is called
+    (default) or those named; ``quick``: coarser grids. With ``redraw``, draw them again from the
+    results saved in ``out`` by an earlier run. Writes figures (PNG, SVG), results
+    (DIR/data/PACK/NAME/KEY.npz|json) and DIR/SUMMARY.md. ``on_experiment(name)`` is called
     before each."""
-    import importlib
-
+    from theorycheck import experiments as ex
     from theorycheck import packs
+    from theorycheck.outputs import make_parent, output_folder
 
-    try:
-        from theorycheck import numerics
-    except ImportError:
-        raise TheorycheckError("the numerics package is not importable: install theorycheck from its source "
-                               "tree (pip install -e .) or run from the repository root") from None
-    chosen = packs.select(pack)
-    plan = [(p, n, mod) for p in chosen for n, mod in p.experiments().items()]
-    if redraw:
-        if pack is not None and any(p.name != "minor-first" for p in chosen):
-            raise ArgumentError("redraw=True applies to the pack minor-first only", "redraw")
-        plan = [x for x in plan if x[0].name == "minor-first"]
+    plan = [(p, n, mod) for p in packs.select(pack) for n, mod in p.experiments().items()]
     if isinstance(names, str):
         names = None if names == "all" else [names]
     if names is not None:
@@ -211,23 +202,52 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
             where = f"pack {pack!r} has no experiment" if pack is not None else "unknown experiment"
             raise TheorycheckError(f"{where} {unknown[0]!r}: choose one of {', '.join(known)} or all")
         plan = [x for x in plan if x[1] in names]
-    from theorycheck.outputs import make_parent, output_folder
-
     out = output_folder(out, "out")
     make_parent(out / "SUMMARY.md", "out")
-    ctx = numerics.Context(backend="dask" if scheduler else backend, workers=workers, scheduler=scheduler,
-                           progress=progress)
+    ctx = ex.Context(backend="dask" if scheduler else backend, workers=workers, scheduler=scheduler, progress=progress)
     reports = []
     for p, n, mod in plan:
         if on_experiment is not None:
             on_experiment(n)
-        if p.name == "minor-first":
-            reports.append(numerics.redraw(n, out) if redraw else numerics.run(n, out, quick=quick, ctx=ctx))
-        else:
-            reports.append(importlib.import_module(mod).reproduce(out, quick=quick))
-    summary = numerics.write_summary(reports, out)
+        reports.append(ex.redraw(mod, out, pack=p.name) if redraw else ex.run(mod, out, pack=p.name, quick=quick, ctx=ctx))
+    summary = ex.write_summary(reports, out)
     return ReproduceResult({"out": str(out), "summary_file": str(summary),
                             "experiments": [r.as_dict() for r in reports]}, reports)
+
+
+# ---------------------------------------------------------------------------- prove
+def prove(keys: Iterable[str] | str | None = None, *, pack: str | None = None,
+          on_theorem: Callable[[Theorem], None] | None = None) -> ProveResult:
+    """Run the theorems of one pack (``pack``) or of every installed pack (None): all, or those
+    whose keys are given (case-insensitive; a comma-separated string is split), in the packs'
+    order. Unknown keys raise a one-line :class:`~theorycheck.errors.TheorycheckError` naming
+    the known ones."""
+    from time import perf_counter
+
+    from theorycheck import packs
+    from theorycheck.theorem import ProveResult
+
+    owner: dict[str, str] = {}
+    theorems: dict[str, Theorem] = {}
+    for p in packs.select(pack):
+        for th in p.theorems():
+            if th.key.upper() not in theorems:
+                theorems[th.key.upper()] = th
+                owner[th.key] = p.name
+    if isinstance(keys, str):
+        keys = [k for k in keys.split(",")]
+    wanted = [k.strip().upper() for k in keys if k.strip()] if keys else list(theorems)
+    unknown = [k for k in wanted if k not in theorems]
+    if unknown:
+        raise TheorycheckError(f"unknown theorem(s) {', '.join(unknown)}; known: "
+                               f"{', '.join(t.key for t in theorems.values())}")
+    results = []
+    t0 = perf_counter()
+    for k in wanted:
+        if on_theorem is not None:
+            on_theorem(theorems[k])
+        results.append(theorems[k].run())
+    return ProveResult(results, perf_counter() - t0, owner)
 
 
 # ---------------------------------------------------------------------------- verify

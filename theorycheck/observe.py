@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from theorycheck.solvers.trajectory import Trajectory
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.vocabulary import TIE_RTOL as _TIE_RTOL
 
 __all__ = ["Switch", "IndexChain", "TIE_RTOL", "direction", "dominant_index", "next_index", "index_chain",
@@ -323,7 +323,7 @@ def _fmt_exp(ln: float) -> str:
 
 
 def _lockin_depth_l(z: np.ndarray, theta: np.ndarray, k: int, rho: float, L: int, what: str) -> tuple[bool, str]:
-    """The L ≥ 3 lock-in lemma (proofs/lockin.py) at one state θ = ln u (``rho`` 0 for GD and for
+    """The L ≥ 3 lock-in lemma (proofs/minor_first/lockin.py) at one state θ = ln u (``rho`` 0 for GD and for
     ℓ∞-SAM's w = u − ρ): u_k ≥ ρ√L and every rival j with z_j > z_k scores below k."""
     f = C.depth_lockin(L)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -347,7 +347,7 @@ def _lockin_depth_l(z: np.ndarray, theta: np.ndarray, k: int, rho: float, L: int
 
 def final_index_status(traj: Trajectory, chain: IndexChain | None = None) -> tuple[str, str]:
     """How strong the run's final index is: ``("certified", why)`` when a persisting condition of
-    the lock-in lemma (proofs/lockin.py, one example, balanced init, the flow) holds at the last
+    the lock-in lemma (proofs/minor_first/lockin.py, one example, balanced init, the flow) holds at the last
     state in floating point, or the run ended in a collapse; ``("not final", why)`` when the
     horizon or a budget ended the run first, or no lemma covers the setting. ("proved" comes
     only from a validated integration: ``trajectory --prove``.)"""
@@ -371,7 +371,7 @@ def final_index_status(traj: Trajectory, chain: IndexChain | None = None) -> tup
 
 
 def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, index: int) -> tuple[bool, str]:
-    """Whether the lock-in lemma (proofs/lockin.py) holds at one state of the flow of ``setting``
+    """Whether the lock-in lemma (proofs/minor_first/lockin.py) holds at one state of the flow of ``setting``
     (one example, balanced layers) with current j† = ``index`` (1-based): (True, which condition)
     — then j† = index for ever (until a blow-up) — or (False, what fails). Evaluated in float64."""
     s = setting

@@ -1,9 +1,11 @@
 """Theorem packs: a paper's setting, theorems (for ``prove``), claims (for ``verify``) and
 experiments (for ``reproduce``), found by name.
 
-Built-in packs live in ``proofs/<pack>/`` and ``numerics/<pack>/`` of the repository (installed
-as ``theorycheck.proofs`` / ``theorycheck.numerics``); third-party packs are distributions that
-declare an entry point in the group ``theorycheck.packs`` pointing at a :class:`Pack`.
+A pack is a :class:`Pack` (its manifest) and the modules it names. theorycheck's own packs are the
+subpackages of ``theorycheck.proofs`` (``proofs/<pack>/`` of the repository, experiments in
+``numerics/<pack>/``), each defining ``PACK``: a new folder there is a new pack, with no line of
+engine code. Packs of other distributions declare an entry point in the group ``theorycheck.packs``
+pointing at a :class:`Pack`. Both kinds are loaded and run by the same code.
 
 A pack's module is imported only when its theorems or claims are asked for, so
 ``import theorycheck`` stays light and nothing is registered by a side-effect import.
@@ -17,6 +19,7 @@ loaded on first use (sympy only with a theorem name).
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +27,7 @@ from theorycheck.errors import TheorycheckError
 
 #: the pack author's API, loaded on first use: public name → the module that defines it
 _AUTHOR_API = {**dict.fromkeys(("Theorem", "Step", "Identity", "Fact", "StepResult", "verified", "refuted",
-                                "incomplete"), "theorycheck.proofs._core"),
+                                "incomplete"), "theorycheck.theorem"),
                **dict.fromkeys(("Claim", "Outcome"), "theorycheck.claims.claim")}
 __all__ = ["Pack", "available", "get", "candidates", "select", "select_claims", "ENTRY_POINT_GROUP", *_AUTHOR_API]
 
@@ -43,7 +46,9 @@ ENTRY_POINT_GROUP = "theorycheck.packs"
 class Pack:
     """A paper as a pack. ``proofs`` / ``numerics``: importable modules that define
     ``theorems() -> list[Theorem]``, ``claims() -> list[Claim]`` and ``experiments() -> dict``
-    (either may be None)."""
+    (either may be None); for a package, each function may instead live in its submodule of the
+    same name (``<proofs>.theorems`` defining ``theorems()``, ``<proofs>.claims`` defining ``claims()``:
+    the shape of theorycheck's own packs)."""
 
     name: str
     title: str
@@ -62,6 +67,14 @@ class Pack:
         except ImportError as exc:  # a pack whose modules are missing is a user-facing error, not a crash
             raise TheorycheckError(f"pack {self.name!r}: module {module!r} failed to import: {exc}") from None
         f = getattr(mod, fn, None)
+        if f is None and hasattr(mod, "__path__"):  # a package: its submodule of that name, if any
+            try:
+                f = importlib.import_module(f"{module}.{fn}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{module}.{fn}":
+                    raise TheorycheckError(f"pack {self.name!r}: module {module}.{fn} failed to import: {exc}") from None
+        if inspect.ismodule(f):  # the module ``theorems`` defines theorems(), ``claims`` claims()
+            f = getattr(f, fn, None)
         if f is None:
             return [] if fn != "experiments" else {}
         return f()
@@ -99,41 +112,29 @@ class Pack:
                 "theory": self.theory}
 
 
-BUILTIN: tuple[Pack, ...] = (
-    Pack(
-        name="minor-first",
-        title="Minor First, Major Last: A Depth-Induced Implicit Bias of Sharpness-Aware Minimization",
-        reference="Moon, Si, Yun, arXiv 2603.08290",
-        proofs="theorycheck.proofs",
-        numerics="theorycheck.numerics",
-        theory="theorycheck.proofs:THEORY.md",
-    ),
-    Pack(
-        name="kernel-rich",
-        title="Kernel and Rich Regimes in Overparametrized Models",
-        reference="Woodworth, Gunasekar, Lee, Moroshko, Savarese, Golan, Soudry, Srebro, COLT 2020",
-        proofs="theorycheck.proofs.kernel_rich",
-        numerics="theorycheck.numerics.kernel_rich",
-        theory="theorycheck.proofs.kernel_rich:THEORY.md",
-        predict="theorycheck.proofs.kernel_rich:predict",
-    ),
-    Pack(
-        name="lp-margin",
-        title="Implicit Bias of Gradient Descent on Linear Convolutional Networks (diagonal case)",
-        reference="Gunasekar, Lee, Soudry, Srebro, NeurIPS 2018; Lyu & Li, ICLR 2020",
-        proofs="theorycheck.proofs.lp_margin",
-        numerics="theorycheck.numerics.lp_margin",
-        theory="theorycheck.proofs.lp_margin:THEORY.md",
-        predict="theorycheck.proofs.lp_margin:predict",
-    ),
-)
+def _own_packs() -> list[Pack]:
+    """``PACK`` of every subpackage of ``theorycheck.proofs``, by folder name."""
+    import pkgutil
+
+    from theorycheck import proofs
+
+    out: list[Pack] = []
+    for info in sorted(pkgutil.iter_modules(proofs.__path__), key=lambda m: m.name):
+        if not info.ispkg:
+            continue
+        name = f"{proofs.__name__}.{info.name}"
+        pack = getattr(importlib.import_module(name), "PACK", None)
+        if not isinstance(pack, Pack):
+            raise TheorycheckError(f"{name} defines no PACK (a theorycheck.packs.Pack): every folder of proofs/ is a pack")
+        out.append(pack)
+    return out
 
 
 def _entry_point_packs() -> list[Pack]:
     from importlib.metadata import entry_points
 
     out: list[Pack] = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (getattr(ep.dist, "name", ""), ep.name)):
         try:
             obj = ep.load()
         except Exception as exc:  # a broken third-party pack must not break the tool
@@ -146,9 +147,10 @@ def _entry_point_packs() -> list[Pack]:
 
 
 def available() -> dict[str, Pack]:
-    """Every installed pack by name: the built-in ones first, then entry points."""
-    out = {p.name: p for p in BUILTIN}
-    for p in _entry_point_packs():
+    """Every installed pack by name: theorycheck's own (by folder name), then other distributions' (by
+    distribution, then entry-point name); a name declared twice keeps its first pack."""
+    out: dict[str, Pack] = {}
+    for p in [*_own_packs(), *_entry_point_packs()]:
         out.setdefault(p.name, p)
     return out
 

@@ -1,7 +1,5 @@
-"""Experiments of the pack ``kernel-rich`` (run by ``theorycheck reproduce --pack kernel-rich``).
-
-Each module defines ``NAME``, ``TITLE`` and ``reproduce(out, *, quick) -> numerics.Report``
-(it computes, writes its arrays as JSON, draws PNG and SVG, and summarises in numbers)."""
+"""Experiments of the pack ``kernel-rich`` (``theorycheck reproduce --pack kernel-rich``), one module
+each, in the protocol of :mod:`theorycheck.experiments`."""
 
 from __future__ import annotations
 

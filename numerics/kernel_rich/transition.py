@@ -22,7 +22,12 @@ def problem():
     return X, X @ b
 
 
-def compute(*, quick: bool = False) -> dict:
+def compute(*, quick: bool = False, ctx=None) -> dict:
+    """The experiment's one result, ``{"result": {...}}`` (JSON-able; ``ctx`` is not used: one process)."""
+    return {"result": _compute(quick)}
+
+
+def _compute(quick: bool) -> dict:
     from theorycheck.solvers.interpolate import argmin_Q, min_l1, min_l2
     from theorycheck.solvers.pm_flow import flow_pm
 
@@ -43,7 +48,8 @@ def compute(*, quick: bool = False) -> dict:
             "l1_unique": l1.unique, "rows": rows}
 
 
-def draw(res: dict, out: Path) -> list[Path]:
+def draw(results: dict, out: Path) -> list[Path]:
+    res = results["result"]
     import matplotlib
 
     matplotlib.use("Agg")
@@ -69,7 +75,8 @@ def draw(res: dict, out: Path) -> list[Path]:
     return paths
 
 
-def summarize(res: dict) -> tuple[list[str], list[str]]:
+def summarize(results: dict) -> tuple[list[str], list[str]]:
+    res = results["result"]
     lines, dev = [], []
     for D in (2, 3):
         r = [x for x in res["rows"] if x["depth"] == D]
@@ -85,10 +92,3 @@ def summarize(res: dict) -> tuple[list[str], list[str]]:
             dev.append(f"D={D}: some flows ran out of budget")
     return lines, dev
 
-
-def reproduce(out: Path, *, quick: bool = False):
-    import sys
-
-    from theorycheck.numerics import run_pack_experiment
-
-    return run_pack_experiment("kernel-rich", sys.modules[__name__], out, quick=quick)

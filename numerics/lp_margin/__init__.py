@@ -1,5 +1,5 @@
-"""Experiments of the pack ``lp-margin`` (``theorycheck reproduce --pack lp-margin``); the same
-module interface as :mod:`theorycheck.numerics.kernel_rich`."""
+"""Experiments of the pack ``lp-margin`` (``theorycheck reproduce --pack lp-margin``), one module
+each, in the protocol of :mod:`theorycheck.experiments`."""
 
 from __future__ import annotations
 

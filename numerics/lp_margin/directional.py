@@ -27,7 +27,12 @@ def problem() -> np.ndarray:
     return np.sign(X @ b0)[:, None] * X
 
 
-def compute(*, quick: bool = False) -> dict:
+def compute(*, quick: bool = False, ctx=None) -> dict:
+    """The experiment's one result, ``{"result": {...}}`` (JSON-able; ``ctx`` is not used: one process)."""
+    return {"result": _compute(quick)}
+
+
+def _compute(quick: bool) -> dict:
     from theorycheck.solvers.lp_flow import aitken_limit, flow_margin, kkt_residual
 
     Z = problem()
@@ -42,7 +47,8 @@ def compute(*, quick: bool = False) -> dict:
     return {"Z": Z.tolist(), "rows": rows}
 
 
-def draw(res: dict, out: Path) -> list[Path]:
+def draw(results: dict, out: Path) -> list[Path]:
+    res = results["result"]
     import matplotlib
 
     matplotlib.use("Agg")
@@ -62,7 +68,8 @@ def draw(res: dict, out: Path) -> list[Path]:
     return paths
 
 
-def summarize(res: dict) -> tuple[list[str], list[str]]:
+def summarize(results: dict) -> tuple[list[str], list[str]]:
+    res = results["result"]
     lines, dev = [], []
     for r in res["rows"]:
         a, se = r["limit"]
@@ -73,10 +80,3 @@ def summarize(res: dict) -> tuple[list[str], list[str]]:
             dev.append(f"L={r['depth']}: the residual of the problem as stated does not extrapolate to 0")
     return lines, dev
 
-
-def reproduce(out: Path, *, quick: bool = False):
-    import sys
-
-    from theorycheck.numerics import run_pack_experiment
-
-    return run_pack_experiment("lp-margin", sys.modules[__name__], out, quick=quick)

@@ -12,7 +12,7 @@ nn = torch.nn
 
 from theorycheck.cnn.sam import SAM, frozen_bn_statistics  # noqa: E402
 from theorycheck.symbolic import model as sy  # noqa: E402
-from theorycheck.symbolic.compile import lambdify  # noqa: E402
+from theorycheck.symbolic.compiler import lambdify  # noqa: E402
 
 
 class DiagonalNet(nn.Module):

@@ -51,7 +51,7 @@ from theorycheck.batched.ops import get_ops
 from theorycheck.batched.systems import EVENT_LOG, _ClockedTheta
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import CHATTERING, COLLAPSE, DONE, LOSS_REACHED, NON_FINITE, Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 __all__ = ["OPTIMIZER_CODES", "PixelFlow", "PixelRun", "Products", "run_pixels", "device_ops", "TIME_KINDS",
            "PRODUCT_KINDS", "SPARSE_MAX_ROWS", "SPARSE_MAX_ROWS_SCIPY", "SPARSE_MAX_DENSITY", "SPARSE_MIN_NONZEROS"]

@@ -28,7 +28,7 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.solvers import critical
 from theorycheck.solvers.guards import scaled_norm
 from theorycheck.status import BLOWUP, COLLAPSE, CRITICAL_POINT, NO_COLLAPSE
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.vocabulary import TIE_LOG, TimeKind
 
 #: κ clocks and event levels: a rate |dθ/dτ| > e^{EVENT_LOG}·c means the singular time is

@@ -76,7 +76,7 @@ class Claim:
     refined: Claim | None = None
     describe: Callable[[Any], dict] = field(default=lambda x: x)  # inputs -> JSON-able dict
     max_examples: int | None = None  # cap for expensive checks (None: the profile's number)
-    #: ``prover(max_seconds=…) -> list[BoxProof]`` (claims/boxes.py): the claim decided on stated boxes of
+    #: ``prover(max_seconds=…) -> list[BoxProof]`` (proved/boxes.py): the claim decided on stated boxes of
     #: inputs by ball arithmetic (``verify --prove``); None: the claim is only sampled
     prover: Callable[..., list] | None = None
 

@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from theorycheck.symbolic.compile import perturbation as compiled_perturbation
+from theorycheck.symbolic.forms import perturbation as compiled_perturbation
 from theorycheck.symbolic.model import check_optimizer
 
 __all__ = ["SAM", "frozen_bn_statistics"]

@@ -1,7 +1,7 @@
 """The E2.linear rule over several class pairs, each pair one Dask task.
 
 :func:`linear_images_pairs` runs, for every class pair, the replicate of
-:mod:`theorycheck.proofs.e2_linear` (α in the middle of the pair's intermediate range, GD and each
+:mod:`theorycheck.proofs.minor_first.e2_linear` (α in the middle of the pair's intermediate range, GD and each
 SAM variant from the same start, D = bg(SAM) − bg(GD) at matched training loss) and applies that
 module's verdict rule (written before any run) to the pairs: holds / fails / inconclusive with
 the 95 % t-interval. One task per pair runs every optimizer, so the pair's α scans are done once.
@@ -39,7 +39,7 @@ class PairsResult(Record):
 def _pair_task(job: dict) -> dict:
     """One class pair, every optimizer (runs in a Dask worker)."""
     from theorycheck import imagedata as D
-    from theorycheck.proofs.e2_linear import pair_difference
+    from theorycheck.proofs.minor_first.e2_linear import pair_difference
 
     if "mnist" not in _IMAGES:
         _IMAGES["mnist"] = D.load("mnist")
@@ -71,7 +71,7 @@ def linear_images_pairs(pairs=((0, 1), (2, 3), (4, 5), (6, 7), (8, 9)), *, optim
     images; reported beside D, not used by the verdict).
     ``scheduler``: "processes", "threads" or "sync" (local Dask), or a Dask scheduler address /
     ``distributed.Client``; ``workers``: local workers (default one per pair up to the cores)."""
-    from theorycheck.proofs.e2_linear import verdict
+    from theorycheck.proofs.minor_first.e2_linear import verdict
     from theorycheck.sweep.run import run_tasks
 
     t0 = time.perf_counter()

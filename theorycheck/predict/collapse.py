@@ -34,7 +34,7 @@ import numpy as np
 
 from theorycheck.solvers.taylor import ReducedFlow, TaylorRun
 from theorycheck.status import BudgetExhausted, Fate, Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 __all__ = ["AlphaC", "ReducedFlow", "TaylorRun", "alpha_c_unit"]
 

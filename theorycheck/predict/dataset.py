@@ -20,7 +20,7 @@ import numpy as np
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import Fate
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 
 def _outcome(setting_kw: dict, alpha: float, t_max: float, seconds: float) -> dict:

@@ -33,7 +33,7 @@ import sympy as sp
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic.depth import c_sym, initial_forms, zero_rate_alpha
 
 
@@ -109,7 +109,7 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_sec
     (all grow from then on)."""
     from scipy.integrate import solve_ivp
 
-    from theorycheck.symbolic.compile import balanced_field
+    from theorycheck.symbolic.forms import balanced_field
 
     u = _z(z)
     f = balanced_field(L, "sam-l2", log=True)

@@ -67,7 +67,7 @@ def alpha_gd_like(Z, rho: float, *, depth: int, lo: float, hi: float, points: in
 
 
 def _fates(Z, alphas, rho, depth, t_max, ops_kw, max_steps):
-    from theorycheck.symbolic import compile as C
+    from theorycheck.symbolic import forms as C
 
     loss0 = float(C.stable_loss_functions("logistic", "numpy")[0](0.0))
     grid = np.concatenate([[0.0], np.geomspace(1e-3 * t_max, t_max, 40)])  # the loss is checked there

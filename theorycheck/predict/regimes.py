@@ -11,7 +11,7 @@ from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.predict import thresholds as th
 from theorycheck.record import Record
 from theorycheck.setting import Setting, parse_floats
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.vocabulary import REGIME_DESCRIPTIONS
 
 __all__ = ["REGIMES", "ThresholdsResult", "thresholds", "thresholds_data"]
@@ -139,9 +139,9 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
     default 40/min|z_j|). ℓ∞-SAM (``alpha`` needed): per-coordinate growth, the predicted
     limit index and direction, blow-up times for L ≥ 3. GD: the predicted limit index.
     ``prove`` (ℓ2-SAM): ``alpha_collapse["proof"]`` is a proved bracket of α_c
-    (:func:`theorycheck.predict.proved_alpha_c.prove_alpha_c`: ``status``, ``lower``, ``upper``, ``digits``,
+    (:func:`theorycheck.proved.alpha_c.prove_alpha_c`: ``status``, ``lower``, ``upper``, ``digits``,
     ``method``, ``rests_on``); ``certificate`` (a path, L = 2 or even L ≥ 4, with ``prove``): every validated step of the proof
-    is written there (:mod:`theorycheck.predict.certificate`; ``theorycheck check-certificate`` re-checks it)."""
+    is written there (:mod:`theorycheck.proved.certificate`; ``theorycheck check-certificate`` re-checks it)."""
     if certificate is not None and not prove:
         raise TheorycheckError("certificate: needs prove (a certificate is the data of a proof)")
     if certificate is not None and (depth != 2 and (depth < 4 or depth % 2)):
@@ -169,14 +169,14 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
         if depth >= 3:
             res = _depth_l(out, z, rho, depth, alpha, s if alpha is not None else None, T)
             if prove:
-                from theorycheck.predict.proved_depth import prove_alpha_c_depth
+                from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
 
                 if depth % 2:
                     raise TheorycheckError(f"prove: odd depth L = {depth} has no collapse threshold to prove")
                 proof = prove_alpha_c_depth(z, rho, depth, digits=digits, record=certificate is not None)
                 res["alpha_collapse"]["proof"] = proof.as_dict()
                 if certificate is not None and proof.status == "proved":
-                    from theorycheck.predict.certificate_depth import write_certificate_depth
+                    from theorycheck.proved.certificate_depth import write_certificate_depth
 
                     write_certificate_depth(certificate, proof, z, rho, depth)
                     res["alpha_collapse"]["proof"]["certificate"] = str(certificate)
@@ -187,13 +187,13 @@ def thresholds(z, rho: float, *, optimizer: str = "sam-l2", alpha=None, depth: i
                    alpha_gd_like=th.alpha_gd_like(z, rho).as_dict(),
                    alpha_collapse=ac.as_dict())
         if prove:
-            from theorycheck.predict.proved_alpha_c import prove_alpha_c
+            from theorycheck.proved.alpha_c import prove_alpha_c
 
             proof = prove_alpha_c(z, rho, digits=digits, guess=ac.value_text if ac.value is not None and rho > 0 else None,
                                   record=certificate is not None)
             out["alpha_collapse"]["proof"] = proof.as_dict()
             if certificate is not None and proof.status == "proved":
-                from theorycheck.predict.certificate import write_certificate
+                from theorycheck.proved.certificate import write_certificate
 
                 write_certificate(certificate, proof, z, rho)
                 out["alpha_collapse"]["proof"]["certificate"] = str(certificate)

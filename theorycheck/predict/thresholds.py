@@ -30,7 +30,7 @@ import numpy as np
 
 from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.status import Fate
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 
 @dataclass
@@ -272,7 +272,7 @@ class Classification:
 
 def _norm_path(tr, z: np.ndarray) -> np.ndarray:
     """N(τ) at the stored steps of an ℓ2, L = 2 trajectory: N² = Σ_j summand(z_j, u_j), u = |β|^{1/2}."""
-    from theorycheck.symbolic.compile import balanced_field
+    from theorycheck.symbolic.forms import balanced_field
 
     f = balanced_field(2, "sam-l2")
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):

@@ -1,7 +1,7 @@
 """The discrete algorithms whose η → 0 limits are the flows (THEORY.md, Setting):
 GD ``w ← w − η ∇Lo(w)`` and SAM ``w ← w − η ∇Lo(w + ε(w))``, numpy, float64.
 
-Every formula is compiled (:mod:`theorycheck.symbolic.compile`): the layer gradient, the
+Every formula is compiled (:mod:`theorycheck.symbolic.forms`): the layer gradient, the
 perturbation ε and the overflow-free ℓ'. The flows are compared with the iterates along
 the path (direction at equal ‖β‖), not at equal time: one example's flow runs in
 rescaled time, and t = kη only matches real time to first order anyway.
@@ -20,7 +20,7 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
 from theorycheck.solvers.trajectory import Trajectory, twin_coordinates
 from theorycheck.status import Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
 from theorycheck.vocabulary import TimeKind
 

@@ -24,7 +24,7 @@ from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 __all__ = ["Interpolator", "min_l1", "min_l2", "argmin_Q", "h_inverse", "Q_value", "q_D", "no_interpolator"]
 

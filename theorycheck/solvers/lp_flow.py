@@ -29,7 +29,7 @@ from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import BudgetExhausted, Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 __all__ = ["log_loss", "log_neg_dloss", "normalised_field", "normalised_jacobian", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
            "power_limit", "lp_vertex_solution"]

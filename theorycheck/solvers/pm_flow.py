@@ -25,7 +25,7 @@ from scipy.integrate import solve_ivp
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import BudgetExhausted, Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 __all__ = ["PMResult", "check_regression_data", "flow_pm", "mirror_theta", "remaining_step"]
 

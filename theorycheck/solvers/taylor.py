@@ -17,7 +17,7 @@ import mpmath as mp
 import numpy as np
 
 from theorycheck.status import BudgetExhausted, Fate, Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 
 # ------------------------------------------------------------------ the ODE, from the symbolic layer

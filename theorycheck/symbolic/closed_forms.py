@@ -1,7 +1,7 @@
 """The symbolic layer, part 2: the formulas THEORY.md states, as sympy expressions.
 
 Each is a *claim* until ``proofs/`` has derived it from :mod:`theorycheck.symbolic.model`.
-Numerical code is compiled from these (via :mod:`theorycheck.symbolic.compile`), never re-typed.
+Numerical code is compiled from these (via :mod:`theorycheck.symbolic.forms`), never re-typed.
 
 Coordinate forms: a balanced field is written for one coordinate j with the aggregate
 ``N`` as a symbol and ``N² = Σ_j summand_j`` given separately, so one expression serves
@@ -468,9 +468,9 @@ def loss_gradient_rate_weight(loss: str = "logistic") -> sp.Expr:
     return sy.loss_log_second_derivative_stable(loss)
 
 
-# ---------------------------------------------------------------- lock-in of j† (proofs/lockin.py)
+# ---------------------------------------------------------------- lock-in of j† (proofs/minor_first/lockin.py)
 # Conditions on a state after which j† can no longer change (the lock-in lemma, derived and
-# checked in proofs/lockin.py). GD is the ρ = 0 case of ℓ2-SAM throughout.
+# checked in proofs/minor_first/lockin.py). GD is the ρ = 0 case of ℓ2-SAM throughout.
 
 
 def l2_pair_log_gap_rate() -> sp.Expr:

@@ -171,7 +171,7 @@ def reduced_l2_summands(d: int, frame: bool = False) -> tuple:
 
 def l2_persisting_levels() -> tuple:
     """((z_min, z_max, ρ), (collapse level, growth level, subset-growth level)) of ℓ2-SAM, L = 2 (C5 and
-    proofs/persisting.py): N < ρ z_min ⇒ collapse; N ≥ ρ z_max ⇒ growth; N_S > ρ max_S z ⇒ growth, for any
+    proofs/minor_first/persisting.py): N < ρ z_min ⇒ collapse; N ≥ ρ z_max ⇒ growth; N_S > ρ max_S z ⇒ growth, for any
     set S of coordinates (N_S² = Σ_{j∈S} term j of N²); with S the coordinates of z_min the level is ρ z_min."""
     return (cf.z_min, cf.z_1st, sy.rho), (cf.l2_collapse_certificate(), cf.l2_no_collapse_certificate(),
                                           cf.l2_collapse_certificate())

@@ -1,6 +1,6 @@
 """``theorycheck check-certificate FILE``: re-check a proof certificate written by ``thresholds --prove
 --certificate FILE`` (L = 2 or even L ≥ 4). A thin shell over
-:func:`theorycheck.predict.certificate_depth.check_any_certificate`."""
+:func:`theorycheck.proved.certificate_depth.check_any_certificate`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def run(args: argparse.Namespace) -> int:
 
     from theorycheck.errors import TheorycheckError
     from theorycheck.jsonio import emit
-    from theorycheck.predict.certificate_depth import check_any_certificate
+    from theorycheck.proved.certificate_depth import check_any_certificate
 
     if not Path(args.file).is_file():
         raise TheorycheckError(f"check-certificate: no file {args.file!r}")

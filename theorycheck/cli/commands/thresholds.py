@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.alpha is not None and ":" in str(args.alpha):
         if not args.prove:
             raise TheorycheckError("a range of α (--alpha A:B) is mapped with --prove (a proved regime map)")
-        from theorycheck.predict.regime_map import regime_map
+        from theorycheck.proved.regime_map import regime_map
 
         res = regime_map(z, args.rho, args.alpha, optimizer=args.optimizer, depth=args.depth,
                          max_seconds=args.max_seconds).as_dict()

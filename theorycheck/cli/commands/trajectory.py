@@ -88,7 +88,7 @@ def print_summary(res: dict) -> None:
 
 
 def print_proved(res: dict) -> None:
-    """The text rendering of a proved trajectory (:func:`theorycheck.predict.proved_trajectory.prove_trajectory`)."""
+    """The text rendering of a proved trajectory (:func:`theorycheck.proved.trajectory.prove_trajectory`)."""
     st = res["setting"]
     print(f"{st['optimizer']} flow, L = {st['depth']}, ρ = {st['rho']:g}, z = {st['z']}, α = {st['alpha']:g}: "
           f"{'proved' if res['proved'] else 'not proved'} ({res['method']}; rests on {', '.join(res['rests_on'])})")
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_pm(args)
     setting = setting_from_args(args)
     if args.prove:
-        from theorycheck.predict.proved_trajectory import prove_trajectory
+        from theorycheck.proved.trajectory import prove_trajectory
 
         if args.discrete or args.plot:
             raise TheorycheckError("--prove encloses the flow: drop --discrete and --plot")

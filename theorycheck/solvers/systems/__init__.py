@@ -13,7 +13,7 @@ it, with the events that end a smooth segment.
 - :class:`ReducedL2System` — C4's scalar ODE dI/dτ = 1/N(τ, I).
 
 All numbers go through a backend (float64 or mpmath) and every formula through
-:mod:`theorycheck.symbolic.compile`. ``observe(t, y)`` maps a state to (ln|β|, sign β) as floats.
+:mod:`theorycheck.symbolic.forms`. ``observe(t, y)`` maps a state to (ln|β|, sign β) as floats.
 """
 
 from theorycheck.solvers.systems.balanced_l2 import BalancedL2System

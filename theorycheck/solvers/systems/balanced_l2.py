@@ -19,7 +19,7 @@ from theorycheck.solvers.systems.base import (
     z_scale_exponent,
 )
 from theorycheck.status import Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 
 class BalancedL2System(FlowSystem):

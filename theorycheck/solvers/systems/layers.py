@@ -11,7 +11,7 @@ from theorycheck.solvers import critical
 from theorycheck.solvers.steppers import FloatBackend, MpBackend, log_abs_and_sign
 from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _sgn
 from theorycheck.status import Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 from theorycheck.vocabulary import TimeKind
 
 

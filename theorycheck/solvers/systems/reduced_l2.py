@@ -20,7 +20,7 @@ from theorycheck.solvers.systems.base import (
     z_scale_exponent,
 )
 from theorycheck.status import Status
-from theorycheck.symbolic import compile as C
+from theorycheck.symbolic import forms as C
 
 
 class ReducedL2System(FlowSystem):

@@ -1,0 +1,205 @@
+"""α_c(L) proved for even depth L ≥ 4 (ℓ2-SAM, one example, balanced init α·1), through the degenerate equilibrium.
+
+At α_c(L) the path runs into the interior equilibrium u* (û = 0: every r_j = 1), where the field vanishes to order
+L − 1: a longer horizon buys almost nothing (the approach is algebraic). The ratio reduction and its blow-up
+(:mod:`theorycheck.symbolic.systems`, checked by ``theorycheck prove`` P) make it hyperbolic: in r_j = 1 − û_j/u_j
+with the clock dσ = (N/ρ)dτ the flow closes on r, starts on the ray r(0) = c z (c = ρ/(α √L ‖z‖₂)), and with
+r = 1 + e^λ ω, |ω| = 1, dς = R^{L−2} dσ the field is regular at R = 0, where the equilibrium becomes a saddle on
+the sphere. Fates (persisting lemmas, P4): every r_j > 1 (every ω_j > 0) ⇒ collapse; every r_j ≤ 1 (every
+ω_j ≤ 0) ⇒ growth. The bracket is found by float64 bisection in c on the blown-up system (scipy), then each end is
+proved by validated integration (Lohner's method) of the blown-up system.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from functools import lru_cache
+
+import mpmath as mp
+import numpy as np
+
+from theorycheck.errors import TheorycheckError
+from theorycheck.proved.alpha_c import FateProof, ProvedAlphaC, _decimal, common_digits
+from theorycheck.proved.validated import Budget, arb_context, ball_text, integrate
+from theorycheck.status import Status
+
+RESTS_ON_DEPTH = [
+    "validated Taylor integration in ball arithmetic (python-flint's Arb, Lohner's QR method) of the blown-up ratio "
+    "system",
+    "the ratio reduction of the balanced ℓ2-SAM flow and its blow-up at r = 1 (theorycheck prove P, steps P5–P6)",
+    "collapse lemma (even L): every r_j > 1 persists and every coordinate shrinks (theorycheck prove P4)",
+    "growth lemma (even L): every r_j ≤ 1 persists and every coordinate grows (theorycheck prove P4)",
+    "monotonicity of the fate in α (cooperative field, Kamke; theorycheck prove P3)",
+]
+
+
+@lru_cache(maxsize=16)
+def _systems(L: int, d: int):
+    from theorycheck.symbolic import forms as C
+    from theorycheck.symbolic import systems as S
+
+    t, y, p, f = S.ratio_blowup_system(L, d)
+    arb_sys = C.arb_system(f"ratio-blowup-L{L}-d{d}", t, y, p, f)
+    num = C.numpy_system((*y, *p), f)
+    return arb_sys, num
+
+
+def _start(c, z):
+    """(λ, ω) of r(0) = c z (numpy floats)."""
+    s = c * z - 1.0
+    R = float(np.linalg.norm(s))
+    return np.concatenate([[math.log(R)], s / R])
+
+
+def _float_fate(num, c, z, s_max=400.0):
+    """+1 collapse (every ω_j > 0), −1 growth (every ω_j ≤ 0), 0 undecided, in float64 (a guess only)."""
+    from scipy.integrate import solve_ivp
+
+    y0 = _start(c, z)
+    if np.all(y0[1:] > 0):
+        return 1
+    if np.all(y0[1:] <= 0):
+        return -1
+
+    def rhs(_t, y):
+        return np.asarray(num(*y, *z), dtype=float)
+
+    def pos(_t, y):
+        return float(np.min(y[1:])) - 1e-9
+
+    def neg(_t, y):
+        return -float(np.max(y[1:])) - 1e-9
+
+    pos.terminal = neg.terminal = True
+    pos.direction = neg.direction = 1
+    sol = solve_ivp(rhs, (0.0, s_max), y0, method="DOP853", rtol=1e-13, atol=1e-15, events=(pos, neg))
+    if sol.t_events[0].size:
+        return 1
+    if sol.t_events[1].size:
+        return -1
+    return 0
+
+
+def _c_bracket(num, z, deadline, rel: float = 4e-14):
+    """Bisection in c between 1/z_max (growth) and 1/z_min (collapse), float64, to ``rel`` relative (at best
+    about 1e-13)."""
+    lo, hi = 1.0 / z.max(), 1.0 / z.min()  # lo grows, hi collapses
+    for _ in range(60):
+        if time.perf_counter() > deadline:
+            break
+        mid = math.sqrt(lo * hi)
+        f = _float_fate(num, mid, z)
+        if f == 1:
+            hi = mid
+        elif f == -1:
+            lo = mid
+        else:
+            break
+        if hi / lo - 1 < max(rel, 4e-14):
+            break
+    return lo, hi
+
+
+class DepthProver:
+    """Proves the fate of one α at even depth L ≥ 4 (see the module docstring)."""
+
+    def __init__(self, z, rho, L: int, digits: int):
+        from flint import arb
+
+        z = np.asarray(z, float).reshape(-1)
+        if z.size < 1 or np.any(z <= 0) or not np.all(np.isfinite(z)):
+            raise TheorycheckError("the proved α_c(L) needs z > 0 (finite entries)")
+        if L < 4 or L % 2:
+            raise TheorycheckError("the proved α_c(L) is for even L ≥ 4 (L = 2: the reduced ODE; odd L: no collapse)")
+        self.L, self.d = int(L), z.size
+        self.digits = int(digits)
+        self.prec = int((self.digits + 12) * 3.33) + 16
+        self.order = max(16, min(40, int(0.6 * self.digits) + 12))
+        self.tol = 10.0 ** (-(self.digits + 6))
+        self.system, self.num = _systems(self.L, self.d)
+        self.zf = z
+        with arb_context(prec=self.prec):
+            self.z = [arb(float(v)) for v in z]
+            self.rho = arb(float(rho))
+            self.scale = self.rho / (arb(self.L).sqrt() * sum((v * v for v in self.z), arb(0)).sqrt())
+
+    def c_of_alpha(self, alpha_text: str):
+        from flint import arb
+
+        return self.scale / arb(alpha_text)
+
+    def run(self, alpha_text: str, *, deadline: float | None = None, record: bool = False) -> FateProof:
+        """Enclose α's blown-up path until a lemma holds (``record``: keep every step, for a certificate)."""
+        t0 = time.perf_counter()
+        with arb_context(prec=self.prec):
+            c = self.c_of_alpha(alpha_text)
+            s = [c * zj - 1 for zj in self.z]
+            R = sum((v * v for v in s[1:]), s[0] * s[0]).sqrt()
+            om = [v / R for v in s]
+            y0 = [R.log(), *om]
+            lem = _lemma(om)
+            if lem and not record:  # a certificate records at least one step, whose start set it checks
+                return FateProof(alpha_text, "collapse" if lem.startswith("collapse") else "growth", lem,
+                                 ["0", "0"], 0, 0, time.perf_counter() - t0)
+            found = {}
+
+            def stop(step):
+                lem = _lemma(step.end[1:1 + self.d])
+                if lem:
+                    found["lemma"] = lem
+                return lem
+
+            left = 3600.0 if deadline is None else max(0.1, deadline - time.perf_counter())
+            fp = integrate(self.system, y0, params=self.z, order=self.order, prec=self.prec, tol=self.tol, stop=stop,
+                           record=record, budget=Budget(max_seconds=left, max_steps=20000, max_width=1e-2))
+            pipes = [(None, fp)] if record else []
+            if fp.status is Status.PROVED_EVENT:
+                lem = found["lemma"]
+                return FateProof(alpha_text, "collapse" if lem.startswith("collapse") else "growth", lem,
+                                 ball_text(fp.t_end), fp.n_steps, 1, time.perf_counter() - t0, pipes=pipes)
+            return FateProof(alpha_text, None, None, None, fp.n_steps, 1, time.perf_counter() - t0,
+                             f"integration stopped: {fp.status} ({fp.message})")
+
+
+def _lemma(omega) -> str | None:
+    if all(w > 0 for w in omega):
+        return "collapse: every r_j > 1 (every ω_j > 0)"
+    if all(w < 0 for w in omega):
+        return "growth: every r_j ≤ 1 (every ω_j < 0)"
+    return None
+
+
+def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds: float = 300.0,
+                        record: bool = False) -> ProvedAlphaC:
+    """α_c(L) ∈ [lower, upper] for even L ≥ 4, ``lower`` proved to collapse and ``upper`` proved to grow. The float64
+    bisection limits the bracket to about 13 significant digits: more are not attempted (``note`` says so).
+    ``record``: keep every step (for :func:`theorycheck.proved.certificate_depth.certificate_of_depth`)."""
+    t_start = time.perf_counter()
+    deadline = t_start + max_seconds
+    asked = int(digits)
+    note = ""
+    if asked > 13:
+        note = f"{asked} digits asked: the float64 search of the bracket reaches about 13 (more are not attempted)"
+        digits = 13
+    pr = DepthProver(z, rho, L, digits + 2)
+    c_lo, c_hi = _c_bracket(pr.num, pr.zf, deadline, rel=10.0 ** (-(digits + 3)))
+    with mp.workdps(40):
+        scale = mp.mpf(float(rho)) / (mp.sqrt(L) * mp.sqrt(mp.fsum(mp.mpf(float(v)) ** 2 for v in pr.zf)))
+        a_hi = scale / mp.mpf(c_lo)  # c_lo grows ⇒ α = scale/c_lo grows
+        a_lo = scale / mp.mpf(c_hi)
+        w = mp.mpf(10) ** (-(digits + 1))
+        lo = _decimal(a_lo * (1 - w), digits + 3, "down")
+        hi = _decimal(a_hi * (1 + w), digits + 3, "up")
+    method = (f"ratio reduction blown up at r = 1; validated Taylor integration (order {pr.order}, {pr.prec}-bit balls, "
+              "Lohner's method) of the blown-up system from the ends of a float64 bisection in c = ρ/(α√L‖z‖₂)")
+    fl = pr.run(lo, deadline=deadline, record=record)
+    fh = pr.run(hi, deadline=deadline, record=record)
+    seconds = time.perf_counter() - t_start
+    if fl.fate == "collapse" and fh.fate == "growth":
+        Dc, text = common_digits(lo, hi, digits + 6)
+        return ProvedAlphaC("proved", lo, hi, Dc, asked, method, RESTS_ON_DEPTH, fl, fh, seconds, note, text)
+    why = [f"α = {f.alpha}: {f.fate or 'not decided'} ({f.why or f.lemma})" for f, want in
+           ((fl, "collapse"), (fh, "growth")) if f.fate != want]
+    return ProvedAlphaC("not proved", None, None, 0, asked, method, RESTS_ON_DEPTH, fl, fh, seconds,
+                        "; ".join([note] + why if note else why))

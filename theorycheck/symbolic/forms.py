@@ -1,0 +1,623 @@
+"""The catalogue of compiled forms: every formula of the symbolic layer that numerical code evaluates,
+compiled once by :mod:`theorycheck.symbolic.compiler` (numpy, mpmath, torch, Arb) and cached. A solver
+or a prediction takes its numbers from here, never from a re-typed formula.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy as sp
+
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
+from theorycheck.symbolic.compiler import (  # noqa: F401  (the compiler's entry points, for the forms' users)
+    BACKENDS,
+    ArbFunction,
+    ArbSystem,
+    arb_function,
+    arb_system,
+    lambdify,
+    numpy_system,
+    residual_functions,
+)
+
+
+def _depth(L: int) -> int:
+    if isinstance(L, bool) or int(L) != L or L < 1:
+        raise ValueError(f"depth must be an integer ≥ 1, got {L!r}")
+    return int(L)
+
+
+@dataclass(frozen=True)
+class BalancedField:
+    """The balanced, rescaled one-example flow in coordinate form (THEORY.md, Rescaled flows).
+
+    ``summand(z, u)`` is term j of N² (so ``N = sqrt(Σ_j summand)``; ℓ2-SAM only, the
+    others ignore N); ``field(z, u, N, rho)`` is du_j/dτ, or dθ_j/dτ with ``u`` read as
+    θ = ln u when ``log`` is true. All arguments broadcast (numpy/torch)."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log: bool
+    summand: Callable
+    field: Callable
+    uses_norm: bool
+
+
+@lru_cache(maxsize=128)
+def balanced_field(L: int, optimizer: str, backend: str = "numpy", log: bool = False) -> BalancedField:
+    """Compile :func:`closed_forms.balanced_field` (or its log-coordinate form) for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    if log:
+        expr = cf.balanced_log_field(L, optimizer)
+        var = cf.theta_j
+        summand = cf.balanced_norm_summand(L).subs(cf.u_j, sp.exp(cf.theta_j))
+    else:
+        expr = cf.balanced_field(L, optimizer)
+        var = cf.u_j
+        summand = cf.balanced_norm_summand(L)
+    return BalancedField(
+        L=L,
+        optimizer=optimizer,
+        backend=backend,
+        log=log,
+        summand=lambdify((cf.z_j, var), summand, backend),
+        field=lambdify((cf.z_j, var, cf.N, sy.rho), expr, backend),
+        uses_norm=cf.N in expr.free_symbols,
+    )
+
+
+@lru_cache(maxsize=64)
+def layer_gradient(L: int, backend: str = "numpy") -> Callable:
+    """``f(G, w_1, …, w_L) -> (g_1, …, g_L)``: ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m coordinatewise,
+    with ``G = ∂Lo/∂β`` (see :func:`symbolic.layer_gradient_coordinate`)."""
+    G, w, g = sy.layer_gradient_coordinate(_depth(L))
+    return lambdify((G, *w), g, backend)
+
+
+@lru_cache(maxsize=16)
+def perturbation(optimizer: str, backend: str = "numpy") -> Callable:
+    """``eps(g, S, rho)``: SAM's ascent step for gradient entries g with joint ℓ2 norm S
+    (:func:`symbolic.perturbation_coordinate`). GD returns zeros shaped like g."""
+    g, S, eps = sy.perturbation_coordinate(optimizer)
+    if eps == 0:
+        return lambda g_, S_, rho_: g_ * 0
+    return lambdify((g, S, sy.rho), eps, backend)
+
+
+@lru_cache(maxsize=16)
+def loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[Callable, Callable]:
+    """(ℓ, ℓ') compiled from :func:`symbolic.loss_expr` and its derivative."""
+    return lambdify((sy.s,), sy.loss_expr(loss), backend), lambdify((sy.s,), sy.loss_derivative(loss), backend)
+
+
+@lru_cache(maxsize=8)
+def reduced_l2(backend: str = "numpy") -> tuple[Callable, Callable]:
+    """C4's reduction (ℓ2-SAM, L = 2, one example, uniform α): returns
+    ``summand(z, tau, I, alpha, rho)`` (term j of N(τ, I)²) and
+    ``theta(z, tau, I, alpha, rho)`` (θ_j = ln u_j)."""
+    args = (cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho)
+    return lambdify(args, cf.l2_reduced_summand(), backend), lambdify(args, cf.l2_theta(), backend)
+
+
+# ---------------------------------------------------------------- forms for the integrators
+@dataclass(frozen=True)
+class BalancedLogField:
+    """ℓ2-SAM / GD balanced flow in θ = ln u with N carried as ln N (no overflow):
+    ``log_summand(z, θ)`` = ln(term j of N²), ``field(z, θ, lnN, rho)`` = dθ_j/dτ."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log_summand: Callable
+    field: Callable
+
+
+@lru_cache(maxsize=128)
+def balanced_log_field(L: int, optimizer: str, backend: str = "numpy") -> BalancedLogField:
+    """Compile :func:`closed_forms.balanced_log_field_factored` and
+    :func:`closed_forms.balanced_log_norm_summand` for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    return BalancedLogField(
+        L=L, optimizer=optimizer, backend=backend,
+        log_summand=lambdify((cf.z_j, cf.theta_j), cf.balanced_log_norm_summand(L), backend),
+        field=lambdify((cf.z_j, cf.theta_j, cf.lnN, sy.rho), cf.balanced_log_field_factored(L, optimizer), backend),
+    )
+
+
+@dataclass(frozen=True)
+class BranchField:
+    """GD / ℓ∞-SAM balanced flow on a locked branch σ of the sign (C2, C3):
+    ``argument(z, u)`` (σ = sign of it), ``point(z, u, sigma, rho)`` = û_j,
+    ``field(z, u, sigma, rho)`` = du_j/dτ, ``shifted(z, v, s, sigma, rho)`` = dv_j/dτ for
+    v = ln|û|, s = sign û."""
+
+    L: int
+    optimizer: str
+    backend: str
+    argument: Callable
+    point: Callable
+    field: Callable
+    shifted: Callable
+
+
+@lru_cache(maxsize=128)
+def branch_field(L: int, optimizer: str, backend: str = "numpy") -> BranchField:
+    """Compile the locked-branch forms of :mod:`closed_forms` for GD or ℓ∞-SAM, depth L."""
+    L = _depth(L)
+    if optimizer not in ("gd", "sam-linf"):
+        raise ValueError(f"locked branches exist for gd and sam-linf, not {optimizer!r}")
+    args = (cf.z_j, cf.u_j, cf.sigma, sy.rho)
+    return BranchField(
+        L=L, optimizer=optimizer, backend=backend,
+        argument=lambdify((cf.z_j, cf.u_j), cf.linf_branch_argument(L), backend),
+        point=lambdify(args, cf.balanced_branch_point(L, optimizer), backend),
+        field=lambdify(args, cf.balanced_branch_field(L, optimizer), backend),
+        shifted=lambdify((cf.z_j, cf.v_j, cf.s_hat, cf.sigma, sy.rho),
+                         cf.balanced_shifted_log_field(L, optimizer), backend),
+    )
+
+
+@lru_cache(maxsize=8)
+def reduced_l2_log(backend: str = "numpy") -> Callable:
+    """``log_summand(z, tau, I, alpha, rho)``: ln(term j of N(τ, I)²) of C4's reduction."""
+    args = (cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho)
+    return lambdify(args, cf.l2_reduced_log_summand(), backend)
+
+
+@lru_cache(maxsize=8)
+def log_norm(backend: str = "numpy") -> Callable:
+    """``lnN(lse)``: ln N from lse = ln Σ_j (term j of N²) (:func:`closed_forms.log_norm_of_lse`)."""
+    return lambdify((cf.lse,), cf.log_norm_of_lse(), backend)
+
+
+@lru_cache(maxsize=16)
+def stable_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[Callable, Callable]:
+    """(ℓ, ℓ') compiled from the overflow-free forms :func:`symbolic.loss_expr_stable` and
+    :func:`symbolic.loss_derivative_stable` (same values as :func:`loss_functions`)."""
+    return (lambdify((sy.s,), sy.loss_expr_stable(loss), backend),
+            lambdify((sy.s,), sy.loss_derivative_stable(loss), backend))
+
+
+@lru_cache(maxsize=16)
+def log_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[Callable, Callable]:
+    """(ln ℓ, ln|ℓ'|) compiled from :func:`symbolic.loss_log_stable` and
+    :func:`symbolic.loss_log_derivative_stable`: the per-example loss and weight in log space,
+    finite for every finite margin (the pixel flows' weights and log-loss)."""
+    return (lambdify((sy.s,), sy.loss_log_stable(loss), backend),
+            lambdify((sy.s,), sy.loss_log_derivative_stable(loss), backend))
+
+
+# ---------------------------------------------------------------- the model, coordinatewise (sweeps)
+@lru_cache(maxsize=32)
+def predictor(L: int, backend: str = "numpy") -> Callable:
+    """``beta(w_1, …, w_L)``: β_j = w_{1,j} ⋯ w_{L,j}, compiled from :func:`symbolic.predictor`
+    (the model's definition) for one coordinate; arguments broadcast."""
+    W = sy.layer_symbols(_depth(L), 1)
+    # the printed product runs over the layers in order (w_1 w_2 ⋯ w_L, as np.prod does): the
+    # layers are renamed so that sympy's ordering of the factors by name is the layer order
+    # (w10 would come before w2 otherwise)
+    ordered = [sp.Symbol(f"w{k + 1:04d}", real=True) for k in range(len(W))]
+    expr = sy.predictor(W)[0, 0].subs(dict(zip(W, ordered)), simultaneous=True)
+    return lambdify(tuple(ordered), expr, backend)
+
+
+@dataclass(frozen=True)
+class ReducedL2Linear:
+    """C4's ln(term j of N(τ, I)²) is affine in (τ, I): ``c0(z, alpha, rho) + c_tau(z, alpha,
+    rho)·τ + c_I(z, alpha, rho)·I``. The coefficients are sympy derivatives of
+    :func:`closed_forms.l2_reduced_log_summand` (affinity is checked when compiling), so a
+    batch precomputes them once per member and evaluates N with two multiply-adds per term."""
+
+    c0: Callable
+    c_tau: Callable
+    c_I: Callable
+
+
+@lru_cache(maxsize=8)
+def reduced_l2_log_linear(backend: str = "numpy") -> ReducedL2Linear:
+    """Compile the affine decomposition of C4's log summand in (τ, I) (see :class:`ReducedL2Linear`)."""
+    e = cf.l2_reduced_log_summand()
+    c_tau, c_I = sp.diff(e, sy.tau), sp.diff(e, cf.I)
+    c0 = e.subs({sy.tau: 0, cf.I: 0})
+    if sp.simplify(e - (c0 + c_tau * sy.tau + c_I * cf.I)) != 0 or ({sy.tau, cf.I} & (c_tau.free_symbols | c_I.free_symbols)):
+        raise AssertionError("C4's log summand is not affine in (tau, I): the batched reduction needs it")
+    args = (cf.z_j, cf.alpha, sy.rho)
+    return ReducedL2Linear(lambdify(args, c0, backend), lambdify(args, c_tau, backend), lambdify(args, c_I, backend))
+
+
+@lru_cache(maxsize=1)
+def reduced_l2_taylor_coefficients() -> tuple[Callable, Callable, Callable]:
+    """(c, p, q) as mpmath functions of (z_j, α, ρ): ln(term j of N(τ, I)²) = c + p τ + q I
+    (C4), with c = simplify(e − p τ − q I) (the form the Taylor integrator of
+    :mod:`theorycheck.solvers.taylor` evaluates at extra digits)."""
+    from theorycheck.errors import TheorycheckError
+
+    e = cf.l2_reduced_log_summand()
+    p = sp.diff(e, sy.tau)
+    q = sp.diff(e, cf.I)
+    c = sp.simplify(e - p * sy.tau - q * cf.I)
+    if sp.diff(p, sy.tau) != 0 or sp.diff(q, cf.I) != 0 or sp.diff(p, cf.I) != 0 or c.has(sy.tau) or c.has(cf.I):
+        raise TheorycheckError("C4's log-summand is not linear in (τ, I): the Taylor integrator does not apply")
+    args = (cf.z_j, cf.alpha, sy.rho)
+    return lambdify(args, c, "mpmath"), lambdify(args, p, "mpmath"), lambdify(args, q, "mpmath")
+
+
+@lru_cache(maxsize=8)
+def l2_switch_level(backend: str = "numpy") -> Callable:
+    """``level(z_j, z_k, rho)``: N̄ at which j† switches between j and k (C4)."""
+    return lambdify((cf.z_j, cf.z_k, sy.rho), cf.l2_switch_level(), backend)
+
+
+@dataclass(frozen=True)
+class BalancedMultiLog:
+    """Several examples, balanced layers, θ = ln u (closed_forms, "several examples"):
+    ``log_summand(G, θ)`` = ln(term j of S²), ``ratio(G, θ, lnS, rho)`` = û_j/u_j,
+    ``rate(Ghat, r, θ)`` = dθ_j/dt. Arguments broadcast."""
+
+    L: int
+    optimizer: str
+    backend: str
+    log_summand: Callable
+    ratio: Callable
+    rate: Callable
+
+
+@lru_cache(maxsize=64)
+def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> BalancedMultiLog:
+    """Compile the several-examples balanced forms for depth L."""
+    L = _depth(L)
+    sy.check_optimizer(optimizer)
+    return BalancedMultiLog(
+        L=L, optimizer=optimizer, backend=backend,
+        log_summand=lambdify((cf.G_j, cf.theta_j), cf.balanced_multi_log_norm_summand(L), backend),
+        ratio=lambdify((cf.G_j, cf.theta_j, cf.lnS, sy.rho), cf.balanced_multi_ratio(L, optimizer), backend),
+        rate=lambdify((cf.Ghat_j, cf.r_j, cf.theta_j), cf.balanced_multi_log_rate(L), backend),
+    )
+
+
+@dataclass(frozen=True)
+class SlidingForms:
+    """ℓ∞-SAM's Filippov sliding on a surface G_j = 0 (closed_forms, "Filippov sliding"):
+    ``weight(a_plus, a_minus)`` = λ, ``combine(lam, f_plus, f_minus)`` = λ f₊ + (1 − λ) f₋,
+    ``coordinate_rate(thetadot, theta)`` = d(u^L)/dt of one doubled coordinate (θ = ln u for
+    L ≥ 2, u itself for L = 1) and ``log_curvature(m)`` = ln ℓ''(m). Arguments broadcast."""
+
+    L: int
+    weight: Callable
+    combine: Callable
+    coordinate_rate: Callable
+    log_curvature: Callable
+
+
+@lru_cache(maxsize=32)
+def sliding_forms(L: int, loss: str = "logistic", backend: str = "numpy") -> SlidingForms:
+    """Compile :class:`SlidingForms` for depth L and ``loss``."""
+    L = _depth(L)
+    return SlidingForms(
+        L=L,
+        weight=lambdify((cf.a_plus, cf.a_minus), cf.sliding_weight(), backend),
+        combine=lambdify((cf.lam, cf.f_plus, cf.f_minus), cf.sliding_combination(), backend),
+        coordinate_rate=lambdify((cf.theta_dot, cf.theta_j), cf.doubled_coordinate_rate(L), backend),
+        log_curvature=lambdify((sy.s,), cf.loss_gradient_rate_weight(loss), backend),
+    )
+
+
+# ---------------------------------------------------------------- C4's reduced ODE in its clocks
+@lru_cache(maxsize=16)
+def reduced_l2_clocked(kind: str, backend: str = "numpy") -> Callable:
+    """``f(lnN, lnc) -> (dτ/ds, dI/ds)``: C4's reduced ODE dI/dτ = 1/N in the clock ``kind``
+    (:func:`closed_forms.l2_reduced_clocked_log`; "time", "arc" or "smooth" with c = e^{lnc})."""
+    return lambdify((cf.lnN, cf.ln_c), cf.l2_reduced_clocked_log(kind), backend)
+
+
+# ---------------------------------------------------------------- C5's certificates and stop level
+@dataclass(frozen=True)
+class L2Certificates:
+    """C5's levels of N (ℓ2-SAM, L = 2, one example), compiled from :mod:`closed_forms`:
+    ``collapse(z_min, rho)`` (N below it: collapse certified), ``no_collapse(z_max, rho)``
+    (N at or above it: no collapse, ever), ``stop(m, z_max, rho, collapse_tol)`` (an
+    integrator stops at N ≤ it), ``clock_scale(z_min, rho)`` (c of the smooth clock)."""
+
+    collapse: Callable
+    no_collapse: Callable
+    stop: Callable
+    clock_scale: Callable
+
+
+@lru_cache(maxsize=4)
+def l2_certificates(backend: str = "numpy") -> L2Certificates:
+    """Compile C5's certificate levels and the collapse stop level (see :class:`L2Certificates`)."""
+    return L2Certificates(
+        collapse=lambdify((cf.z_min, sy.rho), cf.l2_collapse_certificate(), backend),
+        no_collapse=lambdify((cf.z_1st, sy.rho), cf.l2_no_collapse_certificate(), backend),
+        stop=lambdify((cf.z_abs_min, cf.z_1st, sy.rho, cf.stop_tol), cf.l2_collapse_stop_level(), backend),
+        clock_scale=lambdify((cf.z_min, sy.rho), cf.l2_clock_scale(), backend),
+    )
+
+
+def l2_certificate_levels(z, rho, collapse_tol: float = 1e-10) -> dict:
+    """The levels of :class:`L2Certificates` for a data vector z (numpy, float64; ``rho``
+    a number or an array, broadcast): z_min is the smallest *positive* entry (inf when
+    none), z_max the largest entry, m the smallest nonzero |z_j|. Returns
+    ``{"collapse", "no_collapse", "stop", "clock_scale"}``."""
+    import numpy as np
+
+    z = np.asarray(z, dtype=float).reshape(-1)
+    rho = np.asarray(rho, dtype=float)
+    # every level is homogeneous of degree 1 in z: evaluate on z/s (s = max|z_j|) and scale
+    # back, so that intermediate powers (m² at |z| ~ 1e300) neither overflow nor underflow
+    s = float(np.max(np.abs(z))) if z.size and np.max(np.abs(z)) > 0 else 1.0
+    z = z / s
+    pos, nz = z[z > 0], np.abs(z[z != 0])
+    zmin = float(pos.min()) if pos.size else np.inf
+    zmax = float(z.max())
+    m = float(nz.min()) if nz.size else np.nan
+    f = l2_certificates("numpy")
+    with np.errstate(invalid="ignore", over="ignore"):
+        return {"collapse": s * f.collapse(zmin, rho), "no_collapse": s * f.no_collapse(zmax, rho),
+                "stop": s * f.stop(m, zmax, rho, collapse_tol), "clock_scale": s * f.clock_scale(zmin, rho)}
+
+
+# ---------------------------------------------------------------- C1–C3: ℓ∞ limit directions
+@dataclass(frozen=True)
+class LinfLimit:
+    """``log_score(z, alpha, rho)`` and ``log_weight(z, alpha, rho)``: the logs of
+    :func:`closed_forms.linf_limit_score` and :func:`closed_forms.linf_limit_weight`
+    (depth L), for z_j > 0 and α_j > ρ. Arguments broadcast."""
+
+    L: int
+    log_score: Callable
+    log_weight: Callable
+
+
+@lru_cache(maxsize=32)
+def linf_limit(L: int, backend: str = "numpy") -> LinfLimit:
+    """Compile the log score and log weight of the ℓ∞-SAM limit direction for depth L."""
+    L = _depth(L)
+    args = (cf.z_j, cf.alpha_j, sy.rho)
+    return LinfLimit(L, lambdify(args, cf.linf_limit_log_score(L), backend),
+                     lambdify(args, cf.linf_limit_log_weight(L), backend))
+
+
+@lru_cache(maxsize=1)
+def initial_norm_sq_exact() -> Callable:
+    """``n0_sq(alpha, S)``: N0² for S = ‖z‖₂² (C5's :func:`closed_forms.initial_norm`, squared:
+    a polynomial) as plain Python arithmetic, exact with :class:`fractions.Fraction` arguments."""
+    S = sp.Symbol("S", positive=True)
+    expr = sp.expand(cf.initial_norm() ** 2).subs(cf.z_norm**2, S)
+    if cf.z_norm in expr.free_symbols or not expr.is_polynomial(cf.alpha, S):
+        raise AssertionError("N0² is not a polynomial in (α, ‖z‖²): no exact evaluation")
+    return sp.lambdify((cf.alpha, S), expr, modules=[{}])
+
+
+@lru_cache(maxsize=32)
+def linf_limit_exact_score(L: int) -> Callable:
+    """:func:`closed_forms.linf_limit_score` (a polynomial in z_j, α_j, ρ) as plain Python
+    arithmetic: called with :class:`fractions.Fraction` arguments it is exact, so the
+    maximisers of the limit are decided exactly (a 1-ulp gap in z is a gap, not a tie)."""
+    L = _depth(L)
+    expr = cf.linf_limit_score(L)
+    if not expr.is_polynomial(cf.z_j, cf.alpha_j, sy.rho):
+        raise AssertionError(f"the ℓ∞ limit score at L = {L} is not a polynomial: no exact evaluation")
+    return sp.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr, modules=[{}])
+
+
+# ---------------------------------------------------------------- the empirical risk in β
+@dataclass(frozen=True)
+class EmpiricalRisk:
+    """Lo(β) = (1/n) Σ_i ℓ(<β, z_i>) (:func:`symbolic.empirical_loss`) and
+    G = ∂Lo/∂β = (1/n) Σ_i ℓ'(<β, z_i>) z_i (:func:`symbolic.loss_gradient_factor`), with ℓ, ℓ'
+    the compiled overflow-free forms. β has shape (d,) or (..., d) (a batch), Z (n, d).
+
+    ``contraction`` says how the two sums run: ``"dot"`` as matrix products (one β; numpy
+    float, complex or mpmath object arrays), ``"elementwise"`` as products and sums without
+    BLAS (numpy or torch), so that a member's numbers never depend on the other members of
+    its batch. ``apply(f, x)`` maps the scalar ℓ / ℓ' over x (mpmath: ``MpBackend.call``).
+    tests/test_symbolic.py checks both contractions against the sympy expressions."""
+
+    loss: str
+    backend: str
+    contraction: str
+    ell: Callable
+    dell: Callable
+
+    def margins(self, beta, Z):
+        """m_i = <β, z_i>: (..., n)."""
+        if self.contraction == "dot":
+            return Z.dot(beta)
+        return (beta[..., None, :] * Z).sum(-1)
+
+    def value(self, beta, Z, apply: Callable | None = None):
+        """Lo(β): (...)."""
+        m = self.margins(beta, Z)
+        return (apply(self.ell, m) if apply else self.ell(m)).sum(-1) / Z.shape[0]
+
+    def gradient(self, beta, Z, apply: Callable | None = None):
+        """∂Lo/∂β: (..., d)."""
+        m = self.margins(beta, Z)
+        w = apply(self.dell, m) if apply else self.dell(m)
+        if self.contraction == "dot":
+            return w.dot(Z) / Z.shape[0]
+        return (w[..., :, None] * Z).sum(-2) / Z.shape[0]
+
+
+@lru_cache(maxsize=32)
+def empirical_risk(loss: str = "logistic", backend: str = "numpy", contraction: str = "dot") -> EmpiricalRisk:
+    """The empirical risk and its β-gradient for ``loss`` (see :class:`EmpiricalRisk`)."""
+    if contraction not in ("dot", "elementwise"):
+        raise ValueError(f"contraction must be 'dot' or 'elementwise', not {contraction!r}")
+    ell, dell = stable_loss_functions(loss, backend)
+    return EmpiricalRisk(loss, backend, contraction, ell, dell)
+
+
+# ---------------------------------------------------------------- lock-in of j† (proofs/minor_first/lockin.py)
+@dataclass(frozen=True)
+class DepthLockin:
+    """L ≥ 3 lock-in forms (closed_forms, "lock-in of j†"), θ = ln u: ``log_floor(rho)`` =
+    ln(ρ√L), ``winner(z, θ, rho)`` and ``rival(z, θ, rho)`` the log scores, ``blowup(z, u, rho)``
+    the bounds (lo, hi) on the winner's remaining time to blow-up."""
+
+    L: int
+    log_floor: Callable
+    winner: Callable
+    rival: Callable
+    blowup: Callable
+
+
+@lru_cache(maxsize=32)
+def depth_lockin(L: int, backend: str = "numpy") -> DepthLockin:
+    """Compile the L ≥ 3 lock-in forms for depth L (numpy: ρ = 0 gives ln 0 = −inf, under errstate)."""
+    L = _depth(L)
+    if L < 3:
+        raise ValueError("the depth lock-in forms are for L ≥ 3 (L = 2: l2_lockin_level)")
+    return DepthLockin(
+        L=L,
+        log_floor=lambdify((sy.rho,), sp.log(cf.depth_lockin_floor(L)), backend),
+        winner=lambdify((cf.z_j, cf.theta_j, sy.rho), cf.depth_lockin_winner_log_score(L), backend),
+        rival=lambdify((cf.z_j, cf.theta_j, sy.rho), cf.depth_lockin_rival_log_score(L), backend),
+        blowup=lambdify((cf.z_j, cf.u_j, sy.rho), cf.depth_lockin_blowup_bounds(L), backend),
+    )
+
+
+@lru_cache(maxsize=4)
+def l2_lockin_level(backend: str = "numpy") -> Callable:
+    """``level(z_max, z_next, rho)``: the L = 2 lock-in level of N (closed_forms.l2_lockin_level)."""
+    return lambdify((cf.z_1st, cf.z_2nd, sy.rho), cf.l2_lockin_level(), backend)
+
+
+
+# ---------------------------------------------------------------- C5's closed-form thresholds (one example)
+@lru_cache(maxsize=4)
+def initial_norm(backend: str = "numpy") -> Callable:
+    """``N0(alpha, znorm)`` = α √2 ‖z‖₂ (:func:`closed_forms.initial_norm`)."""
+    return lambdify((cf.alpha, cf.z_norm), cf.initial_norm(), backend)
+
+
+@lru_cache(maxsize=4)
+def l2_log_rate(backend: str = "numpy") -> Callable:
+    """``rate(z_j, N, rho)`` = dθ_j/dτ = z_j (1 − ρ z_j / N) (:func:`closed_forms.l2_log_rate`)."""
+    return lambdify((cf.z_j, cf.N, sy.rho), cf.l2_log_rate(), backend)
+
+
+@dataclass(frozen=True)
+class ClosedForm:
+    """A closed form solved and compiled once: ``fn(*args)`` evaluates ``expression`` (whose
+    sympy text is ``text``); callers on a hot path use these, never sympy."""
+
+    expression: sp.Expr
+    text: str
+    args: tuple
+    fn: Callable
+
+    def __call__(self, *values):
+        """``fn(*values)``: a ClosedForm is used as its compiled function."""
+        return self.fn(*values)
+
+
+def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
+    return ClosedForm(expr, sp.sstr(expr), args, lambdify(args, expr, backend))
+
+
+@lru_cache(maxsize=8)
+def alpha_all_shrink(backend: str = "numpy") -> ClosedForm:
+    """ρ z_min/(√2‖z‖₂) (C5) as a function of (z_min, ‖z‖₂, ρ)."""
+    return _closed((cf.z_min, cf.z_norm, sy.rho), cf.alpha_all_shrink(), backend)
+
+
+@lru_cache(maxsize=8)
+def alpha_gd_like(backend: str = "numpy") -> ClosedForm:
+    """ρ (z_(d) + z_(d−1))/(√2‖z‖₂) (C5) as a function of (z_(d), z_(d−1), ‖z‖₂, ρ)."""
+    return _closed((cf.z_1st, cf.z_2nd, cf.z_norm, sy.rho), cf.alpha_gd_like(), backend)
+
+
+@lru_cache(maxsize=1)
+def alpha_gd_like_without_next() -> str:
+    """The text of alpha_gd_like with z_(d−1) replaced by 0 (no entry below the maximum)."""
+    return sp.sstr(cf.alpha_gd_like().subs(cf.z_2nd, 0))
+
+
+
+# ---------------------------------------------------------------- C1–C3: solutions and blow-up (one example)
+@lru_cache(maxsize=4)
+def l1_solution(backend: str = "numpy") -> Callable:
+    """``w(alpha_j, z_j, tau)`` = α_j + z_j τ (L = 1, :func:`closed_forms.l1_solution`)."""
+    return lambdify((cf.alpha_j, cf.z_j, sy.tau), cf.l1_solution(), backend)
+
+
+@lru_cache(maxsize=4)
+def linf_l2_solution(backend: str = "numpy") -> tuple[Callable, Callable]:
+    """``(u(alpha_j, z_j, rho, tau), tau0(alpha_j, z_j, rho))``: ℓ∞-SAM at L = 2 and its zero time (C2)."""
+    return (lambdify((cf.alpha_j, cf.z_j, sy.rho, sy.tau), cf.linf_l2_solution(), backend),
+            lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_l2_zero_time(), backend))
+
+
+@lru_cache(maxsize=16)
+def linf_blowup_time(L: int, backend: str = "numpy") -> Callable:
+    """``t_star(alpha_j, z_j, rho)``: the blow-up time of ℓ∞-SAM at depth L ≥ 3 (C3,
+    :func:`closed_forms.linf_blowup_time`)."""
+    return lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_blowup_time(_depth(L)), backend)
+
+
+# ---------------------------------------------------------------- depth L, ℓ2-SAM at the start
+@lru_cache(maxsize=32)
+def depth_initial_rate(L: int, backend: str = "numpy") -> Callable:
+    """``rate(z_j, alpha, znorm, rho)``: dθ_j/dτ at τ = 0, depth L (:func:`symbolic.depth.initial_forms`)."""
+    from theorycheck.symbolic.depth import initial_forms
+
+    return lambdify((cf.z_j, cf.alpha, cf.z_norm, sy.rho), initial_forms(_depth(L))["rate"], backend)
+
+
+@lru_cache(maxsize=32)
+def depth_zero_rate_alpha(L: int, backend: str = "numpy") -> Callable:
+    """``alpha(z_j, znorm, rho)`` at which û_j(0) = 0, depth L (:func:`symbolic.depth.zero_rate_alpha`)."""
+    from theorycheck.symbolic.depth import zero_rate_alpha
+
+    return lambdify((cf.z_j, cf.z_norm, sy.rho), zero_rate_alpha(_depth(L)), backend)
+
+
+# ---------------------------------------------------------------- the signed (pm) parametrisation, squared loss
+@lru_cache(maxsize=16)
+def pm_forms(D: int) -> dict:
+    """NumPy functions for depth D (:mod:`symbolic.regression`): ``log_field_p``/``log_field_m``
+    (u_p, u_m, g), ``metric(w_p, w_m)``, ``h(theta)``, ``dh(theta)``, ``H(theta)``,
+    ``q_theta(theta)``, ``loss_grad(p, y)`` and ``loss(p, y)``."""
+    from theorycheck.symbolic import regression as R
+
+    if D < 2:
+        raise ValueError("the signed parametrisation needs depth D ≥ 2")
+    fp, fm = R.pm_log_field(D)
+    hh = R.h(D)
+    return {
+        "log_field_p": lambdify((R.up, R.um, R.g), fp),
+        "log_field_m": lambdify((R.up, R.um, R.g), fm),
+        "metric": lambdify((R.wp, R.wm), R.pm_metric(D)),
+        "h": lambdify((R.theta,), hh),
+        "dh": lambdify((R.theta,), sp.diff(hh, R.theta)),
+        "H": lambdify((R.theta,), R.H(D)),
+        "q_theta": lambdify((R.theta,), R.q_via_theta(D)),
+        "loss_grad": lambdify((R.p_, R.y_), R.squared_loss_derivative()),
+        "loss": lambdify((R.p_, R.y_), R.squared_loss()),
+    }
+
+
+@lru_cache(maxsize=1)
+def pm_q2() -> Callable:
+    """``q(z)`` of the depth-2 potential Q (:func:`symbolic.regression.q2`)."""
+    from theorycheck.symbolic import regression as R
+
+    return lambdify((R.z,), R.q2())
+
+
+@lru_cache(maxsize=16)
+def balanced_product_log_field(L: int) -> Callable:
+    """``du(u, g)``: the balanced product flow in u = log w (:func:`symbolic.regression.balanced_product_log_field`)."""
+    from theorycheck.symbolic import regression as R
+
+    return lambdify((R.up, R.g), R.balanced_product_log_field(L))
