@@ -68,10 +68,16 @@ class OutOfTime(Exception):
     """The derivation's time budget ran out inside a sympy operation."""
 
 
+#: seconds between repeated alarms once the budget has run out (see :func:`_deadline`)
+REARM = 0.05
+
+
 @contextlib.contextmanager
 def _deadline(budget: Budget):
     """Interrupt a long sympy operation when the budget runs out (SIGALRM, main thread
-    only; elsewhere the budget is checked between equations). An outer timer is re-armed."""
+    only; elsewhere the budget is checked between equations). An outer timer is re-armed. The
+    alarm repeats every :data:`REARM` s until the block is left: sympy catches exceptions in some
+    places, and one swallowed alarm must not let the operation run on for minutes."""
     if (budget.max_seconds is None or threading.current_thread() is not threading.main_thread()
             or not hasattr(signal, "setitimer")):
         yield
@@ -85,7 +91,7 @@ def _deadline(budget: Budget):
 
     t0 = time.monotonic()
     old_handler = signal.signal(signal.SIGALRM, on_alarm)
-    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, left)
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, left, REARM)
     if old_delay and old_delay < left:  # an outer timer fires first: keep it
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old_handler)
