@@ -19,9 +19,12 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from theorycheck.errors import ArgumentError
+from theorycheck.optimizers import get as get_optimizer
+from theorycheck.optimizers.registry import default_for
+from theorycheck.record import Keys
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
-from theorycheck.vocabulary import PARAMETRISATIONS, check_loss, check_optimizer
+from theorycheck.vocabulary import PARAMETRISATIONS, REGRESSION_PARAMETRISATIONS, check_combination
 
 #: the largest explicit system (depth × dim equations) derive builds; the coordinate form
 #: (no --dim) has no limit on the depth
@@ -101,14 +104,27 @@ def _deadline(budget: Budget):
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old_handler)
+        _disarm(old_handler)
         if old_delay:
             signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - t0), 1e-3), old_interval)
 
 
-def _fill(out: dict, depth: int, optimizer: str, balanced: bool, dim: int | None, loss: str, examples: int) -> None:
+def _disarm(old_handler) -> None:
+    """Stop the repeating alarm and restore the handler. A repeat can fire between the block's end
+    and the disarming itself (its OutOfTime would leave the timer running past the block, to fire
+    in whatever runs next): retry until both are done."""
+    while True:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old_handler)
+            return
+        except OutOfTime:
+            continue
+
+
+def _fill(out: dict, depth: int, optimizer, balanced: bool, dim: int | None, loss: str, examples: int) -> None:
     """Derive into ``out`` (entries appear as they are derived: a budget stop keeps them)."""
+    opt = get_optimizer(optimizer)
     if balanced:
         if examples != 1:
             raise ArgumentError("balanced=True applies to the one-example rescaled flow: drop examples", "balanced",
@@ -118,10 +134,10 @@ def _fill(out: dict, depth: int, optimizer: str, balanced: bool, dim: int | None
             "du_j/dtau": cf.balanced_field(depth, optimizer),
             "uhat_j": cf.balanced_perturbed_point(depth, optimizer),
         }
-        if optimizer == "sam-l2":
+        if opt.normalised:
             out["equations"]["N**2"] = sp.Sum(cf.balanced_norm_summand(depth).subs(
                 {cf.z_j: sp.Symbol("z_k"), cf.u_j: sp.Symbol("u_k")}), (sp.Symbol("k"), 1, sp.Symbol("d")))
-        if optimizer == "sam-linf":
+        if opt.discontinuous:
             out["equations"]["du_j/dtau (z_j > 0, u_j > 0)"] = cf.balanced_field_linf_positive(depth)
         if dim:
             u = sp.Matrix(1, dim, lambda _, j: sp.Symbol(f"u{j + 1}", real=True))
@@ -161,8 +177,7 @@ def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = 
     explicit system for that d. Returns a dict of named expressions and a description;
     ``complete`` is False when the budget ran out (``stopped_because`` names it) and
     ``system`` then holds the equations derived so far. ``progress(done, total, what)``."""
-    check_optimizer(optimizer)
-    check_loss(loss)
+    _combination("product", loss, optimizer, depth if isinstance(depth, int) and not isinstance(depth, bool) else 1)
     if isinstance(depth, bool) or depth < 1:
         raise ArgumentError(f"depth={depth!r}: L must be ≥ 1", "depth")
     if max_seconds is not None and not max_seconds > 0:
@@ -244,7 +259,11 @@ class Derivation:
     named intermediates of the explicit system (G_j, S, ŵ, Ĝ_j) and ``system`` the explicit
     system for ``dim`` in terms of them (empty without ``dim``); ``time``: "rescaled" (one
     example, dτ = −ℓ′(m̂) dt) or "real"; ``complete`` False when the time budget ran out
-    (``stopped_because`` names it)."""
+    (``stopped_because`` names it). ``as_dict()``: what ``theorycheck derive --format json`` prints
+    (docs/commands/derive.md)."""
+
+    KEYS = Keys("derive", "depth", "optimizer", "balanced", "time", "equations", "latex", "definitions", "system",
+                "complete", "stopped_because")
 
     depth: int
     optimizer: str
@@ -269,47 +288,74 @@ class Derivation:
         return self._rendered[fmt]
 
     def as_dict(self) -> dict:
-        """Keys: depth, optimizer, balanced, complete, stopped_because, time, equations (sympy
-        str), latex, definitions and system (with ``dim``)."""
         return self.render("json")
 
 
 @dataclass(frozen=True)
-class PmDerivation:
-    """The gradient flow of the signed parametrisation β = w₊^D − w₋^D with the squared loss
-    (``equations``: name → text, from :mod:`theorycheck.symbolic.regression`)."""
+class RegressionDerivation:
+    """The flow of a regression parametrisation (pm: β = w₊^D − w₋^D; uv: β = u ⊙ v) with the squared
+    loss and an optimizer (``equations``: name → text, from :mod:`theorycheck.symbolic.regression`)."""
+
+    KEYS = Keys("derive.regression", "depth", "param", "loss", "optimizer", "equations")
 
     depth: int
     equations: dict
+    param: str = "pm"
+    optimizer: str = ""
 
     def as_dict(self) -> dict:
-        """Keys: depth, param ("pm"), loss ("squared"), equations."""
-        return {"depth": self.depth, "param": "pm", "loss": "squared", "equations": dict(self.equations)}
+        """Keys: depth, param, loss ("squared"), optimizer, equations."""
+        return {"depth": self.depth, "param": self.param, "loss": "squared", "optimizer": self.optimizer,
+                "equations": dict(self.equations)}
 
 
-def derive(depth: int = 2, optimizer: str = "sam-l2", *, balanced: bool = False, dim: int | None = None,
+#: the former name of :class:`RegressionDerivation` (gradient flow on pm)
+PmDerivation = RegressionDerivation
+
+
+def _combination(param: str, loss: str, optimizer, depth: int):
+    """The optimizer object when derive prints this combination (the engine integrates it), else the
+    one-line refusal (a SettingError naming the arguments)."""
+    if param not in PARAMETRISATIONS:
+        raise ArgumentError(f"param={param!r}: choose one of {', '.join(PARAMETRISATIONS)}", "param")
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise ArgumentError(f"depth={depth!r}: L must be ≥ 1", "depth")
+    # an unknown name or a combination that is not integrated: the registry's one-line SettingError, whose
+    # ``arguments`` the CLI writes as its flags
+    return check_combination(param, loss, default_for(param, loss, depth) if optimizer is None else optimizer, depth)
+
+
+def _regression(depth: int, param: str, opt) -> RegressionDerivation:
+    """The chart flow of (param, depth, opt); for gradient descent on pm also the solved flow, the metric
+    and the mirror potential (:func:`theorycheck.symbolic.regression.derivation`)."""
+    from theorycheck.symbolic import regression as R
+
+    eq = R.regression_derivation(param, depth, opt.ascent(), opt.title)
+    if param == "pm" and not opt.perturbs:
+        eq = {**R.derivation(depth), **eq}
+    return RegressionDerivation(depth, eq, param, opt.name)
+
+
+def derive(depth: int = 2, optimizer: str | None = None, *, balanced: bool = False, dim: int | None = None,
            loss: str = "logistic", examples: int = 1, param: str = "product", max_seconds: float | None = 60.0,
-           progress: bool | None = None) -> Derivation | PmDerivation:
-    """The GD, ℓ2-SAM or ℓ∞-SAM flow of depth L as derived by sympy: one example in rescaled
-    time (``examples`` 2–3: real time, loss ``loss``), ``balanced`` for w_k = u, and with
-    ``dim`` (1..6) the explicit system for that d, within ``max_seconds`` (past it the result
-    is marked incomplete). ``param="pm"`` (with ``loss="squared"``): the gradient flow of
-    β = w₊^D − w₋^D for regression. ``progress``: report on stderr (True), never (False) or when
+           progress: bool | None = None) -> Derivation | RegressionDerivation:
+    """The flow of ``optimizer`` (default: the registry's, or GD for regression) at depth L as derived
+    by sympy, for every combination the engine integrates (others: a one-line ArgumentError saying
+    why, and what is integrated there). ``param="product"``: one example in rescaled time
+    (``examples`` 2–3: real time, loss ``loss``), ``balanced`` for w_k = u, and with ``dim`` (1..6) the
+    explicit system for that d, within ``max_seconds`` (past it the result is marked incomplete).
+    ``param="pm"`` or ``"uv"`` (``loss="squared"``): the regression flow in its log chart
+    (:class:`RegressionDerivation`). ``progress``: report on stderr (True), never (False) or when
     stderr is a terminal (None)."""
     from theorycheck.progress import count_reporter
 
     progress = count_reporter(progress)
-    if param not in PARAMETRISATIONS:
-        raise ArgumentError(f"param={param!r}: choose one of {', '.join(PARAMETRISATIONS)}", "param")
-    if param == "pm" or loss == "squared":
-        if param != "pm" or loss != "squared" or depth < 2:
-            raise ArgumentError("param='pm' goes with loss='squared' and depth ≥ 2", "param", "loss", "depth")
-        from theorycheck.symbolic.regression import derivation as pm_derivation
-
-        return PmDerivation(depth, pm_derivation(depth))
-    raw = derivation(depth, optimizer, balanced=balanced, dim=dim, loss=loss, examples=examples,
+    opt = _combination(param, loss, optimizer, depth)
+    if param in REGRESSION_PARAMETRISATIONS:
+        return _regression(depth, param, opt)
+    raw = derivation(depth, opt.name, balanced=balanced, dim=dim, loss=loss, examples=examples,
                      max_seconds=max_seconds, progress=progress)
-    return Derivation(depth=depth, optimizer=optimizer, balanced=balanced, time=raw.get("time", ""),
+    return Derivation(depth=depth, optimizer=opt.name, balanced=balanced, time=raw.get("time", ""),
                       equations=dict(raw.get("equations", {})), system=dict(raw.get("system", {})),
                       definitions=dict(raw.get("definitions", {})), complete=raw["complete"],
                       stopped_because=raw["stopped_because"], dim=dim, loss=loss, examples=examples, _raw=raw)

@@ -162,10 +162,193 @@ def time_grid_array(grid) -> np.ndarray:
     return grid_np
 
 
+def system_grid(system: BatchSystem, grid_np: np.ndarray) -> np.ndarray:
+    """The output grid in the system's own time τ̂ = 2^k τ (exact; ``system.time_log2`` = k),
+    refused with a one-line error when it leaves the float64 range there."""
+    k = system.time_log2
+    if k == 0:
+        return grid_np
+    with np.errstate(over="ignore", under="ignore"):
+        g = np.ldexp(grid_np, k)
+    if not np.all(np.isfinite(g)) or np.any(np.diff(g) <= 0) or np.any((g == 0) & (grid_np > 0)):
+        raise TheorycheckError(f"the time grid [{grid_np[0]:.3g}, {grid_np[-1]:.3g}] leaves the float64 range in the "
+                               f"data's units (τ·2^{k}, 2^{k} ≤ max|z| < 2^{k + 1}): give times nearer 1/max|z|")
+    return g
+
+
+def physical_result(system: BatchSystem, grid_np: np.ndarray, obs: dict, status, t_stop, steps, rejected,
+                    meta: dict, seconds: float) -> BatchResult:
+    """The :class:`BatchResult` of a run, its times and observables mapped from the system's
+    units back to the caller's (:meth:`BatchSystem.to_physical`)."""
+    t_stop, events, obs = system.to_physical(t_stop, {k: v.copy() for k, v in system.events.items()}, obs)
+    return BatchResult(grid=grid_np, obs=obs, status=status.astype(np.int8), t_stop=t_stop, steps=steps,
+                       rejected=rejected, events=events, meta=meta, seconds=seconds)
+
+
 def engine_meta(system: BatchSystem, array_backend: str, rtol: float, atol: float, max_steps: int, **extra) -> dict:
     """The ``meta`` of a Dormand–Prince run (numpy/torch engine or the compiled kernel)."""
     return {"method": "DOPRI5 (scipy RK45 tableau), per-member steps and clocks", "rtol": rtol, "atol": atol,
             "max_steps": max_steps, "array_backend": array_backend, **extra, **system.metadata()}
+
+
+@dataclass
+class _Run:
+    """The state of :func:`integrate`: per member its point (Ycur = (τ, y)) and its field there
+    (fcur), next grid index (kpos), status, counts, stop time, clock value, step size, and the
+    output cells (``out``: name -> (B, T))."""
+
+    system: BatchSystem
+    grid: np.ndarray
+    out: dict
+    Ycur: object
+    fcur: object
+    kpos: np.ndarray
+    status: np.ndarray
+    steps: np.ndarray
+    rejected: np.ndarray
+    t_stop: np.ndarray
+    s_cur: np.ndarray
+    last_rejected: np.ndarray
+    h: np.ndarray = None
+
+    def F(self, idx, Y):
+        """(dτ/ds, dy/ds) of members idx at Y, as one array."""
+        dtau, dy = self.system.rates(idx, Y[:, 0], Y[:, 1:])
+        return self.system.ops.cat([dtau[:, None], dy], 1)
+
+
+def _start(system: BatchSystem, grid_np: np.ndarray, rtol: float, atol: float) -> _Run:
+    """Every member at its start: the grid points ≤ τ0 observed, the first step sizes chosen."""
+    ops = system.ops
+    B, T = system.B, grid_np.size
+    out = {k: np.full((B, T), fill, dtype=dt) for k, (dt, fill) in system.observables.items()}
+    tau0, y0 = system.initial()
+    r = _Run(system, grid_np, out, ops.cat([tau0[:, None], y0], 1), None,
+             np.searchsorted(grid_np, ops.to_numpy(tau0), side="right"),  # grid points ≤ τ0 are output now
+             np.zeros(B, dtype=np.int8), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64), np.full(B, np.nan),
+             np.zeros(B), np.zeros(B, dtype=bool))
+    all_idx = ops.arange(B)
+    with ops.errstate():
+        r.fcur = r.F(all_idx, r.Ycur)
+    tau0_np = ops.to_numpy(tau0)
+    for k in range(T):
+        at0 = np.flatnonzero(grid_np[k] <= tau0_np)
+        if at0.size:
+            ii = ops.asarray(at0, dtype=int)
+            vals = system.observe(ii, r.Ycur[ii, 0], r.Ycur[ii, 1:])
+            for name, v in vals.items():
+                out[name][at0, k] = ops.to_numpy(v)
+    with ops.errstate():
+        h = _initial_step(ops, r.F, all_idx, r.Ycur, r.fcur, rtol, atol)
+    r.h = ops.to_numpy(h).astype(float)
+    r.status[r.kpos >= T] = DONE
+    r.t_stop[r.kpos >= T] = tau0_np[r.kpos >= T]
+    return r
+
+
+def _trial(r: _Run, run: np.ndarray, rtol: float, atol: float):
+    """One Dormand–Prince 5(4) trial step of every running member: (Y, H, Ynew, stages, error norm,
+    finite), the last two as numpy arrays."""
+    ops = r.system.ops
+    idx = ops.asarray(run, dtype=int)
+    Y = r.Ycur[idx]
+    H = ops.asarray(r.h[run])[:, None]
+    Kbuf = [r.fcur[idx]] + [None] * 6
+    with ops.errstate():
+        for i in range(1, 6):
+            dY = sum(a * Kbuf[j] for j, a in _A_ROWS[i])
+            Kbuf[i] = r.F(idx, Y + H * dY)
+        Ynew = Y + H * sum(b * Kbuf[j] for j, b in _B_ROW)
+        Kbuf[6] = r.F(idx, Ynew)
+        err = H * sum(e * Kbuf[j] for j, e in _E_ROW)
+        scale = atol + rtol * ops.maximum(ops.abs(Y), ops.abs(Ynew))
+        en = _rms(ops, err / scale)
+        finite = ops.all(ops.isfinite(Ynew), 1) & ops.all(ops.isfinite(Kbuf[6]), 1) & ops.isfinite(en)
+    return Y, H, Ynew, Kbuf, ops.to_numpy(en).astype(float), ops.to_numpy(finite).astype(bool)
+
+
+def _control(r: _Run, run: np.ndarray, Y, en_np: np.ndarray, fin_np: np.ndarray) -> np.ndarray:
+    """scipy's step-size control after the trial step; members that cannot shrink any further
+    stop (step_size_underflow, or non_finite). Returns the accepted mask."""
+    acc = fin_np & (en_np <= 1.0)
+    r.steps[run] += 1
+    r.rejected[run[~acc]] += 1
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        fac = np.where(en_np == 0, MAX_FACTOR, SAFETY * en_np**_ORDER_EXP)
+    fac = np.where(acc, np.minimum(MAX_FACTOR, fac), np.maximum(MIN_FACTOR, np.where(fin_np, fac, MIN_FACTOR)))
+    fac = np.where(acc & r.last_rejected[run], np.minimum(1.0, fac), fac)
+    fac = np.where(np.isfinite(fac), fac, MIN_FACTOR)
+    h_old = r.h[run].copy()
+    r.h[run] = h_old * fac
+    r.last_rejected[run] = ~acc
+    r.s_cur[run] = np.where(acc, r.s_cur[run] + h_old, r.s_cur[run])
+    # (the resolution of the member's own clock value: a clock whose natural step is 1e-200,
+    # as for |z| ~ 1e200, is not stuck at 1e-15)
+    tiny = (~acc) & (r.h[run] < 10 * np.spacing(np.abs(r.s_cur[run])))
+    if tiny.any():
+        r.status[run[tiny]] = np.where(fin_np[tiny], STEP_SIZE_UNDERFLOW, NON_FINITE)
+        r.t_stop[run[tiny]] = r.system.ops.to_numpy(Y[:, 0])[tiny]
+    return acc
+
+
+def _observe_accepted(r: _Run, mem: np.ndarray, Ya, Yn, Ha, Q, tau_new_np: np.ndarray) -> None:
+    """The grid points each accepted step passed, from its dense output y(σ) = y_old + H Σ_k Q_k σ^k
+    (σ from τ by :func:`_invert_tau`), written into the output cells."""
+    ops, T = r.system.ops, r.grid.size
+    kend = np.searchsorted(r.grid, tau_new_np, side="right")
+    cnt = np.maximum(kend - r.kpos[mem], 0)
+    if not cnt.any():
+        return
+    p = np.repeat(np.arange(mem.size), cnt)  # one row per (member, grid point) in this step
+    ks = r.kpos[mem][p] + (np.arange(p.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+    ip = ops.asarray(p, dtype=int)
+    targ = ops.asarray(r.grid[ks])
+    Yp, Hp, Qp = Ya[ip], Ha[ip], Q[ip]  # gathered once per (member, grid point)
+    sig = _invert_tau(ops, Yp[:, 0], Hp[:, 0], Qp[:, 0, :], targ)
+    pw = ops.stack([sig, sig**2, sig**3, sig**4], 1)[:, None, :]
+    yi = Yp[:, 1:] + Hp * ops.sum(Qp[:, 1:] * pw, 2)  # τ there is the target itself
+    mp = mem[p]
+    vals = r.system.observe(ops.asarray(mp, dtype=int), targ, yi)
+    flat = mp * T + ks  # cells (member, k) of the C-ordered (B, T) outputs
+    for name, v in vals.items():
+        r.out[name].reshape(-1)[flat] = ops.to_numpy(v)
+    r.kpos[mem] += cnt
+
+
+def _accept(r: _Run, run: np.ndarray, acc: np.ndarray, Y, Ynew, H, Kbuf) -> None:
+    """Move the accepted members: outputs on the grid, the new point and field, the system's events
+    (a member stops at the end of the grid or at an event; the cells after an event are filled)."""
+    ops, system, T = r.system.ops, r.system, r.grid.size
+    a = np.flatnonzero(acc)
+    ia = ops.asarray(a, dtype=int)
+    mem = run[a]
+    imem = ops.asarray(mem, dtype=int)
+    Ya, Yn, Ha = Y[ia], Ynew[ia], H[ia]
+    tau_new_np = ops.to_numpy(Yn[:, 0])
+    # Q: (A, 1+m, 4), elementwise (no BLAS blocking: a member's numbers never depend on its batch)
+    Q = sum(Kbuf[j][ia][:, :, None] * ops.asarray(pj)[None, None, :] for j, pj in _P_ROWS)
+    _observe_accepted(r, mem, Ya, Yn, Ha, Q, tau_new_np)
+    r.Ycur[imem] = Yn
+    r.fcur[imem] = Kbuf[6][ia]
+    codes, changed = system.after_step(imem, Yn[:, 0], Yn[:, 1:], Kbuf[6][ia, 0], Kbuf[6][ia, 1:])
+    codes = np.asarray(codes, dtype=int)
+    if changed is not None and np.any(changed):
+        ich = ops.asarray(mem[np.flatnonzero(changed)], dtype=int)
+        with ops.errstate():
+            r.fcur[ich] = r.F(ich, r.Ycur[ich])
+    done = r.kpos[mem] >= T
+    r.status[mem[done]] = DONE
+    r.t_stop[mem[done]] = tau_new_np[done]
+    ev = (codes != 0) & ~done
+    if ev.any():
+        e = np.flatnonzero(ev)
+        r.status[mem[e]] = codes[e]
+        r.t_stop[mem[e]] = tau_new_np[e]
+        fills = system.fill(mem[e], codes[e])
+        for b, c in zip(mem[e], range(e.size)):
+            for name, v in fills.items():
+                vv = v[c] if np.ndim(v) else v
+                r.out[name][b, r.kpos[b]:] = vv
 
 
 def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e-10, max_steps: int = 200_000,
@@ -175,143 +358,30 @@ def integrate(system: BatchSystem, grid, *, rtol: float = 1e-8, atol: float = 1e
     the end of the grid, at an event, or when its budget (``max_steps`` attempted steps)
     runs out; cells after a budget stop stay at the observable's "unknown" value (j† −1)."""
     ops = system.ops
-    grid_np = time_grid_array(grid)
+    grid_user = time_grid_array(grid)
+    grid_np = system_grid(system, grid_user)
     t_start = time.perf_counter()
-    B, T = system.B, grid_np.size
-    out = {k: np.full((B, T), fill, dtype=dt) for k, (dt, fill) in system.observables.items()}
-
-    def F(idx, Y):
-        dtau, dy = system.rates(idx, Y[:, 0], Y[:, 1:])
-        return ops.cat([dtau[:, None], dy], 1)
-
-    all_idx = ops.arange(B)
-    tau0, y0 = system.initial()
-    Ycur = ops.cat([tau0[:, None], y0], 1)
-    with ops.errstate():
-        fcur = F(all_idx, Ycur)
-    kpos = np.searchsorted(grid_np, ops.to_numpy(tau0), side="right")  # grid points ≤ τ0 are output now
-    status = np.zeros(B, dtype=np.int8)
-    steps = np.zeros(B, dtype=np.int64)
-    rejected = np.zeros(B, dtype=np.int64)
-    t_stop = np.full(B, np.nan)
-    s_cur = np.zeros(B)
-    last_rejected = np.zeros(B, dtype=bool)
-    tau0_np = ops.to_numpy(tau0)
-    for k in range(T):
-        at0 = np.flatnonzero(grid_np[k] <= tau0_np)
-        if at0.size:
-            ii = ops.asarray(at0, dtype=int)
-            vals = system.observe(ii, Ycur[ii, 0], Ycur[ii, 1:])
-            for name, v in vals.items():
-                out[name][at0, k] = ops.to_numpy(v)
-    with ops.errstate():
-        h = _initial_step(ops, F, all_idx, Ycur, fcur, rtol, atol)
-    h = ops.to_numpy(h).astype(float)
-    status[kpos >= T] = DONE
-    t_stop[kpos >= T] = tau0_np[kpos >= T]
-    Kbuf = None
+    r = _start(system, grid_np, rtol, atol)
     last_report = 0.0
     while True:
-        run = np.flatnonzero(status == RUNNING)
+        run = np.flatnonzero(r.status == RUNNING)
         if run.size == 0:
             break
-        idx = ops.asarray(run, dtype=int)
-        Y = Ycur[idx]
-        H = ops.asarray(h[run])[:, None]
-        Kbuf = [fcur[idx]] + [None] * 6
-        with ops.errstate():
-            for i in range(1, 6):
-                dY = sum(a * Kbuf[j] for j, a in _A_ROWS[i])
-                Kbuf[i] = F(idx, Y + H * dY)
-            Ynew = Y + H * sum(b * Kbuf[j] for j, b in _B_ROW)
-            Kbuf[6] = F(idx, Ynew)
-            err = H * sum(e * Kbuf[j] for j, e in _E_ROW)
-            scale = atol + rtol * ops.maximum(ops.abs(Y), ops.abs(Ynew))
-            en = _rms(ops, err / scale)
-            finite = ops.all(ops.isfinite(Ynew), 1) & ops.all(ops.isfinite(Kbuf[6]), 1) & ops.isfinite(en)
-        en_np = ops.to_numpy(en).astype(float)
-        fin_np = ops.to_numpy(finite).astype(bool)
-        acc = fin_np & (en_np <= 1.0)
-        steps[run] += 1
-        rejected[run[~acc]] += 1
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            fac = np.where(en_np == 0, MAX_FACTOR, SAFETY * en_np**_ORDER_EXP)
-        fac = np.where(acc, np.minimum(MAX_FACTOR, fac), np.maximum(MIN_FACTOR, np.where(fin_np, fac, MIN_FACTOR)))
-        fac = np.where(acc & last_rejected[run], np.minimum(1.0, fac), fac)
-        fac = np.where(np.isfinite(fac), fac, MIN_FACTOR)
-        h_old = h[run].copy()
-        h[run] = h_old * fac
-        last_rejected[run] = ~acc
-        s_cur[run] = np.where(acc, s_cur[run] + h_old, s_cur[run])
-        # members that cannot shrink any further
-        # (the resolution of the member's own clock value: a clock whose natural step is 1e-200,
-        # as for |z| ~ 1e200, is not stuck at 1e-15)
-        tiny = (~acc) & (h[run] < 10 * np.spacing(np.abs(s_cur[run])))
-        if tiny.any():
-            status[run[tiny]] = np.where(fin_np[tiny], STEP_SIZE_UNDERFLOW, NON_FINITE)
-            t_stop[run[tiny]] = ops.to_numpy(Y[:, 0])[tiny]
+        Y, H, Ynew, Kbuf, en_np, fin_np = _trial(r, run, rtol, atol)
+        acc = _control(r, run, Y, en_np, fin_np)
         if acc.any():
-            a = np.flatnonzero(acc)
-            ia = ops.asarray(a, dtype=int)
-            mem = run[a]
-            imem = ops.asarray(mem, dtype=int)
-            Ya, Yn, Ha = Y[ia], Ynew[ia], H[ia]
-            tau_new_np = ops.to_numpy(Yn[:, 0])
-            # dense output: y(σ) = y_old + H Σ_k Q_k σ^k, Q = Kᵀ P
-            Q = sum(Kbuf[j][ia][:, :, None] * ops.asarray(pj)[None, None, :] for j, pj in _P_ROWS)
-            # Q: (A, 1+m, 4), elementwise (no BLAS blocking: a member's numbers never depend on its batch)
-
-            kend = np.searchsorted(grid_np, tau_new_np, side="right")
-            cnt = np.maximum(kend - kpos[mem], 0)
-            if cnt.any():
-                p = np.repeat(np.arange(mem.size), cnt)  # one row per (member, grid point) in this step
-                ks = kpos[mem][p] + (np.arange(p.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-                ip = ops.asarray(p, dtype=int)
-                targ = ops.asarray(grid_np[ks])
-                Yp, Hp, Qp = Ya[ip], Ha[ip], Q[ip]  # gathered once per (member, grid point)
-                sig = _invert_tau(ops, Yp[:, 0], Hp[:, 0], Qp[:, 0, :], targ)
-                pw = ops.stack([sig, sig**2, sig**3, sig**4], 1)[:, None, :]
-                yi = Yp[:, 1:] + Hp * ops.sum(Qp[:, 1:] * pw, 2)  # τ there is the target itself
-                mp = mem[p]
-                vals = system.observe(ops.asarray(mp, dtype=int), targ, yi)
-                flat = mp * T + ks  # cells (member, k) of the C-ordered (B, T) outputs
-                for name, v in vals.items():
-                    out[name].reshape(-1)[flat] = ops.to_numpy(v)
-                kpos[mem] += cnt
-            Ycur[imem] = Yn
-            fcur[imem] = Kbuf[6][ia]
-            codes, changed = system.after_step(imem, Yn[:, 0], Yn[:, 1:], Kbuf[6][ia, 0], Kbuf[6][ia, 1:])
-            codes = np.asarray(codes, dtype=int)
-            if changed is not None and np.any(changed):
-                ch = np.flatnonzero(changed)
-                ich = ops.asarray(mem[ch], dtype=int)
-                with ops.errstate():
-                    fcur[ich] = F(ich, Ycur[ich])
-            done = kpos[mem] >= T
-            status[mem[done]] = DONE
-            t_stop[mem[done]] = tau_new_np[done]
-            ev = (codes != 0) & ~done
-            if ev.any():
-                e = np.flatnonzero(ev)
-                status[mem[e]] = codes[e]
-                t_stop[mem[e]] = tau_new_np[e]
-                fills = system.fill(mem[e], codes[e])
-                for b, c in zip(mem[e], range(e.size)):
-                    for name, v in fills.items():
-                        vv = v[c] if np.ndim(v) else v
-                        out[name][b, kpos[b]:] = vv
-        over = (status[run] == RUNNING) & (steps[run] >= max_steps)
+            _accept(r, run, acc, Y, Ynew, H, Kbuf)
+        over = (r.status[run] == RUNNING) & (r.steps[run] >= max_steps)
         if over.any():
-            status[run[over]] = MAX_STEPS
-            t_stop[run[over]] = ops.to_numpy(Ycur[ops.asarray(run[over], dtype=int), 0])
+            r.status[run[over]] = MAX_STEPS
+            r.t_stop[run[over]] = ops.to_numpy(r.Ycur[ops.asarray(run[over], dtype=int), 0])
         if progress is not None:
             now = time.perf_counter()
             if now - last_report > 0.2:
                 last_report = now
-                progress(float(np.mean(np.minimum(kpos, T)) / T))
+                progress(float(np.mean(np.minimum(r.kpos, grid_np.size)) / grid_np.size))
     if progress is not None:
         progress(1.0)
     meta = engine_meta(system, ops.name, rtol, atol, max_steps)
-    return BatchResult(grid=grid_np, obs=out, status=status.astype(np.int8), t_stop=t_stop, steps=steps,
-                       rejected=rejected, events={k: v.copy() for k, v in system.events.items()}, meta=meta,
-                       seconds=time.perf_counter() - t_start)
+    return physical_result(system, grid_user, r.out, r.status, r.t_stop, r.steps, r.rejected, meta,
+                           time.perf_counter() - t_start)

@@ -178,9 +178,150 @@ def _level_index_of(levels, lrow, level_index, nbar):
             hi = mid
     return level_index[lo]
 
+@_jit(**_OPTS)
+def _first_step(K, A, G, b, lc, rtol, atol, buf, tmp):
+    """(h, f0, f1) at τ = I = 0: the field there and scipy's ``select_initial_step``."""
+    y0, y1 = 0.0, 0.0
+    _field(K, A, G, b, lc, y0, y1, buf, tmp)
+    f0, f1 = tmp[0], tmp[1]
+    sc0, sc1 = atol + abs(y0) * rtol, atol + abs(y1) * rtol
+    dd0, dd1 = _rms2(y0 / sc0, y1 / sc1), _rms2(f0 / sc0, f1 / sc1)
+    if dd0 < 1e-5 or dd1 < 1e-5:
+        h0 = 1e-6
+    else:
+        h0 = 0.01 * dd0 / max(dd1, 1e-300)
+    _field(K, A, G, b, lc, y0 + h0 * f0, y1 + h0 * f1, buf, tmp)
+    dd2 = _rms2((tmp[0] - f0) / sc0, (tmp[1] - f1) / sc1) / h0
+    dm = max(dd1, dd2)
+    if dm <= 1e-15:
+        h1 = max(h0 * 1e-3, 1e-6)
+    else:
+        h1 = (0.01 / max(dm, 1e-300)) ** (-_ORDER)
+    h = min(100 * h0, h1)
+    if not (np.isfinite(h) and h > 0):
+        h = 1e-6
+    return h, f0, f1
+
+
+@_jit(**_OPTS)
+def _dopri_step(K, A, G, b, lc, y0, y1, f0, f1, H, Amat, Bvec, Evec, rtol, atol, buf, tmp, Ks, Yn):
+    """One Dormand–Prince 5(4) trial step of size H from (y0, y1): the stages in Ks, the new point
+    in Yn; returns (error norm, finite)."""
+    Ks[0, 0], Ks[0, 1] = f0, f1
+    for i in range(1, 6):
+        a0, a1 = 0.0, 0.0
+        for j in range(i):
+            aij = Amat[i, j]
+            if aij != 0.0:
+                a0 += aij * Ks[j, 0]
+                a1 += aij * Ks[j, 1]
+        _field(K, A, G, b, lc, y0 + H * a0, y1 + H * a1, buf, tmp)
+        Ks[i, 0], Ks[i, 1] = tmp[0], tmp[1]
+    a0, a1 = 0.0, 0.0
+    for j in range(6):
+        if Bvec[j] != 0.0:
+            a0 += Bvec[j] * Ks[j, 0]
+            a1 += Bvec[j] * Ks[j, 1]
+    Yn[0], Yn[1] = y0 + H * a0, y1 + H * a1
+    _field(K, A, G, b, lc, Yn[0], Yn[1], buf, tmp)
+    Ks[6, 0], Ks[6, 1] = tmp[0], tmp[1]
+    e0, e1 = 0.0, 0.0
+    for j in range(7):
+        if Evec[j] != 0.0:
+            e0 += Evec[j] * Ks[j, 0]
+            e1 += Evec[j] * Ks[j, 1]
+    e0, e1 = H * e0, H * e1
+    sc0 = atol + rtol * max(abs(y0), abs(Yn[0]))
+    sc1 = atol + rtol * max(abs(y1), abs(Yn[1]))
+    en = _rms2(e0 / sc0, e1 / sc1)
+    fin = (np.isfinite(Yn[0]) and np.isfinite(Yn[1]) and np.isfinite(Ks[6, 0])
+           and np.isfinite(Ks[6, 1]) and np.isfinite(en))
+    return en, fin
+
+
+@_jit(**_OPTS)
+def _step_factor(en, fin, acc, last_rej):
+    """scipy's step-size factor after a trial step (engine.integrate's rule)."""
+    if en == 0:
+        fac = _MAX_FACTOR
+    else:
+        fac = _SAFETY * en ** _ORDER
+    if acc:
+        fac = min(_MAX_FACTOR, fac)
+    elif fin:
+        fac = max(_MIN_FACTOR, fac) if fac == fac else fac
+    else:
+        fac = _MIN_FACTOR
+    if acc and last_rej:
+        fac = min(1.0, fac)
+    if not np.isfinite(fac):
+        fac = _MIN_FACTOR
+    return fac
+
+
+@_jit(**_OPTS)
+def _observe_step(K, A, G, b, y0, y1, H, Ks, Pmat, tau_new, grid, kp, levels, lrow, level_index,
+                  observe_norm, jdag, Iout, lnNout, buf):
+    """The grid points τ_k ≤ tau_new of an accepted step from the dense output Q = Kᵀ P (τ inverted
+    by safeguarded Newton): j† by the switch levels, I, ln N. Returns the next grid index."""
+    T = grid.shape[0]
+    q00 = q01 = q02 = q03 = 0.0
+    q10 = q11 = q12 = q13 = 0.0
+    for j in range(7):
+        k0, k1 = Ks[j, 0], Ks[j, 1]
+        q00 += k0 * Pmat[j, 0]
+        q01 += k0 * Pmat[j, 1]
+        q02 += k0 * Pmat[j, 2]
+        q03 += k0 * Pmat[j, 3]
+        q10 += k1 * Pmat[j, 0]
+        q11 += k1 * Pmat[j, 1]
+        q12 += k1 * Pmat[j, 2]
+        q13 += k1 * Pmat[j, 3]
+    while kp < T and grid[kp] <= tau_new:
+        targ = grid[kp]
+        sg = _invert_tau(y0, H, q00, q01, q02, q03, targ, 50)
+        Ii = y1 + H * (q10 * sg + q11 * sg * sg + q12 * sg * sg * sg + q13 * sg * sg * sg * sg)
+        jdag[b, kp] = _level_index_of(levels, lrow, level_index, targ / Ii)
+        Iout[b, kp] = Ii
+        if observe_norm:
+            lnNout[b, kp] = _log_norm(K, A, G, b, targ, Ii, buf)
+        kp += 1
+    return kp
+
+
+@_jit(**_OPTS)
+def _step_events(b, f0, f1, tau_new, log_cert, log_safe, log_stop, stop_on_safe, ev_cert, ev_safe, ev_collapse):
+    """The events of ReducedL2.after_step from the step's last stage (ln N = ln(dτ/ds) − ln(dI/ds)):
+    the certificates' first times; returns the stop code (0: none)."""
+    lnN = np.log(f0) - np.log(f1)
+    if lnN < log_cert[b] and not np.isfinite(ev_cert[b]):
+        ev_cert[b] = tau_new
+    safe = lnN >= log_safe[b]
+    if safe and not np.isfinite(ev_safe[b]):
+        ev_safe[b] = tau_new
+    code = 0
+    if lnN <= log_stop[b]:
+        code = _S_COLLAPSE
+        ev_collapse[b] = tau_new
+    elif stop_on_safe and safe:
+        code = _S_SAFE
+    return code
+
+
+@_jit(**_OPTS)
+def _fill_after(b, kp, jdag, Iout, lnNout, observe_norm):
+    """Cells after an event stop: batch.ReducedL2.fill."""
+    for k in range(kp, jdag.shape[1]):
+        jdag[b, k] = 0
+        Iout[b, k] = np.inf
+        if observe_norm:
+            lnNout[b, k] = -np.inf
+
+
 def _run_py(K, A, G, log_c, log_cert, log_safe, log_stop, levels, level_index, grid, kpos0, Amat, Bvec, Evec, Pmat,
-        rtol, atol, max_steps, stop_on_safe, observe_norm, members,
-        jdag, Iout, lnNout, status, t_stop, steps, rejected, ev_cert, ev_safe, ev_collapse):
+            rtol, atol, max_steps, stop_on_safe, observe_norm, members,
+            jdag, Iout, lnNout, status, t_stop, steps, rejected, ev_cert, ev_safe, ev_collapse):
+    """Every member of ``members``, one after another (prange): engine.integrate's loop on one member."""
     T = grid.shape[0]
     d = K.shape[1]
     nm = members.shape[0]
@@ -188,31 +329,9 @@ def _run_py(K, A, G, log_c, log_cert, log_safe, log_stop, levels, level_index, g
         b = members[q]
         lrow = 0 if levels.shape[0] == 1 else b
         lc = log_c[b]
-        buf = np.empty(d)
-        Ks = np.empty((7, 2))
-        tmp = np.empty(2)
-        Yn = np.empty(2)
-        # start: τ = 0, I = 0
-        y0, y1 = 0.0, 0.0
-        _field(K, A, G, b, lc, y0, y1, buf, tmp)
-        f0, f1 = tmp[0], tmp[1]
-        # initial step (scipy's select_initial_step)
-        sc0, sc1 = atol + abs(y0) * rtol, atol + abs(y1) * rtol
-        dd0, dd1 = _rms2(y0 / sc0, y1 / sc1), _rms2(f0 / sc0, f1 / sc1)
-        if dd0 < 1e-5 or dd1 < 1e-5:
-            h0 = 1e-6
-        else:
-            h0 = 0.01 * dd0 / max(dd1, 1e-300)
-        _field(K, A, G, b, lc, y0 + h0 * f0, y1 + h0 * f1, buf, tmp)
-        dd2 = _rms2((tmp[0] - f0) / sc0, (tmp[1] - f1) / sc1) / h0
-        dm = max(dd1, dd2)
-        if dm <= 1e-15:
-            h1 = max(h0 * 1e-3, 1e-6)
-        else:
-            h1 = (0.01 / max(dm, 1e-300)) ** (-_ORDER)
-        h = min(100 * h0, h1)
-        if not (np.isfinite(h) and h > 0):
-            h = 1e-6
+        buf, Ks, tmp, Yn = np.empty(d), np.empty((7, 2)), np.empty(2), np.empty(2)
+        h, f0, f1 = _first_step(K, A, G, b, lc, rtol, atol, buf, tmp)
+        y0, y1 = 0.0, 0.0  # start: τ = 0, I = 0
         kp = kpos0
         st = _S_RUNNING
         if kp >= T:
@@ -223,112 +342,33 @@ def _run_py(K, A, G, log_c, log_cert, log_safe, log_stop, levels, level_index, g
         nsteps, nrej = 0, 0
         while st == _S_RUNNING:
             H = h
-            Ks[0, 0], Ks[0, 1] = f0, f1
-            for i in range(1, 6):
-                a0, a1 = 0.0, 0.0
-                for j in range(i):
-                    aij = Amat[i, j]
-                    if aij != 0.0:
-                        a0 += aij * Ks[j, 0]
-                        a1 += aij * Ks[j, 1]
-                _field(K, A, G, b, lc, y0 + H * a0, y1 + H * a1, buf, tmp)
-                Ks[i, 0], Ks[i, 1] = tmp[0], tmp[1]
-            a0, a1 = 0.0, 0.0
-            for j in range(6):
-                if Bvec[j] != 0.0:
-                    a0 += Bvec[j] * Ks[j, 0]
-                    a1 += Bvec[j] * Ks[j, 1]
-            Yn[0], Yn[1] = y0 + H * a0, y1 + H * a1
-            _field(K, A, G, b, lc, Yn[0], Yn[1], buf, tmp)
-            Ks[6, 0], Ks[6, 1] = tmp[0], tmp[1]
-            e0, e1 = 0.0, 0.0
-            for j in range(7):
-                if Evec[j] != 0.0:
-                    e0 += Evec[j] * Ks[j, 0]
-                    e1 += Evec[j] * Ks[j, 1]
-            e0, e1 = H * e0, H * e1
-            sc0 = atol + rtol * max(abs(y0), abs(Yn[0]))
-            sc1 = atol + rtol * max(abs(y1), abs(Yn[1]))
-            en = _rms2(e0 / sc0, e1 / sc1)
-            fin = (np.isfinite(Yn[0]) and np.isfinite(Yn[1]) and np.isfinite(Ks[6, 0])
-                   and np.isfinite(Ks[6, 1]) and np.isfinite(en))
+            en, fin = _dopri_step(K, A, G, b, lc, y0, y1, f0, f1, H, Amat, Bvec, Evec, rtol, atol, buf, tmp, Ks, Yn)
             acc = fin and en <= 1.0
             nsteps += 1
             if not acc:
                 nrej += 1
-            if en == 0:
-                fac = _MAX_FACTOR
-            else:
-                fac = _SAFETY * en ** _ORDER
-            if acc:
-                fac = min(_MAX_FACTOR, fac)
-            elif fin:
-                fac = max(_MIN_FACTOR, fac) if fac == fac else fac
-            else:
-                fac = _MIN_FACTOR
-            if acc and last_rej:
-                fac = min(1.0, fac)
-            if not np.isfinite(fac):
-                fac = _MIN_FACTOR
-            h_old = h
-            h = h_old * fac
+            h = H * _step_factor(en, fin, acc, last_rej)
             last_rej = not acc
             if acc:
-                s_cur = s_cur + h_old
+                s_cur = s_cur + H
             if (not acc) and h < 10 * np.spacing(max(abs(s_cur), 1.0)):
                 st = _S_UNDERFLOW if fin else _S_NONFINITE
                 t_stop[b] = y0
             if acc:
                 tau_new = Yn[0]
-                # dense output Q = Kᵀ P (component c, power k+1)
-                q00 = q01 = q02 = q03 = 0.0
-                q10 = q11 = q12 = q13 = 0.0
-                for j in range(7):
-                    k0, k1 = Ks[j, 0], Ks[j, 1]
-                    q00 += k0 * Pmat[j, 0]
-                    q01 += k0 * Pmat[j, 1]
-                    q02 += k0 * Pmat[j, 2]
-                    q03 += k0 * Pmat[j, 3]
-                    q10 += k1 * Pmat[j, 0]
-                    q11 += k1 * Pmat[j, 1]
-                    q12 += k1 * Pmat[j, 2]
-                    q13 += k1 * Pmat[j, 3]
-                while kp < T and grid[kp] <= tau_new:
-                    targ = grid[kp]
-                    sg = _invert_tau(y0, H, q00, q01, q02, q03, targ, 50)
-                    Ii = y1 + H * (q10 * sg + q11 * sg * sg + q12 * sg * sg * sg + q13 * sg * sg * sg * sg)
-                    jdag[b, kp] = _level_index_of(levels, lrow, level_index, targ / Ii)
-                    Iout[b, kp] = Ii
-                    if observe_norm:
-                        lnNout[b, kp] = _log_norm(K, A, G, b, targ, Ii, buf)
-                    kp += 1
+                kp = _observe_step(K, A, G, b, y0, y1, H, Ks, Pmat, tau_new, grid, kp, levels, lrow, level_index,
+                                   observe_norm, jdag, Iout, lnNout, buf)
                 y0, y1 = Yn[0], Yn[1]
                 f0, f1 = Ks[6, 0], Ks[6, 1]
-                # events from the step's last stage: ln N = ln(dτ/ds) − ln(dI/ds)
-                lnN = np.log(f0) - np.log(f1)
-                if lnN < log_cert[b] and not np.isfinite(ev_cert[b]):
-                    ev_cert[b] = tau_new
-                safe = lnN >= log_safe[b]
-                if safe and not np.isfinite(ev_safe[b]):
-                    ev_safe[b] = tau_new
-                stop = lnN <= log_stop[b]
-                code = 0
-                if stop:
-                    code = _S_COLLAPSE
-                    ev_collapse[b] = tau_new
-                elif stop_on_safe and safe:
-                    code = _S_SAFE
+                code = _step_events(b, f0, f1, tau_new, log_cert, log_safe, log_stop, stop_on_safe, ev_cert, ev_safe,
+                                    ev_collapse)
                 if kp >= T:
                     st = _S_DONE
                     t_stop[b] = tau_new
                 elif code != 0:
                     st = code
                     t_stop[b] = tau_new
-                    for k in range(kp, T):  # batch.ReducedL2.fill
-                        jdag[b, k] = 0
-                        Iout[b, k] = np.inf
-                        if observe_norm:
-                            lnNout[b, k] = -np.inf
+                    _fill_after(b, kp, jdag, Iout, lnNout, observe_norm)
             if st == _S_RUNNING and nsteps >= max_steps:
                 st = _S_MAX_STEPS
                 t_stop[b] = y0
@@ -389,7 +429,8 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
         raise TheorycheckError("the compiled kernel integrates the reduced ℓ2 system on numpy arrays only")
     if system.observe_mode != "levels":
         raise TheorycheckError("the compiled kernel observes j† by C4's switch levels only (observe='levels')")
-    grid_np = bt.time_grid_array(grid)
+    grid_user = bt.time_grid_array(grid)
+    grid_np = bt.system_grid(system, grid_user)  # the system's own time τ̂ = 2^k τ
     if not (max_steps >= 1):
         raise TheorycheckError(f"max_steps = {max_steps}: give at least 1")
     t_start = time.perf_counter()
@@ -435,9 +476,8 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
         if progress is not None:
             progress(done / B)
     meta = bt.engine_meta(system, "numba", rtol, atol, max_steps, threads=nthreads)
-    return bt.BatchResult(grid=grid_np, obs=out, status=status.astype(np.int8), t_stop=t_stop, steps=steps,
-                          rejected=rejected, events={k: v.copy() for k, v in ev.items()}, meta=meta,
-                          seconds=time.perf_counter() - t_start)
+    return bt.physical_result(system, grid_user, out, status, t_stop, steps, rejected, meta,
+                              time.perf_counter() - t_start)
 
 
 @contextlib.contextmanager

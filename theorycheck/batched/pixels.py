@@ -48,8 +48,11 @@ import numpy as np
 
 from theorycheck.batched.engine import integrate
 from theorycheck.batched.ops import get_ops
-from theorycheck.batched.systems import EVENT_LOG, _ClockedTheta
+from theorycheck.batched.systems import EVENT_LOG, _ClockedTheta, log_square_summand
 from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import GD, supporting
+from theorycheck.optimizers import get as get_optimizer
+from theorycheck.solvers.guards import scaled_norm
 from theorycheck.status import CHATTERING, COLLAPSE, DONE, LOSS_REACHED, NON_FINITE, Status
 from theorycheck.symbolic import forms as C
 
@@ -57,7 +60,10 @@ __all__ = ["OPTIMIZER_CODES", "PixelFlow", "PixelRun", "Products", "run_pixels",
            "PRODUCT_KINDS", "SPARSE_MAX_ROWS", "SPARSE_MAX_ROWS_SCIPY", "SPARSE_MAX_DENSITY", "SPARSE_MIN_NONZEROS"]
 
 #: the optimizers and their codes inside a batch
-OPTIMIZER_CODES = {"gd": 0, "sam-l2": 1, "sam-linf": 2}
+OPTIMIZER_CODES = {o.name: i for i, o in enumerate(supporting("product", "logistic", 2))}
+#: (name, code) of the SAM variants among them (an ascent step), and whether each is normalised (ℓ2)
+SAM_CODES: tuple[tuple[str, int], ...] = tuple((n, c) for n, c in OPTIMIZER_CODES.items() if get_optimizer(n).perturbs)
+_NORMALISED = {n: get_optimizer(n).normalised for n in OPTIMIZER_CODES}
 TIME_KINDS = ("t", "tau", "discrete")
 #: how the products with Z are computed: "auto" (per call, below), "dense" (BLAS), "sparse" (CSR)
 PRODUCT_KINDS = ("auto", "dense", "sparse")
@@ -240,11 +246,13 @@ class PixelFlow(_ClockedTheta):
         self.ln_ell, self.ln_dell = C.log_loss_functions(loss, o.name)
         self.beta_of = C.predictor(L, o.name)
         if L >= 2:
-            self.forms = {op: C.balanced_multi_log(L, op, o.name) for op in ("sam-l2", "sam-linf")}
-            self.rate_form = C.balanced_multi_log(L, "gd", o.name).rate
+            self.forms = {op: C.balanced_multi_log(L, op, o.name) for op, _ in SAM_CODES}
+            self.rate_form = C.balanced_multi_log(L, GD, o.name).rate
         else:
-            self.eps = {op: C.perturbation(op, o.name) for op in ("sam-l2", "sam-linf")}
-        self.c = float(np.linalg.norm(Za, axis=1).max())
+            self.eps = {op: C.perturbation(op, o.name) for op, _ in SAM_CODES}
+        # max_i ‖z_i‖₂ without its squares leaving float64 (np.linalg.norm was 0 at 1e-300: a division
+        # by zero, and inf at 1e300: NaN states)
+        self.c = float(scaled_norm(Za, axis=1).max())
         self.dead = o.zeros((self.B, 2 * da), dtype=bool)
         self.events = {"collapse": np.full(self.B, np.inf), "first_zero": np.full(self.B, np.inf),
                        "event_time_error": np.zeros(self.B)}
@@ -314,7 +322,7 @@ class PixelFlow(_ClockedTheta):
         Gh, Ah, wh = Gt, A, w
         if self.L >= 2:
             r = o.where(self.dead[idx], 0.0, 1.0)
-            for op, code in (("sam-l2", 1), ("sam-linf", 2)):
+            for op, code in SAM_CODES:
                 sel = np.flatnonzero(oc == code)
                 if sel.size == 0:
                     continue
@@ -322,8 +330,9 @@ class PixelFlow(_ClockedTheta):
                 f = self.forms[op]
                 th, G = y[si], Gs[si]
                 with o.errstate():
-                    if op == "sam-l2":
-                        ls = o.where(self.dead[idx][si], -math.inf, f.log_summand(G, th))
+                    if _NORMALISED[op]:
+                        # ln(term of S²) without G² leaving float64 (data at 1e±300)
+                        ls = o.where(self.dead[idx][si], -math.inf, log_square_summand(o, f.log_summand, G, th))
                         lnS = 0.5 * o.logsumexp(ls, 1)[:, None]
                     else:
                         lnS = 0.0
@@ -332,13 +341,15 @@ class PixelFlow(_ClockedTheta):
             uh = r * u
         else:
             uh = u
-            for op, code in (("sam-l2", 1), ("sam-linf", 2)):
+            for op, code in SAM_CODES:
                 sel = np.flatnonzero(oc == code)
                 if sel.size == 0:
                     continue
                 si = o.asarray(sel, dtype=int)
                 G = Gs[si]
-                S = o.sqrt(o.sum(G * G, 1))[:, None]  # ‖∇Lo‖ over the 2d coordinates (one layer)
+                # ‖∇Lo‖ over the 2d coordinates (one layer), as max|G|·‖G/max|G|‖ (G² leaves float64 at 1e±154)
+                top = o.amax(o.abs(G), 1)[:, None]
+                S = top * o.sqrt(o.sum((G / o.where(top > 0, top, 1.0)) ** 2, 1))[:, None]
                 uh = uh * 1.0 if uh is u else uh
                 uh[si] = u[si] + self.eps[op](G, o.where(S > 0, S, 1.0), self.rho[idx][si][:, None])
         if sam.size:
@@ -619,7 +630,7 @@ def _discrete(system: PixelFlow, eta: float, grid: np.ndarray, max_steps: int,
             Gt = system._grad(w) * o.exp(A)[:, None]
         g = lg(Gt, *([uu] * L))[0]
         uh = uu * 1.0
-        for op, code in (("sam-l2", 1), ("sam-linf", 2)):
+        for op, code in SAM_CODES:
             sel = np.flatnonzero(oc == code)
             if sel.size == 0:
                 continue

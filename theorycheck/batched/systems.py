@@ -9,6 +9,13 @@ seeds) as one vectorised system (all fields compiled from the symbolic layer).
   Filippov) and α_j = ρ exactly (an equilibrium, frozen) are handled explicitly.
 - :class:`MultiExample` — several examples, real time t, balanced, θ = ln u.
 
+Units: a one-example system integrates the data ẑ = z/2^k, 2^k ≤ max|z_j| < 2^(k+1), in the time
+τ̂ = 2^k τ (C4's reduction also in Î = 2^(2k) I; θ = ln u is unchanged): the one-example flows are
+exactly invariant under z → cz, τ → τ/c (I → I/c²), and powers of two are exact in floating point.
+So nothing in a field over- or underflows at |z| ~ 1e±300 (ln z_j², 2ρ z_j² I did), the absolute
+tolerance means the same at every scale, and the engine maps every time, I and ln N back
+(:meth:`BatchSystem.to_physical`). ``data_log2_scale`` (k) is in the metadata.
+
 Clocks: a member integrates in its own clock s, with the physical time τ (or t) as the
 first state component, ``dτ/ds = κ``. κ = 1 far from singularities and → 0 near one
 (ℓ2 collapse N → 0, an ℓ∞ coordinate reaching u_j = 0, an L ≥ 3 blow-up), so that the
@@ -25,6 +32,8 @@ import numpy as np
 
 from theorycheck.batched.ops import NumpyOps
 from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import get as get_optimizer
+from theorycheck.optimizers import supporting
 from theorycheck.solvers import critical
 from theorycheck.solvers.guards import scaled_norm
 from theorycheck.status import BLOWUP, COLLAPSE, CRITICAL_POINT, NO_COLLAPSE
@@ -52,6 +61,10 @@ class BatchSystem:
     events: dict[str, np.ndarray]
     #: which time the physical time is (vocabulary.TimeKind): rescaled (one example) or real
     time_kind = TimeKind.RESCALED
+    #: k: the system integrates in the time τ̂ = 2^k τ (see the module's Units)
+    time_log2: int = 0
+    #: the events that are times (mapped back by 2^−k); the others are counts
+    time_events: tuple[str, ...] = ()
 
     def initial(self):
         raise NotImplementedError
@@ -71,6 +84,65 @@ class BatchSystem:
     def metadata(self) -> dict:
         return {}
 
+    def observables_to_physical(self, obs: dict) -> dict:
+        """The observables of the system's own units in the caller's (identity unless overridden)."""
+        return obs
+
+    def to_physical(self, t_stop: np.ndarray, events: dict, obs: dict) -> tuple[np.ndarray, dict, dict]:
+        """(t_stop, events, observables) of a run mapped from τ̂ = 2^k τ back to τ (exact but
+        where a result leaves the float64 range)."""
+        k = self.time_log2
+        if k == 0:
+            return t_stop, events, obs
+        with np.errstate(over="ignore", under="ignore"):
+            ev = {name: (np.ldexp(v, -k) if name in self.time_events else v) for name, v in events.items()}
+            return np.ldexp(t_stop, -k), ev, self.observables_to_physical(obs)
+
+
+def log2_unit(x) -> int:
+    """k with 2^k ≤ max_j |x_j| < 2^(k+1) (0 when x is 0 or not finite): x/2^k has its largest
+    entry in [1, 2), and dividing by 2^k is exact (subnormal data included)."""
+    a = np.abs(np.asarray(x, dtype=float))
+    m = float(np.max(a)) if a.size else 0.0
+    if m == 0.0 or not math.isfinite(m):
+        return 0
+    return math.frexp(m)[1] - 1
+
+
+def _unit_data(z: np.ndarray) -> tuple[np.ndarray, int]:
+    """(ẑ = z/2^k, k) with k = :func:`log2_unit` (z): the data one-example systems integrate."""
+    k = log2_unit(z)
+    return np.ldexp(z, -k), k
+
+
+#: |x| outside [2^−SQUARE_SAFE_LOG2, 2^SQUARE_SAFE_LOG2]: x² leaves float64 (or loses digits as a subnormal)
+SQUARE_SAFE_LOG2 = 500
+
+
+def _ldexp(ops, x, e):
+    """x·2^e, exact (e per element; torch: two halves, so that 2^e itself cannot overflow)."""
+    if ops.name == "numpy":
+        return np.ldexp(x, np.asarray(e).astype(np.int32))
+    h = ops.floor(e / 2)
+    return x * ops.pow(2.0, h) * ops.pow(2.0, e - h)
+
+
+def log_square_summand(ops, f, x, th):
+    """``f(x, θ)`` = ln(term j of a sum of squares), homogeneous of degree 2 in x (ln L x_j² u_j^(2L−2):
+    N² of one example, S² of several), without the square of an |x_j| ≲ 1e-154 underflowing (the
+    term was dropped: ℓ2's N or S of data at 1e-213 came out −inf) or of one ≳ 1e154 overflowing:
+    there f is evaluated at x_j·2^−e_j (exact, e_j the binary exponent of x_j) and 2 e_j ln 2 added;
+    elsewhere it is f(x, θ) bitwise. tests/test_batched_scale.py checks the homogeneity on the
+    symbolic forms."""
+    with ops.errstate():
+        _, e = ops.frexp(x)
+        a = ops.abs(x)
+        far = (a > 2.0**SQUARE_SAFE_LOG2) | ((a < 2.0**-SQUARE_SAFE_LOG2) & (a > 0))
+        if not ops.any(far):
+            return f(x, th)
+        e = ops.where(far, e, 0) * 1.0
+        return f(_ldexp(ops, x, -e), th) + (2 * math.log(2.0)) * e
+
 
 def _balanced_alpha_rho(alpha, rho, d: int) -> tuple[np.ndarray, np.ndarray]:
     """(B×d α, B ρ) for a batch of balanced inits: a scalar α per member is repeated over
@@ -88,6 +160,35 @@ def _col(x):
     return x[:, None]
 
 
+#: below this |ẑ_j| (relative to the largest, which is in [1, 2)) ẑ_j² loses digits in float64
+_TINY_UNIT = 2.0**-500
+
+
+def _reduced_coefficients(zh: np.ndarray, alpha: np.ndarray, rho: np.ndarray) -> list[np.ndarray]:
+    """(K, A, G) of ln(term j of N²) = K_bj + τ A_bj + I G_bj (C4's log summand, affine in (τ, I);
+    compiled from the symbolic layer), (B, d) or (1, d) when every member has the same row.
+    K holds ln z_j²: for a |ẑ_j| far below the largest it is evaluated at ẑ_j 2^(e_j) (in [1, 2))
+    and −2 e_j ln 2 added (K is ln z_j² plus terms free of z: tests/test_batched_scale.py checks
+    it on the symbolic form), so that ẑ_j² does not underflow to a term that is dropped."""
+    lin = C.reduced_l2_log_linear("numpy")
+    e = np.where(np.abs(zh) < _TINY_UNIT, np.frexp(zh)[1] - 1, 0)  # zero entries: e = 0 (K = −inf, exact)
+    zz, aa, rr = zh[None, :], alpha[:, None], rho[:, None]
+    with np.errstate(divide="ignore", under="ignore"):
+        full = np.broadcast_shapes(zz.shape, aa.shape)
+        K = lin.c0(np.ldexp(zz, -e[None, :]), aa, rr) + (2 * np.log(2.0)) * e[None, :]
+        coef = [np.broadcast_to(c, full) for c in (K, lin.c_tau(zz, aa, rr), lin.c_I(zz, aa, rr))]
+    # a coefficient that is the same for every member (e.g. one ρ) is stored once, (1, d)
+    return [c[:1].copy() if np.all(c == c[:1]) else c.copy() for c in coef]
+
+
+def _switch_levels(zh: np.ndarray, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """j† from N̄ = τ/I: the switch levels N̄ = ρ(z_j + z_k) between consecutive distinct z (C4),
+    (B, D−1) or (1, D−1) for one ρ, and the 1-based index of the first coordinate with each z."""
+    zs, first = np.unique(zh, return_index=True)
+    levels = C.l2_switch_level("numpy")(zs[:-1][None, :], zs[1:][None, :], rho[:, None])
+    return (levels[:1].copy() if np.all(levels == levels[:1]) else levels), first + 1
+
+
 class ReducedL2(BatchSystem):
     """C4's reduction of the ℓ2-SAM flow (L = 2, one example, uniform α):
     dI/dτ = 1/N(τ, I), N² = Σ_j 2 z_j² e^{2θ_j}, θ_j = ln α + z_j τ − ρ z_j² I.
@@ -102,9 +203,11 @@ class ReducedL2(BatchSystem):
 
     time_kind = TimeKind.RESCALED
 
+    time_events = ("collapse_certified", "collapse", "no_collapse_certified")
+
     def __init__(self, z, alpha, rho, *, ops=None, collapse_tol: float = 1e-10, stop_on_safe: bool = False,
                  observe: str = "levels", observe_norm: bool = False):
-        self.ops = ops or NumpyOps()
+        self.ops = o = ops or NumpyOps()
         if observe not in ("levels", "theta"):
             raise TheorycheckError(f"observe must be 'levels' or 'theta', not {observe!r}")
         # ln N at every cell costs O(d) per cell: only on request (I alone determines it)
@@ -120,32 +223,21 @@ class ReducedL2(BatchSystem):
             raise TheorycheckError("the reduced ℓ2 sweep needs α > 0 and ρ ≥ 0, finite")
         self.B, self.m, self.d = alpha.size, 1, z.size
         self.z_np, self.alpha_np, self.rho_np = z, alpha.copy(), rho.copy()
-        o = self.ops
-        self.z = o.asarray(z)[None, :]
+        zh, self.time_log2 = _unit_data(z)  # the units of the module docstring: ẑ = z/2^k, τ̂ = 2^k τ, Î = 2^(2k) I
+        self.z = o.asarray(zh)[None, :]
         self.alpha = o.asarray(alpha)
         self.rho = o.asarray(rho)
         _, self.theta = C.reduced_l2(o.name)
-        # ln(term j of N²) = K_bj + τ·A_bj + I·G_bj: coefficients once per member (affine in τ, I)
-        lin = C.reduced_l2_log_linear("numpy")
-        zz, aa, rr = z[None, :], alpha[:, None], rho[:, None]
-        with np.errstate(divide="ignore"):
-            full = np.broadcast_shapes(zz.shape, aa.shape)
-            coef = [np.broadcast_to(f(zz, aa, rr), full) for f in (lin.c0, lin.c_tau, lin.c_I)]
-        # a coefficient that is the same for every member (e.g. one ρ) is stored once, (1, d)
-        self.coef = [o.asarray(c[:1].copy() if np.all(c == c[:1]) else c.copy()) for c in coef]
+        self.coef = [o.asarray(c) for c in _reduced_coefficients(zh, alpha, rho)]
         self._gathered: tuple = (None, None)
         self._buf: tuple | None = None  # work buffers of log_norm (numpy)
         self.half_log = C.log_norm(o.name)  # ln N from ln Σ_j (term j of N²)
         shared = all(c.shape[0] == 1 for c in self.coef) and o.name == "numpy"
         self._W = np.concatenate([np.asarray(c) for c in self.coef], 0) if shared else None  # (3, d): K, A, G
-        # j† from N̄ = τ/I: the switch levels N̄ = ρ(z_j + z_k) between consecutive distinct z (C4)
-        zs, first = np.unique(z, return_index=True)
         self.observe_mode = observe
-        levels = C.l2_switch_level("numpy")(zs[:-1][None, :], zs[1:][None, :], rho[:, None])  # (B, D−1)
-        self.levels = levels[:1].copy() if np.all(levels == levels[:1]) else levels  # one ρ: one row
-        self.level_index = first + 1  # 1-based index of the first coordinate with each distinct z
-        self.zmax = float(z.max())
-        lv = C.l2_certificate_levels(z, rho, collapse_tol)  # C5, from the symbolic layer
+        self.levels, self.level_index = _switch_levels(zh, rho)
+        self.zmax = float(zh.max())
+        lv = C.l2_certificate_levels(zh, rho, collapse_tol)  # C5, from the symbolic layer
         with np.errstate(divide="ignore"):
             self.log_c = o.asarray(np.log(lv["clock_scale"]))  # −inf when ρ = 0 (GD: κ = 1)
             self.log_cert = o.asarray(np.log(lv["collapse"]))  # N < ρ z_+: collapse certain
@@ -156,6 +248,16 @@ class ReducedL2(BatchSystem):
         self.stop_on_safe = stop_on_safe
         self.events = {"collapse_certified": np.full(self.B, np.inf), "collapse": np.full(self.B, np.inf),
                        "no_collapse_certified": np.full(self.B, np.inf)}
+
+    def observables_to_physical(self, obs: dict) -> dict:
+        """Î = 2^(2k) I and N̂ = N/2^k (θ is unchanged) back to I and ln N. I ∝ 1/z² leaves the
+        float64 range for |z| beyond ~1e±154 (then 0 or inf); ln N never does."""
+        k = self.time_log2
+        out = dict(obs)
+        out["I"] = np.ldexp(obs["I"], -2 * k)
+        if "log_norm" in obs:
+            out["log_norm"] = obs["log_norm"] + k * math.log(2.0)
+        return out
 
     def initial(self):
         o = self.ops
@@ -253,7 +355,7 @@ class ReducedL2(BatchSystem):
 
     def metadata(self) -> dict:
         return {"system": "reduced-l2", "collapse_tol": self.collapse_tol, "stop_on_safe": self.stop_on_safe,
-                "observe": self.observe_mode,
+                "observe": self.observe_mode, "data_log2_scale": self.time_log2,
                 "clock": "dtau/ds = N/(N + rho z_+), dI/ds = 1/(N + rho z_+)"}
 
 
@@ -294,9 +396,14 @@ def _top_gap(ops, th):
         return ops.where(top == -math.inf, math.inf, top - second)
 
 
+def product_optimizers() -> tuple[str, ...]:
+    """The optimizers of the product classification flows (the batched systems' domain)."""
+    return tuple(o.name for o in supporting("product", "logistic", 2))
+
+
 def _decoupled(optimizer: str) -> bool:
     """GD and ℓ∞-SAM, one example: the balanced field acts coordinatewise."""
-    return optimizer in ("gd", "sam-linf")
+    return not get_optimizer(optimizer).normalised
 
 
 class _ClockedTheta(BatchSystem):
@@ -346,21 +453,26 @@ class BalancedLog(_ClockedTheta):
 
     time_kind = TimeKind.RESCALED
     observables = {"jdag": (np.int16, -1), "log_beta_max": (np.float64, np.nan), "gap": (np.float64, np.nan)}
+    time_events = ("collapse", "blowup", "first_zero", "event_time_error")
 
     def __init__(self, z, alpha, rho, *, L: int = 2, optimizer: str, ops=None, collapse_tol: float = 1e-10):
         self.ops = o = ops or NumpyOps()
         z = np.asarray(z, dtype=float).reshape(-1)
         d = z.size
-        if optimizer not in ("gd", "sam-l2", "sam-linf"):
-            raise TheorycheckError(f"unknown optimizer {optimizer!r}")
-        if L < 2 or (optimizer == "sam-l2" and L != 2):
+        if optimizer not in product_optimizers():
+            raise TheorycheckError(f"batched sweeps cover {', '.join(product_optimizers())}, not {optimizer!r}")
+        if L < 2 or (get_optimizer(optimizer).normalised and L != 2):
             raise TheorycheckError(f"batched balanced sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
                                    f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
         if not np.any(z != 0):
             raise TheorycheckError("z = 0: every field vanishes (there is nothing to fit): give a nonzero example")
         alpha, rho = _balanced_alpha_rho(alpha, rho, d)
         self.B, self.m, self.d, self.L, self.optimizer = alpha.shape[0], d, d, int(L), optimizer
+        self.l2 = get_optimizer(optimizer).normalised  # ℓ2-SAM: the joint norm N enters the field
         self.z_np, self.alpha_np, self.rho_np = z, alpha, rho
+        # the units of the module docstring: ẑ = z/2^k, τ̂ = 2^k τ (the field is homogeneous of degree 1
+        # in (z, N), θ unchanged); at |z| ~ 1e300 ℓ∞'s sliding event rate e^30·‖z‖ overflowed
+        z, self.time_log2 = _unit_data(z)
         self.z = o.asarray(z)[None, :]
         self.alpha = o.asarray(alpha)
         self.rho = o.asarray(rho)
@@ -386,7 +498,7 @@ class BalancedLog(_ClockedTheta):
             dead = np.broadcast_to((r0 * (1.0 / self.c) < -math.exp(EVENT_LOG)) & ~frozen, (self.B, d)).copy()
         self.dead = o.asarray(dead, dtype=bool)
         self.collapse_tol = collapse_tol
-        if optimizer == "sam-l2":
+        if get_optimizer(optimizer).normalised:
             lv = C.l2_certificate_levels(z, rho, collapse_tol)  # C5, from the symbolic layer
             with np.errstate(divide="ignore"):
                 self.log_cert = o.asarray(np.log(lv["collapse"]))
@@ -408,13 +520,13 @@ class BalancedLog(_ClockedTheta):
     def log_norm(self, idx, th):
         """ln N with N² = Σ_j L z_j² u_j^{2L−2} (ℓ2-SAM), dead coordinates excluded."""
         o = self.ops
-        s = self.cf.log_summand(self.z, th)
+        s = log_square_summand(o, self.cf.log_summand, self.z, th)
         s = o.where(self.dead[idx], -math.inf, s)
         return self.half_log(o.logsumexp(s, 1))
 
     def theta_rate(self, idx, tau, th):
         o = self.ops
-        lnN = self.log_norm(idx, th)[:, None] if self.optimizer == "sam-l2" else 0.0
+        lnN = self.log_norm(idx, th)[:, None] if self.l2 else 0.0
         with o.errstate():
             r = self.cf.field(self.z, th, lnN, _col(self.rho[idx]))
         return o.where(self.frozen[idx] | self.dead[idx], 0.0, r * 1.0)
@@ -461,7 +573,7 @@ class BalancedLog(_ClockedTheta):
 
     def metadata(self) -> dict:
         return {"system": "balanced-log", "L": self.L, "optimizer": self.optimizer, "collapse_tol": self.collapse_tol,
-                "event_log": EVENT_LOG, "clock": "dtau/ds = 1/(1 + |dtheta/dtau|_2/|z|_2)"}
+                "event_log": EVENT_LOG, "data_log2_scale": self.time_log2, "clock": "dtau/ds = 1/(1 + |dtheta/dtau|_2/|z|_2)"}
 
 
 class MultiExample(_ClockedTheta):
@@ -489,7 +601,7 @@ class MultiExample(_ClockedTheta):
         self.ops = o = ops or NumpyOps()
         Z = np.atleast_2d(np.asarray(Z, dtype=float))
         n, d = Z.shape
-        if L < 2 or (optimizer == "sam-l2" and L != 2):
+        if L < 2 or (get_optimizer(optimizer).normalised and L != 2):
             raise TheorycheckError(f"batched real-time sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
                                    f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
         if not np.any(Z != 0):
@@ -497,6 +609,7 @@ class MultiExample(_ClockedTheta):
         alpha, rho = _balanced_alpha_rho(alpha, rho, d)
         self.B, self.m, self.d, self.n, self.L = alpha.shape[0], d, d, n, int(L)
         self.optimizer, self.loss = optimizer, loss
+        self.l2 = get_optimizer(optimizer).normalised  # ℓ2-SAM: the joint norm S enters the field
         self.Z_np, self.alpha_np, self.rho_np = Z, alpha, rho
         self.Z = o.asarray(Z)
         self.alpha = o.asarray(alpha)
@@ -517,7 +630,7 @@ class MultiExample(_ClockedTheta):
     def initial(self):
         o = self.ops
         tau0, th0 = o.zeros(self.B), o.log(self.alpha)
-        if self.optimizer == "sam-l2":  # the start value of the critical-point test, per member
+        if self.l2:  # the start value of the critical-point test, per member
             idx = o.arange(self.B)
             self.rel0, _, self.relg0 = self._ln_grad_ratio(idx, th0, self.theta_rate(idx, tau0, th0))
         return tau0, th0
@@ -532,8 +645,8 @@ class MultiExample(_ClockedTheta):
         with o.errstate():
             u = o.where(dead, 0.0, o.exp(th))
             G = self._G(self.beta(*([u] * self.L)))
-            if self.optimizer == "sam-l2":
-                ls = o.where(dead, -math.inf, self.cf.log_summand(G, th))
+            if self.l2:
+                ls = o.where(dead, -math.inf, log_square_summand(o, self.cf.log_summand, G, th))
                 lnS = self.half_log(o.logsumexp(ls, 1))[:, None]
             else:
                 lnS = 0.0
@@ -552,7 +665,7 @@ class MultiExample(_ClockedTheta):
         idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
         codes = np.zeros(len(idx_np), dtype=int)
         changed = None
-        if self.optimizer == "sam-l2":  # collapse: S → 0 drives every log-rate to −∞ together
+        if self.l2:  # collapse: S → 0 drives every log-rate to −∞ together
             top = o.amax(o.where(live, rc, -math.inf), 1)
             codes[o.to_numpy(top < big)] = COLLAPSE
             codes[(codes == 0) & o.to_numpy(self._at_critical_point(idx, y, r))] = CRITICAL_POINT
@@ -575,7 +688,8 @@ class MultiExample(_ClockedTheta):
             u = o.where(dead, 0.0, o.exp(th))
             beta = self.beta(*([u] * self.L))
             G = self._G(beta)
-            lnS = self.half_log(o.logsumexp(o.where(dead, -math.inf, self.cf.log_summand(G, th)), 1))
+            ls = log_square_summand(o, self.cf.log_summand, G, th)
+            lnS = self.half_log(o.logsumexp(o.where(dead, -math.inf, ls), 1))
             ln_field = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th + 2 * o.log(o.abs(r))), 1)
             ln_u = 0.5 * o.logsumexp(o.where(dead, -math.inf, 2 * th), 1)
             ln_lo = o.log(self.risk.value(beta, self.Z))

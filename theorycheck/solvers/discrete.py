@@ -17,6 +17,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import get as get_optimizer
 from theorycheck.setting import Setting
 from theorycheck.solvers.trajectory import Trajectory, twin_coordinates
 from theorycheck.status import Status
@@ -33,8 +34,9 @@ _MESSAGES = {Status.NON_FINITE: "the next iterate overflowed (the record ends at
 def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float, loss: str) -> None:
     if W.ndim != 2 or Z.ndim != 2 or W.shape[1] != Z.shape[1]:
         raise TheorycheckError(f"sam_step: W must be L×d and Z n×d with the same d (got {W.shape} and {Z.shape})")
-    if optimizer not in OPTIMIZERS:
-        raise TheorycheckError(f"unknown optimizer {optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
+    opt = get_optimizer(optimizer)
+    if opt.per_example or not opt.rescalable:
+        raise TheorycheckError(f"sam_step takes the product flows' optimizers ({', '.join(OPTIMIZERS)}), not {opt.name!r}")
     if loss not in LOSSES:
         raise TheorycheckError(f"unknown loss {loss!r}: choose one of {', '.join(LOSSES)}")
     if not (math.isfinite(rho) and rho >= 0):
@@ -63,12 +65,13 @@ def sam_step(W: np.ndarray, Z: np.ndarray, *, optimizer: str, rho: float, eta: f
     grad = C.layer_gradient(W.shape[0])
     with np.errstate(over="ignore", under="ignore"):
         g = _gradient(W, Z, risk, grad)
-        if optimizer == "gd":
+        opt = get_optimizer(optimizer)
+        if not opt.perturbs:
             What = W
         else:
             S = float(np.sqrt(np.sum(g * g)))
-            eps_f = C.perturbation(optimizer)
-            if optimizer == "sam-l2" and S == 0:
+            eps_f = C.perturbation(opt)
+            if opt.normalised and S == 0:
                 eps = np.zeros_like(W)
             else:
                 eps = np.asarray(eps_f(g, S, rho), dtype=float)

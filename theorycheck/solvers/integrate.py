@@ -25,15 +25,18 @@ import mpmath
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import get as get_optimizer
 from theorycheck.setting import Setting
 from theorycheck.solvers.guards import BudgetExhausted, FieldBudget
 from theorycheck.solvers.steppers import (
     FieldNotFinite,
     FloatBackend,
     GBSStepper,
+    ImplicitStepper,
     MpBackend,
     ScipyStepper,
     StepFailed,
+    StiffnessMonitor,
     find_root,
 )
 from theorycheck.solvers.systems import (
@@ -68,7 +71,7 @@ def _tied_u0(setting: Setting) -> np.ndarray | None:
 def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = False) -> FlowSystem:
     """The system (coordinates and events) that suits the setting; see :mod:`systems`."""
     thr = Thresholds.for_backend(bk)
-    L, rho, opt = setting.depth, setting.rho, setting.optimizer
+    L, rho, opt = setting.depth, setting.rho, get_optimizer(setting.optimizer)
     if time not in TIME_CHOICES:
         raise TheorycheckError(f"time = {time!r}: choose auto, rescaled or real")
     if time == "rescaled" and not setting.single:
@@ -76,12 +79,12 @@ def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = F
     rescaled = setting.single and time != "real"
     u0 = _tied_u0(setting)
     if reduced:
-        if not (rescaled and opt == "sam-l2" and L == 2 and u0 is not None and np.all(u0 == u0[0]) and u0[0] > 0):
+        if not (rescaled and opt.normalised and L == 2 and u0 is not None and np.all(u0 == u0[0]) and u0[0] > 0):
             raise TheorycheckError("the reduced ODE of C4 needs ℓ2-SAM, L = 2, one example and a uniform α > 0 "
                                    f"(got {opt}, L = {L}, n = {setting.n}, alpha {setting.init.kind})")
         return ReducedL2System(bk, setting.z, float(u0[0]), rho, thr)
     if rescaled and u0 is not None and L >= 2:
-        if opt in ("gd", "sam-linf"):
+        if not opt.normalised:  # GD and ℓ∞-SAM: the locked-branch system (C2, C3)
             return BranchSystem(bk, setting.z, u0, L, rho, opt, thr)
         if np.all(u0 > 0):
             return BalancedL2System(bk, setting.z, u0, L, rho, thr)
@@ -148,178 +151,250 @@ def _stop_of(exc: Exception) -> tuple[Status, str]:
     return Status.NON_FINITE, f"{type(exc).__name__}: {exc}"
 
 
-def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Budget,
-         progress: Callable[[float, float, int], None] | None) -> dict:
-    """The hybrid driver: step, watch the events, restart after each; ``t`` is the clock of
-    the current segment (time, or arc length s on a regularised segment) and ``tau`` time."""
-    bk = system.bk
-    system.t_max = t_max
-    t = bk.num(0)
-    y = system.y0
-    steps: list[_Step] = []
-    ts: list[float] = [0.0]
-    obs = [system.observe(t, y)]
-    # at mpmath precision: the same times and observations unrounded (systems with observe_exact)
-    ts_x: list = [t]
-    obs_x: list = [_exact(system, t, y)]
-    events: list[Event] = [Event(0.0, kind, j + 1 if j >= 0 else 0, det) for kind, j, det in system.start_records]
-    n_steps = n_eval = n_events = 0
-    t0_wall = _time.monotonic()
-    last_report = t0_wall
-    stop = system.start_stop()
-    seg = system
-    collapse_time = blowup_time = None
-    collapse_x = blowup_x = None
-    if stop == Status.COLLAPSE:
-        collapse_time = 0.0
-    message = ""
-    T = bk.num(t_max)
-    guard = FieldBudget(max_seconds=budget.max_seconds, max_evaluations=budget.max_evaluations, start=t0_wall)
-    while stop is None:
-        if seg.clock == "time" and t >= T:
-            stop = Status.T_MAX
-            break
-        evfns = seg.events(t, y)
-        g_prev = [ev.fn(t, y) for ev in evfns]
+class _Driver:
+    """The hybrid driver behind :func:`_run`: step, watch the events, restart after each. ``t`` is the
+    clock of the current segment (time, or arc length s on a regularised segment) and ``tau`` time.
+    A segment of a system with ``stiff_switch`` moves from DOP853 to Radau where the stepping turns
+    stiff (:class:`~theorycheck.solvers.steppers.StiffnessMonitor`); the run then records a ``stiff``
+    event and keeps every other rule (budgets, events, guards) unchanged."""
+
+    def __init__(self, system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Budget,
+                 progress: Callable[[float, float, int], None] | None):
+        self.bk, self.mp, self.rtol, self.k, self.budget, self.progress = system.bk, mp, rtol, k, budget, progress
+        system.t_max = t_max
+        self.t_max = t_max
+        self.T = self.bk.num(t_max)
+        self.t = self.bk.num(0)
+        self.y = system.y0
+        self.steps: list[_Step] = []
+        self.ts: list[float] = [0.0]
+        self.obs = [system.observe(self.t, self.y)]
+        # at mpmath precision: the same times and observations unrounded (systems with observe_exact)
+        self.ts_x: list = [self.t]
+        self.obs_x: list = [_exact(system, self.t, self.y)]
+        self.events: list[Event] = [Event(0.0, kind, j + 1 if j >= 0 else 0, det)
+                                    for kind, j, det in system.start_records]
+        self.n_steps = self.n_eval = self.n_events = 0
+        self.t0_wall = self.last_report = _time.monotonic()
+        self.stop = system.start_stop()
+        self.seg = system
+        self.collapse_time = self.blowup_time = self.collapse_x = self.blowup_x = None
+        if self.stop == Status.COLLAPSE:
+            self.collapse_time = 0.0
+        self.message = ""
+        self.stiff_from = None
+        self.y_stop = None
+        self._g_prev: list = []
+        self.guard = FieldBudget(max_seconds=budget.max_seconds, max_evaluations=budget.max_evaluations,
+                                 start=self.t0_wall)
+
+    def run(self) -> dict:
+        while self.stop is None:
+            if self.seg.clock == "time" and self.t >= self.T:
+                self.stop = Status.T_MAX
+                break
+            self._segment()
+        return self._finish()
+
+    def _stepper(self, stiff: bool):
+        seg, rhs = self.seg, self.guard.wrap(self.seg.rhs)
+        bound = self.T if seg.clock == "time" else self.t + self.bk.num(ARC_BOUND)
+        if self.mp:
+            return GBSStepper(rhs, self.t, self.y, bound, self.rtol, seg.atol(self.rtol), self.k, dense_rhs=seg.rhs)
+        if stiff:
+            return ImplicitStepper(rhs, self.t, self.y, float(bound), self.rtol, seg.atol(self.rtol))
+        return ScipyStepper(rhs, self.t, self.y, float(bound), self.rtol, seg.atol(self.rtol))
+
+    def _segment(self) -> None:
+        """One smooth segment: from (t, y) until an event restarts the run or a stop ends it."""
+        seg = self.seg
+        evfns = seg.events(self.t, self.y)
+        g_prev = [ev.fn(self.t, self.y) for ev in evfns]
         armed = [g != 0 for g in g_prev]
-        bound = T if seg.clock == "time" else t + bk.num(ARC_BOUND)
-        rhs = guard.wrap(seg.rhs)
+        stiff = self.stiff_from is not None and getattr(seg, "stiff_switch", False)
         try:
-            if mp:
-                stepper = GBSStepper(rhs, t, y, bound, rtol, seg.atol(rtol), k, dense_rhs=seg.rhs)
-            else:
-                stepper = ScipyStepper(rhs, t, y, float(bound), rtol, seg.atol(rtol))
+            stepper = self._stepper(stiff)
         except (BudgetExhausted, StepFailed) as exc:
-            stop, message = _stop_of(exc)
-            break
-        n_eval_seg0 = stepper.nfev
-        restarted = False
-        while not restarted:
-            now = _time.monotonic()
-            if n_steps >= budget.max_steps:
-                stop = Status.MAX_STEPS
-            elif n_eval + stepper.nfev - n_eval_seg0 >= budget.max_evaluations:
-                stop = Status.MAX_EVALUATIONS
-            elif now - t0_wall >= budget.max_seconds:
-                stop = Status.MAX_SECONDS
-            if stop:
+            self.stop, self.message = _stop_of(exc)
+            return
+        switch = getattr(seg, "stiff_switch", False) and not stiff and not self.mp
+        monitor = StiffnessMonitor(self.guard.wrap(seg.rhs)) if switch else None
+        n0 = stepper.nfev
+        while True:
+            if self._out_of_budget(stepper, n0):
                 break
-            if progress is not None and now - last_report >= 2.0:
-                progress(float(seg.time_of(t, y)), float(t_max), n_steps)
-                last_report = now
             if seg.clock != "time" and stepper.finished:
-                stop = Status.NON_FINITE
-                message = (f"the arc-length clock passed {ARC_BOUND:g} without an event near "
-                           f"t = {float(seg.time_of(t, y)):.6g}: the field is below the number range; rerun with precision (mpmath digits)")
+                self.stop = Status.NON_FINITE
+                self.message = (f"the arc-length clock passed {ARC_BOUND:g} without an event near t = "
+                                f"{float(seg.time_of(self.t, self.y)):.6g}: the field is below the number range; "
+                                "rerun with precision (mpmath digits)")
                 break
-            try:
-                stepper.step()
-            except (BudgetExhausted, StepFailed, FloatingPointError, OverflowError, ZeroDivisionError,
-                    ValueError) as exc:
-                stop, message = _stop_of(exc)
+            result = self._advance(stepper, evfns, g_prev, armed)
+            if result == "restart":
+                self.n_eval += stepper.nfev - n0
+                return
+            if result is not None:
                 break
-            n_steps += 1
-            t1, y1 = stepper.t, stepper.y
-            if not bk.isfinite(y1):
-                stop, message = Status.NON_FINITE, f"the state left the number range near t = {float(seg.time_of(t, y)):.6g}"
+            if monitor is not None and monitor.update(stepper):
+                self.stiff_from = float(seg.time_of(self.t, self.y))
+                self.events.append(Event(self.stiff_from, "stiff", 0, "the stepping turned stiff: Radau from here"))
+                self.n_eval += stepper.nfev - n0
+                return
+            if seg.clock == "time" and self.t >= self.T:
+                self.stop = Status.T_MAX
                 break
-            g1 = [ev.fn(t1, y1) for ev in evfns]
-            if any(not (g == g) for g in g1):  # NaN
-                stop, message = Status.NON_FINITE, f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
-                break
-            hits = [i for i, ev in enumerate(evfns) if armed[i] and _crossed(g_prev[i], g1[i], ev.direction)]
-            try:  # DOP853's dense output evaluates the (guarded) field three more times
-                dense = stepper.dense()
-            except BudgetExhausted as exc:
-                stop, message = _stop_of(exc)
-                break
-            tau_old = seg.time_of(stepper.t_old, stepper.y_old)
-            if hits:
-                roots = []
-                for i in hits:
-                    fn = evfns[i].fn
+            g_prev = self._g_prev
+        self.n_eval += stepper.nfev - n0
 
-                    def g(s, fn=fn):
-                        return fn(s, dense(s))
+    def _out_of_budget(self, stepper, n0) -> bool:
+        now = _time.monotonic()
+        if self.n_steps >= self.budget.max_steps:
+            self.stop = Status.MAX_STEPS
+        elif self.n_eval + stepper.nfev - n0 >= self.budget.max_evaluations:
+            self.stop = Status.MAX_EVALUATIONS
+        elif now - self.t0_wall >= self.budget.max_seconds:
+            self.stop = Status.MAX_SECONDS
+        if self.stop:
+            return True
+        if self.progress is not None and now - self.last_report >= 2.0:
+            self.progress(float(self.seg.time_of(self.t, self.y)), float(self.t_max), self.n_steps)
+            self.last_report = now
+        return False
 
-                    roots.append((_root_after(g, stepper.t_old, g_prev[i], t1, g1[i], mp), i))
-                te, i = min(roots, key=lambda r: r[0])
-                ye = dense(te)
-                tau_e = seg.time_of(te, ye)
-                steps.append(_Step(float(tau_old), float(tau_e), _time_dense(seg, dense, stepper.t_old, te, mp),
-                                   seg.observe))
-                ts.append(float(tau_e))
-                obs.append(seg.observe(tau_e, ye))
-                ts_x.append(tau_e)
-                obs_x.append(_exact(seg, tau_e, ye))
-                out = seg.on_event(evfns[i], te, ye)
-                n_events += 1
-                # simultaneous events (ties, e.g. equal z_j and α_j): handle them all now,
-                # or the restarted segment would start on their surfaces and miss them
-                tol = (abs(te) + abs(te - stepper.t_old)) * (1e-12 if not mp else mpmath.mpf(10) ** (8 - mpmath.mp.dps))
-                for r, i2 in sorted(roots, key=lambda r: r[0]):
-                    if i2 == i or abs(r - te) > tol or out.stop or out.system is None:
-                        continue
-                    more = out.system.on_event(evfns[i2], te, out.y)
-                    more.records = out.records + more.records
-                    out = more
-                    n_events += 1
-                if out.system is not None and out.y is not None:  # the state after the event
-                    obs[-1] = out.system.observe(tau_e, out.y)
-                    obs_x[-1] = _exact(out.system, tau_e, out.y)
-                if out.stop in (Status.COLLAPSE, Status.BLOWUP) and seg.clock == "time":  # refine the singular time
-                    te_x = _extrapolated(seg, evfns[i], stepper.t_old, te, ye, dense)
-                    if te_x is not None:
-                        tau_e = te_x
-                elif out.stop == Status.COLLAPSE and seg.clock == "arc" and hasattr(seg, "arc_tail"):
-                    tau_e = tau_e + seg.arc_tail(te, ye)  # the time left after the arc-clock event
-                for kind, j, det in out.records:
-                    events.append(Event(float(tau_e), kind, j + 1 if j >= 0 else 0, det))
-                if out.stop == Status.COLLAPSE:
-                    collapse_time, collapse_x = float(tau_e), tau_e
-                if out.stop == Status.BLOWUP:
-                    blowup_time, blowup_x = float(tau_e), tau_e
-                if out.stop:
-                    stop = out.stop
-                elif n_events >= budget.max_events:
-                    stop = Status.MAX_EVENTS
-                else:
-                    seg, y = out.system, out.y
-                    t = tau_e if seg.clock == "time" else bk.num(0)
-                n_eval += stepper.nfev - n_eval_seg0
-                restarted = True
-                if stop == Status.STATIONARY and float(tau_e) < t_max:
-                    _hold(steps, ts, obs, out.system, tau_e, out.y, t_max, ts_x, obs_x)
-                break
-            tau1 = seg.time_of(t1, y1)
-            steps.append(_Step(float(tau_old), float(tau1), _time_dense(seg, dense, stepper.t_old, t1, mp), seg.observe))
-            ts.append(float(tau1))
-            obs.append(seg.observe(tau1, y1))
-            ts_x.append(tau1)
-            obs_x.append(_exact(seg, tau1, y1))
-            for i, g in enumerate(g1):
-                if g != 0:
-                    armed[i] = True
-            g_prev = g1
-            t, y = t1, y1
-            if seg.clock == "time" and t1 >= T:
-                stop = Status.T_MAX
-                break
-        if not restarted:
-            n_eval += stepper.nfev - n_eval_seg0
-    if stop == Status.STATIONARY and len(ts) == 1 and t_max > 0:
-        _hold(steps, ts, obs, seg, t, y, t_max, ts_x, obs_x)
-    if stop == Status.COLLAPSE and collapse_time is None:
-        collapse_x = seg.time_of(t, y)
-        collapse_time = float(collapse_x)
-    t_sing = collapse_x if stop == Status.COLLAPSE else blowup_x if stop == Status.BLOWUP else None
-    if t_sing is not None and float(t_sing) > ts[-1]:
-        # the singular time refined past its threshold event ends the run: hold the state at the
-        # threshold up to it, so that no event or switch lies after t_end
-        _hold_observation(steps, ts, obs, t_sing, ts_x, obs_x)
-    return dict(t=np.array(ts), obs=obs, t_exact=ts_x, obs_exact=obs_x, collapse_exact=collapse_x,
-                blowup_exact=blowup_x, steps=steps, stop=stop, events=events, n_steps=n_steps,
-                n_eval=max(n_eval, guard.evaluations), collapse_time=collapse_time, blowup_time=blowup_time, message=message)
+    def _advance(self, stepper, evfns, g_prev, armed):
+        """One accepted step: None to go on, "stop" (``stop`` set) or "restart" (an event)."""
+        seg = self.seg
+        try:
+            stepper.step()
+        except (BudgetExhausted, StepFailed, FloatingPointError, OverflowError, ZeroDivisionError, ValueError) as exc:
+            self.stop, self.message = _stop_of(exc)
+            return "stop"
+        self.n_steps += 1
+        t1, y1 = stepper.t, stepper.y
+        if not self.bk.isfinite(y1):
+            self.stop = Status.NON_FINITE
+            self.message = f"the state left the number range near t = {float(seg.time_of(self.t, self.y)):.6g}"
+            return "stop"
+        g1 = [ev.fn(t1, y1) for ev in evfns]
+        if any(not (g == g) for g in g1):  # NaN
+            self.stop, self.message = Status.NON_FINITE, f"an event function was NaN near t = {float(seg.time_of(t1, y1)):.6g}"
+            return "stop"
+        hits = [i for i, ev in enumerate(evfns) if armed[i] and _crossed(g_prev[i], g1[i], ev.direction)]
+        try:  # DOP853's dense output evaluates the (guarded) field three more times
+            dense = stepper.dense()
+        except BudgetExhausted as exc:
+            self.stop, self.message = _stop_of(exc)
+            return "stop"
+        tau_old = seg.time_of(stepper.t_old, stepper.y_old)
+        if hits:
+            self._on_hits(stepper, evfns, hits, g_prev, g1, dense, tau_old)
+            return "restart" if self.stop is None else "stop"
+        tau1 = seg.time_of(t1, y1)
+        self._store(tau_old, tau1, _time_dense(seg, dense, stepper.t_old, t1, self.mp), seg, y1)
+        for i, g in enumerate(g1):
+            if g != 0:
+                armed[i] = True
+        self._g_prev = g1
+        self.t, self.y = t1, y1
+        return None
+
+    def _store(self, tau_old, tau1, dense, seg, y1) -> None:
+        self.steps.append(_Step(float(tau_old), float(tau1), dense, seg.observe))
+        self.ts.append(float(tau1))
+        self.obs.append(seg.observe(tau1, y1))
+        self.ts_x.append(tau1)
+        self.obs_x.append(_exact(seg, tau1, y1))
+
+    def _on_hits(self, stepper, evfns, hits, g_prev, g1, dense, tau_old) -> None:
+        """The first event of the step: store the step up to it, apply it (and simultaneous ones), restart."""
+        seg, mp = self.seg, self.mp
+        roots = []
+        for i in hits:
+            fn = evfns[i].fn
+
+            def g(s, fn=fn):
+                return fn(s, dense(s))
+
+            roots.append((_root_after(g, stepper.t_old, g_prev[i], stepper.t, g1[i], mp), i))
+        te, i = min(roots, key=lambda r: r[0])
+        ye = dense(te)
+        tau_e = seg.time_of(te, ye)
+        self._store(tau_old, tau_e, _time_dense(seg, dense, stepper.t_old, te, mp), seg, ye)
+        out = seg.on_event(evfns[i], te, ye)
+        self.n_events += 1
+        # simultaneous events (ties, e.g. equal z_j and α_j): handle them all now,
+        # or the restarted segment would start on their surfaces and miss them
+        tol = (abs(te) + abs(te - stepper.t_old)) * (1e-12 if not mp else mpmath.mpf(10) ** (8 - mpmath.mp.dps))
+        for r, i2 in sorted(roots, key=lambda r: r[0]):
+            if i2 == i or abs(r - te) > tol or out.stop or out.system is None:
+                continue
+            more = out.system.on_event(evfns[i2], te, out.y)
+            more.records = out.records + more.records
+            out = more
+            self.n_events += 1
+        if out.system is not None and out.y is not None:  # the state after the event
+            self.obs[-1] = out.system.observe(tau_e, out.y)
+            self.obs_x[-1] = _exact(out.system, tau_e, out.y)
+        tau_e = self._event_time(out, seg, evfns[i], stepper, te, ye, dense, tau_e)
+        self._apply(out, tau_e)
+
+    def _event_time(self, out, seg, ev, stepper, te, ye, dense, tau_e):
+        """The event's time, refined past a collapse / blow-up threshold (the singular time)."""
+        if out.stop in (Status.COLLAPSE, Status.BLOWUP) and seg.clock == "time":
+            te_x = _extrapolated(seg, ev, stepper.t_old, te, ye, dense)
+            if te_x is not None:
+                return te_x
+        elif out.stop == Status.COLLAPSE and seg.clock == "arc" and hasattr(seg, "arc_tail"):
+            return tau_e + seg.arc_tail(te, ye)  # the time left after the arc-clock event
+        return tau_e
+
+    def _apply(self, out, tau_e) -> None:
+        for kind, j, det in out.records:
+            self.events.append(Event(float(tau_e), kind, j + 1 if j >= 0 else 0, det))
+        if out.stop == Status.COLLAPSE:
+            self.collapse_time, self.collapse_x = float(tau_e), tau_e
+        if out.stop == Status.BLOWUP:
+            self.blowup_time, self.blowup_x = float(tau_e), tau_e
+        if out.stop:
+            self.stop = out.stop
+            self.y_stop = out.y
+        elif self.n_events >= self.budget.max_events:
+            self.stop = Status.MAX_EVENTS
+        else:
+            self.seg, self.y = out.system, out.y
+            self.t = tau_e if self.seg.clock == "time" else self.bk.num(0)
+        if self.stop == Status.STATIONARY and float(tau_e) < self.t_max:
+            _hold(self.steps, self.ts, self.obs, out.system, tau_e, out.y, self.t_max, self.ts_x, self.obs_x)
+
+    def _finish(self) -> dict:
+        stop, seg, t, y = self.stop, self.seg, self.t, self.y
+        if stop == Status.STATIONARY and len(self.ts) == 1 and self.t_max > 0:
+            _hold(self.steps, self.ts, self.obs, seg, t, y, self.t_max, self.ts_x, self.obs_x)
+        if stop == Status.COLLAPSE and self.collapse_time is None:
+            self.collapse_x = seg.time_of(t, y)
+            self.collapse_time = float(self.collapse_x)
+        t_sing = self.collapse_x if stop == Status.COLLAPSE else self.blowup_x if stop == Status.BLOWUP else None
+        if t_sing is not None and float(t_sing) > self.ts[-1]:
+            # the singular time refined past its threshold event ends the run: hold the state at the
+            # threshold up to it, so that no event or switch lies after t_end
+            _hold_observation(self.steps, self.ts, self.obs, t_sing, self.ts_x, self.obs_x)
+        return dict(t=np.array(self.ts), obs=self.obs, t_exact=self.ts_x, obs_exact=self.obs_x,
+                    collapse_exact=self.collapse_x, blowup_exact=self.blowup_x, steps=self.steps, stop=stop,
+                    events=self.events, n_steps=self.n_steps, n_eval=max(self.n_eval, self.guard.evaluations),
+                    collapse_time=self.collapse_time, blowup_time=self.blowup_time, message=self.message,
+                    y_end=self.y_stop if self.y_stop is not None else y, system_end=seg,
+                    stiff_from=self.stiff_from)
+
+
+def _run(system: FlowSystem, t_max: float, *, mp: bool, rtol, k: int, budget: Budget,
+         progress: Callable[[float, float, int], None] | None, stiff_from_start: bool = False) -> dict:
+    """Integrate ``system`` from 0 to ``t_max`` (:class:`_Driver`): the one loop every flow goes
+    through, the built-in ones and any compiled field (:func:`theorycheck.solvers.field.solve_field`).
+    ``stiff_from_start``: Radau from the first step (a system with ``stiff_switch``)."""
+    driver = _Driver(system, t_max, mp=mp, rtol=rtol, k=k, budget=budget, progress=progress)
+    if stiff_from_start:
+        driver.stiff_from = 0.0
+    return driver.run()
 
 
 def _extrapolated(system, ev, t_a, t_e, y_e, dense):

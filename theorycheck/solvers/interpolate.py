@@ -143,54 +143,99 @@ def q_D(zv, D: int) -> tuple[np.ndarray, np.ndarray]:
     return val, err
 
 
-def Q_value(beta, D: int, alpha: float) -> tuple[float, float]:
-    """Q_α(β) = α^D Σ q_D(β_j/α^D) and its error bar."""
-    v, e = q_D(np.asarray(beta, float) / alpha**D, D)
-    return float(alpha**D * v.sum()), float(alpha**D * e.sum())
+def _scales(alpha, d: int, D: int) -> tuple[np.ndarray, np.ndarray]:
+    """(α, α^D) as d-vectors from one α or one per coordinate, checked (finite, > 0, α^D in float64's safe range)."""
+    a = np.asarray(alpha, dtype=float).reshape(-1)
+    if a.size == 1:
+        a = np.full(d, float(a[0]))
+    if a.size != d:
+        raise TheorycheckError(f"alpha has {a.size} entries but β has d = {d}: give one α or one per coordinate")
+    if not np.all(np.isfinite(a) & (a > 0)):
+        raise TheorycheckError(f"alpha must be positive and finite, got {a.tolist() if a.size < 8 else 'an entry that is not'}")
+    with np.errstate(over="ignore", under="ignore"):
+        aD = np.exp(D * np.log(a))
+    if not np.all((aD > 1e-278) & (aD < 1e278)):
+        raise TheorycheckError(f"alpha^D = {float(a[np.argmax((aD <= 1e-278) | (aD >= 1e278))]):g}^{D} is outside "
+                               "float64's safe range: choose alpha nearer 1")
+    return a, aD
 
 
-def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, max_iter: int = 500) -> Interpolator:
-    """argmin{Q_α(β) : Xβ = y} through its dual, by damped Newton (budget ``max_iter``)."""
-    X, y = np.asarray(X, float), np.asarray(y, float)
-    _require_interpolable(X, y)
-    D = int(depth)
-    if D < 2:
-        raise TheorycheckError("Q_α is defined for the signed parametrisation, depth ≥ 2")
-    if not (math.isfinite(alpha) and alpha > 0):
-        raise TheorycheckError(f"alpha must be positive and finite, got {alpha!r}")
-    f = C.pm_forms(D)
-    aD = math.exp(D * math.log(alpha)) if abs(D * math.log(alpha)) < 640 else math.inf
-    if not (1e-278 < aD < 1e278):
-        raise TheorycheckError(f"alpha^D = {alpha:g}^{D} is outside float64's safe range: choose alpha nearer 1")
-    # work in the row space: X = U S Vᵀ with rank r, λ = U_r S_r⁻¹ μ is a change of variable; simpler:
-    # Newton with a least-squares solve (the Hessian is singular when X is rank deficient)
-    lam = np.zeros(X.shape[0])
+def Q_value(beta, D: int, alpha) -> tuple[float, float]:
+    """Q_α(β) = Σ_j α_j^D q_D(β_j/α_j^D) (α one number or one per coordinate) and its error bar."""
+    beta = np.asarray(beta, float)
+    _, aD = _scales(alpha, beta.size, D)
+    v, e = q_D(beta / aD, D)
+    return float(np.sum(aD * v)), float(np.sum(aD * e))
 
-    def parts(lmb):
-        th = X.T @ lmb
-        if D > 2 and np.any(np.abs(th) >= 1.0):
+
+class _Dual:
+    """The dual of min Q_α(β) s.t. Xβ = y: θ = Xᵀλ, β_j = α_j^D h_D(θ_j), φ(λ) = λᵀy − Σ_j α_j^D H_D(θ_j)."""
+
+    def __init__(self, X, y, D: int, aD: np.ndarray):
+        self.X, self.y, self.D, self.aD, self.f = X, y, D, aD, C.pm_forms(D)
+
+    def parts(self, lmb):
+        """(θ, β, φ) at λ, or None where θ leaves h_D's domain or a value overflows."""
+        th = self.X.T @ lmb
+        if self.D > 2 and np.any(np.abs(th) >= 1.0):
             return None
         with np.errstate(over="raise"):
             try:
-                b = aD * f["h"](th) * np.ones_like(th)
-                phi = float(lmb @ y - aD * np.sum(f["H"](th) * np.ones_like(th)))
+                b = self.aD * self.f["h"](th) * np.ones_like(th)
+                phi = float(lmb @ self.y - np.sum(self.aD * self.f["H"](th) * np.ones_like(th)))
             except FloatingPointError:
                 return None
         if not (np.all(np.isfinite(b)) and math.isfinite(phi)):
             return None
         return th, b, phi
 
-    # continuation in α for small α (warm start from a larger α: Newton from λ = 0 takes giant, overflowing steps)
-    if alpha < 1e-2 and _depth_ok(D):
-        start = argmin_Q(X, y, depth=D, alpha=min(1e-2, alpha * 1e3) if alpha * 1e3 < 1e-2 else 1e-2,
-                         tol=tol, max_iter=max_iter)
-        lam0 = start.dual
-        if D == 2:  # θ grows like log(1/α²) on the support
-            a_old = min(1e-2, alpha * 1e3) if alpha * 1e3 < 1e-2 else 1e-2
-            lam0 = lam0 * math.log(1 / alpha) / math.log(1 / a_old)
-        if lam0 is not None and parts(lam0) is not None:
-            lam = lam0
-    th, b, phi = parts(lam)
+    def newton_step(self, th, r):
+        Hm = (self.X * (self.aD * self.f["dh"](th) * np.ones_like(th))) @ self.X.T
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.linalg.lstsq(Hm, r, rcond=None)[0]
+
+    def line_search(self, lam, step, phi, r, rn):
+        """(t, parts) of an accepted step (an ascent of φ, or a decrease of the residual), or None."""
+        t_ = 1.0
+        for _ in range(200):
+            cand = self.parts(lam + t_ * step) if np.all(np.isfinite(step)) else None
+            if cand is not None:
+                with np.errstate(over="ignore"):  # an overflowing trial residual is inf: rejected
+                    rc = float(np.linalg.norm(self.y - self.X @ cand[1]))
+                if cand[2] > phi + 1e-4 * t_ * float(step @ r) or rc <= (1 - 1e-4 * t_) * rn:
+                    return t_, cand
+            t_ *= 0.5
+        return None
+
+
+def _warm_start(dual: _Dual, X, y, D, alpha: np.ndarray, tol, max_iter):
+    """λ from a larger scale for small α (Newton from λ = 0 takes giant, overflowing steps there):
+    the solution at α·(10^-2/min α) (capped at 1e-2·α/min α), its λ stretched for D = 2 (θ grows
+    like log(1/α²) on the support)."""
+    lam = np.zeros(X.shape[0])
+    amin = float(alpha.min())
+    if amin >= 1e-2:
+        return lam
+    factor = min(1e3, 1e-2 / amin)
+    start = argmin_Q(X, y, depth=D, alpha=alpha * factor, tol=tol, max_iter=max_iter)
+    lam0 = start.dual
+    if D == 2 and lam0 is not None:
+        lam0 = lam0 * math.log(1 / amin) / math.log(1 / (amin * factor))
+    return lam0 if lam0 is not None and dual.parts(lam0) is not None else lam
+
+
+def argmin_Q(X, y, *, depth: int = 2, alpha=1.0, tol: float = 1e-12, max_iter: int = 500) -> Interpolator:
+    """argmin{Q_α(β) : Xβ = y}, Q_α(β) = Σ_j α_j^D q_D(β_j/α_j^D) with ``alpha`` one number or one per
+    coordinate, through its dual by damped Newton (budget ``max_iter``)."""
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    _require_interpolable(X, y)
+    D = int(depth)
+    if D < 2:
+        raise TheorycheckError("Q_α is defined for the signed parametrisation, depth ≥ 2")
+    alpha, aD = _scales(alpha, X.shape[1], D)
+    dual = _Dual(X, y, D, aD)
+    lam = _warm_start(dual, X, y, D, alpha, tol, max_iter)
+    th, b, phi = dual.parts(lam)
     ytol = tol * max(1.0, float(np.linalg.norm(y)))
     status, message, it = Status.CONVERGED, "", 0
     best, best_it = math.inf, 0
@@ -209,33 +254,19 @@ def argmin_Q(X, y, *, depth: int = 2, alpha: float = 1.0, tol: float = 1e-12, ma
             message = "25 Newton steps without halving the residual (it is the accuracy reached)"
             break
         it += 1
-        Hm = (X * (aD * f["dh"](th) * np.ones_like(th))) @ X.T
-        with np.errstate(over="ignore", invalid="ignore"):
-            step = np.linalg.lstsq(Hm, r, rcond=None)[0]
-        t_, ok = 1.0, False
-        for _ in range(200):  # accept an ascent of the dual, or a decrease of the residual
-            cand = parts(lam + t_ * step) if np.all(np.isfinite(step)) else None
-            if cand is not None:
-                with np.errstate(over="ignore"):  # an overflowing trial residual is inf: rejected
-                    rc = float(np.linalg.norm(y - X @ cand[1]))
-                if cand[2] > phi + 1e-4 * t_ * float(step @ r) or rc <= (1 - 1e-4 * t_) * rn:
-                    ok = True
-                    break
-            t_ *= 0.5
-        if not ok:
+        step = dual.newton_step(th, r)
+        found = dual.line_search(lam, step, phi, r, rn)
+        if found is None:
             status, message = Status.STALLED, Status.STALLED.message
             break
-        lam = lam + t_ * step
-        th, b, phi = cand
+        lam = lam + found[0] * step
+        th, b, phi = found[1]
     res = float(np.linalg.norm(X @ b - y))
     with np.errstate(over="ignore", invalid="ignore"):
-        obj = float(aD * np.sum(f["q_theta"](th) * np.ones_like(th)))  # q_D(h_D(θ)): no overflow of z² at tiny α
+        obj = float(np.sum(aD * dual.f["q_theta"](th) * np.ones_like(th)))  # q_D(h_D(θ)): no overflow of z² at tiny α
     if not (math.isfinite(obj) and np.all(np.isfinite(b))):
-        raise TheorycheckError(f"Q_α overflows float64 at alpha = {alpha:g} for these data: choose alpha nearer 1")
+        raise TheorycheckError(f"Q_α overflows float64 at alpha = {float(alpha.min()):g} for these data: choose alpha "
+                               "nearer 1")
     out = Interpolator(b, obj, res, res, f"dual-newton (D={D})", status=status, iterations=it, message=message)
     out.dual = lam
     return out
-
-
-def _depth_ok(D: int) -> bool:
-    return D >= 2

@@ -36,21 +36,48 @@ __all__ = ["log_loss", "log_neg_dloss", "normalised_field", "normalised_jacobian
 
 
 def log_loss(m: np.ndarray, loss: str) -> np.ndarray:
-    """log ℓ(m) without underflow (ℓ of :mod:`theorycheck.symbolic.model`; tested against it)."""
-    if loss == "exponential":
-        return -m
-    sp_ = np.logaddexp(0.0, -m)  # ℓ(m) = log(1 + e^{−m})
-    big = m > 30
-    with np.errstate(divide="ignore", over="ignore"):
-        exact = np.log(np.where(big, 1.0, sp_))
-    return np.where(big, -m + np.log1p(-0.5 * np.exp(-np.where(big, m, 30.0))), exact)
+    """ln ℓ(m) without underflow: the compiled symbolic form (:func:`symbolic.model.loss_log_stable`)."""
+    return np.asarray(C.log_loss_functions(loss)[0](np.asarray(m, dtype=float)), dtype=float)
 
 
 def log_neg_dloss(m: np.ndarray, loss: str) -> np.ndarray:
-    """log(−ℓ'(m)) without overflow."""
-    if loss == "exponential":
-        return -m
-    return -np.logaddexp(0.0, m)
+    """ln(−ℓ'(m)) without overflow: the compiled symbolic form (:func:`symbolic.model.loss_log_derivative_stable`)."""
+    return np.asarray(C.log_loss_functions(loss)[1](np.asarray(m, dtype=float)), dtype=float)
+
+
+def _margins(v: np.ndarray, top: float) -> np.ndarray:
+    """m = v·e^top, ±inf where it leaves float64 (0 where v = 0)."""
+    e = math.exp(top) if top < 709.0 else math.inf
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.where(v == 0, 0.0, v * e)
+
+
+def _margin_weights(v: np.ndarray, top: float, loss: str) -> tuple[np.ndarray, float]:
+    """(w, ln Lo) at the margins m = v·e^top: w_i = −ℓ'(m_i)/Lo, Lo = Σ_i ℓ(m_i), with ln ℓ and
+    ln(−ℓ') from the symbolic layer. Margins beyond float64 (data or β near 1e±300): one above
+    the range has ℓ = e^(−m) = 0 in double; one below it (logistic) ℓ = |m|(1 + o(1)), so
+    ln ℓ = ln|v| + top and −ℓ' = 1; and where no margin is finite, or for the exponential loss
+    once any overflows, w = softmax(−m) from the differences (v_i − v_min)·e^top (exact: ℓ = e^(−m)
+    for every m above 1.8e308)."""
+    m = _margins(v, top)
+    if np.all(np.isfinite(m)):
+        ll = log_loss(m, loss)
+        lnL = float(np.logaddexp.reduce(ll))
+        return np.exp(log_neg_dloss(m, loss) - lnL), lnL
+    if loss == "exponential" or np.all(m == math.inf):
+        vmin = float(v.min())
+        d = _margins(v - vmin, top)
+        w = np.exp(-d)
+        total = float(w.sum())
+        with np.errstate(over="ignore", invalid="ignore"):
+            lnL = float(-_margins(np.array([vmin]), top)[0] + math.log(total))
+        return w / total, lnL
+    low = m == -math.inf
+    with np.errstate(divide="ignore"):
+        ll = np.where(low, np.log(np.abs(v)) + top, log_loss(m, loss))
+        ld = np.where(low, 0.0, log_neg_dloss(m, loss))
+    lnL = float(np.logaddexp.reduce(ll))
+    return np.exp(ld - lnL), lnL
 
 
 def _normalised(beta: np.ndarray, Z: np.ndarray) -> np.ndarray:
@@ -121,14 +148,12 @@ class MarginFlow:
 def normalised_field(u: np.ndarray, Z: np.ndarray, L: int, loss: str, field_=None) -> np.ndarray:
     """du/dτ of the loss-normalised flow (dt = dτ/Lo, Lo = Σ_i ℓ(m_i)) in u = log w: the compiled
     balanced product field (:func:`compile.balanced_product_log_field`) at g = (∂Lo/∂β)/Lo, the
-    weights −ℓ'(m_i)/Lo taken in log space. tests/test_lp_margin.py compares it with sympy."""
+    weights −ℓ'(m_i)/Lo taken in log space (:func:`_margin_weights`: margins beyond float64
+    included). tests/test_lp_margin.py compares it with sympy."""
     field_ = field_ or C.balanced_product_log_field(L)
     top = L * u.max()
     bn = np.exp(L * u - top)  # β / e^top
-    m = (Z @ bn) * math.exp(top) if top < 700 else np.where(Z @ bn > 0, np.inf, -np.inf) * 1.0
-    ll = log_loss(m, loss)
-    lnL = float(np.logaddexp.reduce(ll))
-    wts = np.exp(log_neg_dloss(m, loss) - lnL)  # −ℓ'(m_i)/Lo
+    wts, _ = _margin_weights(Z @ bn, top, loss)  # −ℓ'(m_i)/Lo
     g_over_L = -(Z.T @ wts)  # (∂Lo/∂β)/Lo
     return field_(u, g_over_L) * np.ones_like(u)
 
@@ -137,15 +162,33 @@ def normalised_jacobian(u: np.ndarray, Z: np.ndarray, L: int, loss: str) -> np.n
     """∂(du/dτ)/∂u, hand-written for the stiff solver's Newton iterations: exact for the exponential
     loss (weights softmax(−m)); for the logistic loss the same form with its weights (only the
     Newton iterations use it, not the accuracy). tests/test_lp_margin.py compares it with the
-    sympy Jacobian of the field (exponential loss)."""
-    beta = np.exp(L * u)
-    m = Z @ beta
-    lnL = float(np.logaddexp.reduce(log_loss(m, loss)))
-    wts = np.exp(log_neg_dloss(m, loss) - lnL)
+    sympy Jacobian of the field (exponential loss). Where its entries leave float64 (margins
+    near 1e308) they are set to 0: Newton then iterates on the field alone."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        beta = np.exp(L * u)
+        m = Z @ beta
+    if np.all(np.isfinite(m)):  # (its cancellations make it rounding-sensitive: these operations, in this order)
+        lnL = float(np.logaddexp.reduce(log_loss(m, loss)))
+        wts = np.exp(log_neg_dloss(m, loss) - lnL)
+    else:
+        top = L * u.max()
+        wts, _ = _margin_weights(Z @ np.exp(L * u - top), top, loss)
     pre = np.exp((L - 2) * u)
-    dm_du = Z * (L * beta)  # ∂m_k/∂u_j
-    dw = -(wts[:, None] * dm_du) + np.outer(wts, wts @ dm_du)
-    return pre[:, None] * (Z.T @ dw) + np.diag((L - 2) * pre * (Z.T @ wts))
+    with np.errstate(over="ignore", invalid="ignore"):
+        dm_du = Z * (L * beta)  # ∂m_k/∂u_j
+        dw = -(wts[:, None] * dm_du) + np.outer(wts, wts @ dm_du)
+        J = pre[:, None] * (Z.T @ dw) + np.diag((L - 2) * pre * (Z.T @ wts))
+    return np.where(np.isfinite(J), J, 0.0)
+
+
+def _unit_power(Z: np.ndarray, L: int) -> int:
+    """k with Z/2^(kL) of largest entry in (2^−L, 2^L) (k = 0 when Z's already is): the flow on
+    2^(kL)·Ẑ from α is the flow on Ẑ from α·2^k with β scaled by 2^(−kL) and t by 2^(−2k) (the
+    loss-normalised flow is equivariant: margins are unchanged), and 2^(kL) divides exactly."""
+    top = float(np.max(np.abs(Z)))
+    if top == 0 or not math.isfinite(top):
+        return 0
+    return int((math.frexp(top)[1] - 1) / L)  # toward zero
 
 
 def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 1.0,
@@ -153,7 +196,9 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
                 max_evaluations: int = 1_000_000, tau_max: float = 1e7) -> MarginFlow:
     """Follow the loss-normalised flow from w = α·1 and record the direction when log max β_j
     crosses each checkpoint, with log t there. ``status``: "reached" or the budget that ran out
-    first (the directions recorded until then are kept)."""
+    first (the directions recorded until then are kept). Data of any scale: the flow runs on
+    Ẑ = Z/2^(kL) from α·2^k (:func:`_unit_power`, exact) and log β, log t are mapped back (at
+    |Z| ~ 1e100 the first BDF step of 1e-6 moved u by 1e94 and the Jacobian became inf)."""
     Z = np.atleast_2d(np.asarray(Z, float))
     L = int(depth)
     if L < 2:
@@ -162,41 +207,31 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         raise TheorycheckError(f"lp-margin needs a margin loss (exponential or logistic), not {loss!r}")
     if not (math.isfinite(alpha) and alpha > 0):
         raise TheorycheckError("alpha must be positive and finite")
-    field_ = C.balanced_product_log_field(L)
+    k = _unit_power(Z, L)
+    Zh, ln2 = np.ldexp(Z, -k * L), math.log(2.0)
+    shift = k * L * ln2  # log max β̂ − log max β
     t0 = time.perf_counter()
     count = [0]
     out = MarginFlow(L=L, loss=loss, alpha=float(alpha))
+    field_ = C.balanced_product_log_field(L)
 
     def rhs(tau, state):
         count[0] += 1
-        if count[0] > max_evaluations or (count[0] % 500 == 0 and time.perf_counter() - t0 > max_seconds):
-            if count[0] > max_evaluations:
-                raise BudgetExhausted(Status.MAX_EVALUATIONS, f"max_evaluations ({max_evaluations})")
+        if count[0] > max_evaluations:
+            raise BudgetExhausted(Status.MAX_EVALUATIONS, f"max_evaluations ({max_evaluations})")
+        if count[0] % 500 == 0 and time.perf_counter() - t0 > max_seconds:
             raise BudgetExhausted(Status.MAX_SECONDS, f"max_seconds ({max_seconds:g} s)")
-        return normalised_field(state, Z, L, loss, field_)
+        return normalised_field(state, Zh, L, loss, field_)
 
-    def lnloss(u):
-        m = Z @ np.exp(L * u)
-        return float(np.logaddexp.reduce(log_loss(m, loss)))
-
-    def jac(tau, u):
-        return normalised_jacobian(u, Z, L, loss)
-
+    state = np.full(Z.shape[1], math.log(alpha) + k * ln2)
+    tau, log_t = 0.0, -math.inf  # log t = log ∫ dτ/Lo (in Ẑ's time: t̂ = 2^(2k) t)
+    tau_cap = math.ldexp(tau_max, 2 * k) if 2 * k + math.frexp(tau_max)[1] < 1020 else 1e307
     status, message = Status.REACHED, Status.REACHED.message
-    state = np.full(Z.shape[1], math.log(alpha))
-    tau = 0.0
-    log_t = -math.inf  # log t = log ∫ dτ/Lo, by the trapezoid rule on the solver's dense output (log domain)
     for cp in checkpoints:
-        if L * state.max() >= cp:
+        if L * state.max() >= cp + shift:
             continue
-
-        def ev(t, s, cp=cp):
-            return L * s.max() - cp
-
-        ev.terminal, ev.direction = True, 1
         try:
-            sol = solve_ivp(rhs, (tau, tau_max), state, method="BDF", jac=jac, rtol=1e-9, atol=1e-12, events=ev,
-                            dense_output=True)
+            sol = _to_checkpoint(rhs, Zh, L, loss, state, tau, tau_cap, cp + shift)
         except BudgetExhausted as exc:
             status, message = exc.status, str(exc)
             break
@@ -207,18 +242,42 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         if not np.all(np.isfinite(sol.y[:, -1])):
             status, message = Status.INTEGRATOR_FAILED, "non-finite state"
             break
-        taus = np.linspace(tau, float(sol.t[-1]), 401)
-        neg = np.array([-lnloss(sol.sol(x)) for x in taus])
-        seg = np.logaddexp(neg[1:], neg[:-1]) + math.log(0.5 * (taus[1] - taus[0]))
-        log_t = float(np.logaddexp.reduce(np.concatenate([[log_t], seg])))
+        log_t = _log_time(sol, Zh, L, loss, tau, log_t)
         state, tau = sol.y[:, -1], float(sol.t[-1])
-        u = state
-        d = np.exp(L * (u - u.max()))
-        out.log_beta.append(float(L * u.max()))
-        out.log_t.append(log_t)
+        d = np.exp(L * (state - state.max()))
+        out.log_beta.append(float(L * state.max()) - shift)
+        out.log_t.append(log_t - 2 * k * ln2)
         out.directions.append(d / np.linalg.norm(d))
     out.status, out.message, out.evaluations, out.seconds = status, message, count[0], time.perf_counter() - t0
     return out
+
+
+def _to_checkpoint(rhs, Z, L: int, loss: str, state, tau: float, tau_cap: float, level: float):
+    """solve_ivp (BDF, analytic Jacobian) from (tau, state) until L·max u reaches ``level``."""
+
+    def ev(t, s):
+        return L * s.max() - level
+
+    def jac(t, u):
+        return normalised_jacobian(u, Z, L, loss)
+
+    ev.terminal, ev.direction = True, 1
+    return solve_ivp(rhs, (tau, tau_cap), state, method="BDF", jac=jac, rtol=1e-9, atol=1e-12, events=ev,
+                     dense_output=True)
+
+
+def _log_time(sol, Z, L: int, loss: str, tau: float, log_t: float) -> float:
+    """log t after the solver's segment: t = ∫ dτ/Lo by the trapezoid rule on its dense output, in
+    the log domain (ln Lo from :func:`_margin_weights`: finite where the margins leave float64)."""
+
+    def neg_lnloss(u):
+        top = L * u.max()
+        return -_margin_weights(Z @ np.exp(L * u - top), top, loss)[1]
+
+    taus = np.linspace(tau, float(sol.t[-1]), 401)
+    neg = np.array([neg_lnloss(sol.sol(x)) for x in taus])
+    seg = np.logaddexp(neg[1:], neg[:-1]) + math.log(0.5 * (taus[1] - taus[0]))
+    return float(np.logaddexp.reduce(np.concatenate([[log_t], seg])))
 
 
 def aitken_limit(values) -> tuple[float, float]:

@@ -14,9 +14,10 @@ for the β with smallest margin 1.
 
 Scale: both problems are solved on Z/2^k with 2^k ≤ max|Z| < 2^(k+1) (entries in (−2, 2),
 where HiGHS and SLSQP are accurate) and β is scaled back by 2^−k, which is exact in
-float64. When the margin-1 β would leave the normal float64 range (data near the
-subnormal range or near the largest floats), ``beta`` keeps the solution of the scaled
-problem and ``log2_scale`` = −k says the true β is ``beta · 2**log2_scale``.
+float64. When the margin-1 β would leave the range where float64 computes with it (max|β|
+outside 2^±500, where ‖β‖₂² overflows or underflows: data at |z| ≲ 1e-151 or ≳ 1e151),
+``beta`` keeps the solution of the scaled problem and ``log2_scale`` = −k says the true β is
+``beta · 2**log2_scale``; ``margin`` = 1/‖β‖_p holds for that true β.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from scipy.optimize import linprog, minimize, nnls
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting, check_separable, pow2_scale
+from theorycheck.solvers.guards import scaled_norm
 
 __all__ = ["MaxMargin", "max_margin", "l1_max_margin", "l2_max_margin", "l2_max_margin_large", "angle_degrees",
            "MAX_DENSE_VARIABLES"]
@@ -65,22 +67,44 @@ def _Z(data) -> np.ndarray:
     return Z
 
 
+#: β is returned as it is when max|β| lies in [2^−BETA_SAFE_LOG2, 2^BETA_SAFE_LOG2] and no entry is
+#: subnormal: then ‖β‖₂² (np.linalg.norm squares the entries), β·z and 1/‖β‖ stay inside float64.
+#: Outside, ``beta`` is the solution of the scaled problem and ``log2_scale`` says by how much.
+BETA_SAFE_LOG2 = 500
+
+
+def _norm(x: np.ndarray, p: int) -> float:
+    """‖x‖_p without overflow or underflow of the squares or the sum: max|x|·‖x/max|x|‖_p."""
+    if p == 2:
+        return float(scaled_norm(x))
+    m = float(np.max(np.abs(x), initial=0.0))
+    return m * float(np.sum(np.abs(x) / m)) if m > 0 else 0.0
+
+
+def _representable(out: np.ndarray) -> bool:
+    nz = out != 0
+    top = float(np.max(np.abs(out), initial=0.0))
+    return (bool(np.all(np.isfinite(out))) and 2.0**-BETA_SAFE_LOG2 <= top <= 2.0**BETA_SAFE_LOG2
+            and bool(np.all(np.abs(out[nz]) >= 2.0**-1000)))
+
+
 def _finish(norm: int, beta: np.ndarray, Z: np.ndarray, kkt: float, method: str, scale: float) -> MaxMargin:
-    """``beta`` solves the problem for ``Z`` = data / ``scale`` (a power of two)."""
+    """``beta`` solves the problem for ``Z`` = data / ``scale`` (a power of two 2^k): the answer
+    for the data is β·2^−k, its margin 2^k/‖β‖_p (norms computed without overflow: data at 1e-179
+    gave a β of 1e179, whose ‖β‖₂ = 1/margin np.linalg.norm returns as inf)."""
     m = Z @ beta
     beta = beta / np.min(m)  # smallest margin exactly 1
     m = Z @ beta
-    nrm = float(np.linalg.norm(beta, ord=norm))
+    nrm = _norm(beta, norm)
     k = math.frexp(scale)[1] - 1  # scale = 2**k
     with np.errstate(over="ignore", under="ignore"):
         out = np.ldexp(beta, -k)
-    nz = beta != 0
-    if np.all(np.isfinite(out)) and np.max(np.abs(out)) < 2.0**1000 and np.all(np.abs(out[nz]) >= 2.0**-1000):
+    if _representable(out):
         log2 = 0
     else:
         out, log2 = beta, -k
     margin = math.ldexp(1.0 / nrm, k)
-    return MaxMargin(norm=norm, beta=out, margin=margin, direction=beta / np.linalg.norm(beta),
+    return MaxMargin(norm=norm, beta=out, margin=margin, direction=beta / _norm(beta, 2),
                      kkt_residual=float(kkt), method=method, margins=m, log2_scale=log2)
 
 
@@ -97,7 +121,11 @@ def l1_max_margin(data) -> MaxMargin:
     A = np.hstack([-Z, Z])  # −Z(p − q) ≤ −1
     res = linprog(np.ones(2 * d), A_ub=A, b_ub=-np.ones(n), bounds=[(0, None)] * (2 * d), method="highs")
     if res.status != 0:
-        raise TheorycheckError(f"ℓ1 max-margin LP failed (HiGHS status {res.status}: {res.message})")
+        nz = np.abs(Z[Z != 0])
+        span = math.log10(float(nz.max()) / float(nz.min())) if nz.size else 0.0
+        why = (f"; the data are separable, but their nonzero entries span {span:.0f} orders of magnitude, more "
+               "than HiGHS's tolerances resolve" if span > 9 else "")
+        raise TheorycheckError(f"ℓ1 max-margin LP failed (HiGHS status {res.status}: {res.message}){why}")
     beta = res.x[:d] - res.x[d:]
     # KKT: duals y ≥ 0 of the margin constraints with ‖Zᵀy‖_∞ ≤ 1 and complementary slackness
     y = -np.asarray(res.ineqlin.marginals)
@@ -121,7 +149,7 @@ def _l2_certificate(Z: np.ndarray, beta: np.ndarray, tol: float = 1e-6) -> tuple
     if not np.any(b):
         return beta, math.inf
     mb = Z @ b
-    scale = max(float(np.linalg.norm(Z, axis=1).max() * np.linalg.norm(b)), 1e-300)
+    scale = max(float(scaled_norm(Z, axis=1).max()) * float(scaled_norm(b)), 1e-300)
     resid = max(float(np.max(np.abs(mb[active] - 1.0))), float(np.max(1.0 - mb, initial=0.0)))
     return b, resid / max(scale, 1.0)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy.integrate import DOP853
+from scipy.integrate import DOP853, Radau
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
@@ -184,6 +184,9 @@ class ScipyStepper:
     shortest time scale |y|/|ẏ| at the start (t = t0 + T s), because DOP853's error norm
     squares ẏ and overflows when |ẏ| ≳ 1e150 (e.g. α = 1e200 just before a blow-up)."""
 
+    #: the scipy method class (DOP853; :class:`ImplicitStepper` uses Radau)
+    METHOD: Any = DOP853
+
     def __init__(self, rhs: Callable, t0: float, y0: np.ndarray, t_bound: float, rtol: float, atol):
         y0 = np.asarray(y0, dtype=float)
         t0, t_bound = float(t0), float(t_bound)
@@ -198,8 +201,10 @@ class ScipyStepper:
         T = min(max(T, lo), hi)
         self.T, self.t0 = T, t0
         s_bound = span / T
-        self._solver = DOP853(lambda s, y: T * rhs(t0 + T * s, y), 0.0, y0, s_bound,
-                              rtol=rtol, atol=atol, first_step=min(1e-3, s_bound), max_step=s_bound)
+        fun = lambda s, y: T * rhs(t0 + T * s, y)  # noqa: E731
+        extra = {"jac": self._jacobian(fun)} if self.METHOD is Radau else {}
+        self._solver = self.METHOD(fun, 0.0, y0, s_bound, rtol=rtol, atol=atol, first_step=min(1e-3, s_bound),
+                                   max_step=s_bound, **extra)
         self.t = t0
         self.y = y0
         self.t_old = self.t
@@ -239,7 +244,7 @@ class ScipyStepper:
             raise StepFailed(f"DOP853 reached its bound t = {self.t_bound:.6g} without an event")
         msg = self._solver.step()
         if self._solver.status == "failed":
-            raise StepFailed(msg or "DOP853 failed")
+            raise StepFailed(msg or f"{self.METHOD.__name__} failed")
         s = self._solver.t
         self.t = self.t_bound if s >= self._solver.t_bound else self.t0 + self.T * s
         self.y = self._solver.y.copy()
@@ -260,6 +265,91 @@ class ScipyStepper:
             return sol((t - t0) / T)
 
         return at
+
+
+class ImplicitStepper(ScipyStepper):
+    """One Radau IIA step at a time (order 5, L-stable, its Jacobian by finite differences): the
+    stepper a run switches to where the explicit one is held back by stability, not accuracy (a
+    stiff tail: fast decaying modes beside a slow drift). Same interface and time scaling as
+    :class:`ScipyStepper`; a trial stage with a non-finite field fails its Newton iteration and the
+    step is retried smaller instead of ending the run."""
+
+    METHOD = Radau
+
+    @staticmethod
+    def _jacobian(fun: Callable) -> Callable:
+        """∂f/∂y by forward differences, δ_j = √ε·max(1, |y_j|); a non-finite column raises
+        :class:`FieldNotFinite` (the field left the number range next to the state)."""
+        h0 = math.sqrt(np.finfo(float).eps)
+
+        def jac(s, y):
+            y = np.asarray(y, dtype=float)
+            f0 = np.asarray(fun(s, y), dtype=float)
+            J = np.empty((y.size, y.size))
+            for j in range(y.size):
+                dj = h0 * max(1.0, abs(y[j]))
+                yj = y.copy()
+                yj[j] += dj
+                J[:, j] = (np.asarray(fun(s, yj), dtype=float) - f0) / dj
+            if not np.all(np.isfinite(J)):
+                raise FieldNotFinite(f"the field's Jacobian is not finite at s = {s:.6g} (beyond float64)")
+            return J
+
+        return jac
+
+    def step(self) -> None:
+        with np.errstate(all="ignore"):
+            super().step()
+
+
+class StiffnessMonitor:
+    """Detects a stiff stretch of an explicit run (Hairer–Wanner, *Solving ODEs II*, IV.2: the step is
+    limited by stability when h·ρ(J) sits at the edge of the method's stability region, ρ(J) the
+    spectral radius of the field's Jacobian). Every ``EVERY`` accepted DOP853 steps it estimates ρ(J)
+    at the current state by a few power iterations on finite differences of the field (``ITER``
+    evaluations) and compares h·ρ(J), h the last step, with ``EDGE``; ``COUNT`` checks in a row at or
+    beyond it make the stretch stiff. DOP853's stability region reaches about 6 along the negative
+    real axis: an accurate step sits far inside it, a stability-limited one at its edge."""
+
+    EDGE = 2.5
+    EVERY = 10
+    COUNT = 3
+    ITER = 8
+
+    def __init__(self, rhs: Callable):
+        self.rhs = rhs
+        self.n = 0
+        self.streak = 0
+        self.rng = np.random.default_rng(0)
+
+    def radius(self, t, y: np.ndarray) -> float:
+        """ρ(J) at (t, y) by power iteration on (f(y + δv) − f(y))/δ."""
+        f0 = np.asarray(self.rhs(t, y), dtype=float)
+        v = self.rng.standard_normal(y.size)
+        v /= np.linalg.norm(v)
+        scale = float(np.linalg.norm(y)) + 1.0
+        delta = 1e-7 * scale
+        lam = 0.0
+        for _ in range(self.ITER):
+            jv = (np.asarray(self.rhs(t, y + delta * v), dtype=float) - f0) / delta
+            lam = float(np.linalg.norm(jv))
+            if not (np.isfinite(lam) and lam > 0):
+                return 0.0
+            v = jv / lam
+        return lam
+
+    def update(self, stepper: ScipyStepper) -> bool:
+        """Feed one accepted step; True when the stretch is stiff."""
+        self.n += 1
+        if self.n % self.EVERY:
+            return False
+        h = float(stepper.t - stepper.t_old)
+        if not h > 0:
+            return False
+        with np.errstate(all="ignore"):
+            lam = self.radius(stepper.t, np.asarray(stepper.y, dtype=float))
+        self.streak = self.streak + 1 if h * lam >= self.EDGE else 0
+        return self.streak >= self.COUNT
 
 
 def _err_norm(err, y0, y1, rtol, atol) -> Any:

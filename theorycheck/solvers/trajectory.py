@@ -19,7 +19,11 @@ import mpmath
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.exact import INPUTS_KEYS
+from theorycheck.record import Keys, ListOf
 from theorycheck.status import Budget, Status
+from theorycheck.strength import KEYS as STRENGTH_KEYS
+from theorycheck.strength import LEMMA_KEYS
 
 __all__ = ["Budget", "Event", "Trajectory"]
 
@@ -54,6 +58,20 @@ def twin_coordinates(Z: np.ndarray, layers0: np.ndarray) -> np.ndarray | None:
     return None if np.all(rep == np.arange(len(rep))) else rep
 
 
+#: a change of j† (``theorycheck.observe.Switch``) and an event of a hybrid run, as the JSON prints them
+SWITCH_KEYS = Keys("trajectory.switch", "time", "from", "to")
+EVENT_KEYS = Keys("trajectory.event", "time", "kind", "index")
+#: the proof of a trajectory (``trajectory --prove``: :class:`theorycheck.proved.trajectory.ProvedTrajectory`),
+#: declared here because the trajectory's output holds it under ``proof``
+PROVED_KEYS = Keys("trajectory.proved", "proved", "fate", "sequence", "sequence_complete", "proved_until",
+                   "collapse_time", "blowup_time", "final_index", "final_index_status", "final_index_reason",
+                   "time_kind", "method", "seconds",
+                   switches=ListOf(Keys("trajectory.proved.switch", "from", "to", "time")),
+                   rests_on=ListOf(LEMMA_KEYS),
+                   setting=Keys("trajectory.proved.setting", "optimizer", "depth", "z", "rho", "alpha"),
+                   inputs=INPUTS_KEYS, strength=STRENGTH_KEYS)
+
+
 @dataclass
 class Trajectory:
     """A solved flow. ``t`` (T,), ``log_abs_beta`` (T×d; −inf where β_j = 0) and
@@ -61,6 +79,16 @@ class Trajectory:
     (one example, dτ = −ℓ'(m̂) dt) or "real"; ``stopped_because`` a
     :class:`~theorycheck.status.Status` (a string given is looked up; ``message`` defaults to
     its message); ``collapse_time`` / ``blowup_time`` or None."""
+
+    #: what :meth:`as_dict` may emit (meanings: docs/commands/trajectory.md)
+    KEYS = Keys("trajectory", "time_kind", "stopped_because", "message", "t_end", "t_max", "initial_index",
+                "final_index", "final_index_status", "final_index_reason", "collapsed", "collapse_time",
+                "blowup_time", "direction", "log_abs_beta", "final_margin", "final_normalized_margin",
+                "final_loss", "final_log_loss", "final_log_norm", "overflow", "method", "precision", "system",
+                "depth", "optimizer", "rho", "loss", "n_examples", "d", "steps", "evaluations", "eta",
+                "time_text", "collapse_time_text", "blowup_time_text", "log_abs_beta_text", "angle_l1_deg",
+                "angle_l2_deg", switches=ListOf(SWITCH_KEYS), events=ListOf(EVENT_KEYS), proof=PROVED_KEYS,
+                inputs=INPUTS_KEYS, strength=STRENGTH_KEYS)
 
     setting: Any
     time_kind: str

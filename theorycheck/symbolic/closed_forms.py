@@ -15,7 +15,7 @@ from functools import lru_cache
 import sympy as sp
 
 from theorycheck.symbolic import model as sy
-from theorycheck.symbolic.model import check_optimizer, rho, tau
+from theorycheck.symbolic.model import ascent_of, rho, tau
 
 # one coordinate j (and a second one, k, for pairwise statements)
 z_j = sp.Symbol("z_j", real=True)
@@ -45,15 +45,18 @@ def balanced_norm_summand(L) -> sp.Expr:
     return L * z_j**2 * u_j ** (2 * L - 2)
 
 
-def balanced_perturbed_point(L, optimizer: str) -> sp.Expr:
-    """û_j for the balanced rescaled flow. ℓ∞ keeps the general sign,
-    ``u_j + ρ sign(−z_j u_j^{L−1})``, which is THEORY.md's ``u_j − ρ`` when z, u > 0."""
-    check_optimizer(optimizer)
-    if optimizer == "gd":
-        return u_j
-    if optimizer == "sam-l2":
-        return u_j - rho * z_j * u_j ** (L - 1) / N
-    return u_j + rho * sp.sign(-z_j * u_j ** (L - 1))
+def balanced_perturbed_point(L, optimizer) -> sp.Expr:
+    """û_j = u_j + ε(g_j, N) for the balanced rescaled flow, ε the optimizer's ascent
+    (:func:`symbolic.perturbation_coordinate`) at the rescaled gradient entry g_j = −z_j u_j^{L−1}
+    with the joint norm N: GD u_j, ℓ2 ``u_j − ρ z_j u_j^{L−1}/N``, ℓ∞ the general sign
+    ``u_j + ρ sign(−z_j u_j^{L−1})`` (THEORY.md's ``u_j − ρ`` when z, u > 0). Only for an ascent
+    with a rescaled time (:attr:`symbolic.Ascent.scale_invariant`)."""
+    asc = ascent_of(optimizer)
+    if asc.per_example or not asc.scale_invariant:
+        raise ValueError("the balanced rescaled flow needs a full-batch ascent invariant under positive scaling "
+                         "of the gradient (GD, ℓ2-SAM, ℓ∞-SAM)")
+    g, S, eps = asc.coordinate()
+    return u_j + eps.subs({g: -z_j * u_j ** (L - 1), S: N}, simultaneous=True)
 
 
 def balanced_field(L, optimizer: str) -> sp.Expr:
@@ -327,22 +330,28 @@ def balanced_log_field_factored(L, optimizer: str) -> sp.Expr:
 def linf_branch_argument(L) -> sp.Expr:
     """The argument a of the sign in ℓ∞-SAM's balanced perturbed point, as sympy writes it
     (``u_j − ρ sign(z_j u_j^{L−1})``, i.e. a = z_j u_j^{L−1}); the branch is σ = sign(a)."""
-    (sgn,) = balanced_perturbed_point(L, "sam-linf").atoms(sp.sign)
+    (sgn,) = balanced_perturbed_point(L, sy.SIGN_ASCENT).atoms(sp.sign)
     return sgn.args[0]
 
 
-def balanced_branch_point(L, optimizer: str) -> sp.Expr:
+def _check_branch(optimizer) -> None:
+    """Locked branches exist for an ascent without the joint norm (GD, ℓ∞-SAM): on a branch its
+    perturbed point is û_j = u_j − ρσ."""
+    asc = ascent_of(optimizer)
+    if asc.uses_norm or not (asc.trivial or asc.discontinuous):
+        raise ValueError("locked branches exist for the trivial (GD) and sign (ℓ∞-SAM) ascents only")
+
+
+def balanced_branch_point(L, optimizer) -> sp.Expr:
     """û_j with the sign locked to the branch σ = sign(:func:`linf_branch_argument`):
     u_j − ρσ (ℓ∞-SAM), u_j (GD)."""
-    if optimizer not in ("gd", "sam-linf"):
-        raise ValueError("locked branches exist for gd and sam-linf only")
+    _check_branch(optimizer)
     return balanced_perturbed_point(L, optimizer).replace(sp.sign, lambda *_: sigma)
 
 
 def balanced_branch_field(L, optimizer: str) -> sp.Expr:
     """du_j/dτ on one branch σ of the ℓ∞ sign (GD: the field itself): z_j (u_j − ρσ)^{L−1}."""
-    if optimizer not in ("gd", "sam-linf"):
-        raise ValueError("locked branches exist for gd and sam-linf only")
+    _check_branch(optimizer)
     return balanced_field(L, optimizer).replace(sp.sign, lambda *_: sigma)
 
 

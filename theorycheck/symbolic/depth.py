@@ -10,6 +10,7 @@ import sympy as sp
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic.model import L2_ASCENT
 from theorycheck.symbolic.model import rho as rho_sym
 
 __all__ = ["L_user", "c_sym", "initial_forms", "zero_rate_alpha"]
@@ -29,9 +30,9 @@ def initial_forms(L: int) -> dict:
     # N0² = Σ_j summand_j(u = α) = L α^{2L−2} ‖z‖²: the summand is z_j² times a z-free factor
     per = sp.simplify(cf.balanced_norm_summand(L).subs(cf.u_j, a) / cf.z_j**2)
     N0 = sp.sqrt(per) * zn
-    uhat = cf.balanced_perturbed_point(L, "sam-l2")
+    uhat = cf.balanced_perturbed_point(L, L2_ASCENT)
     r = sp.simplify(1 - (uhat / cf.u_j).subs({cf.u_j: a, cf.N: N0}))
-    derived = cf.balanced_log_field(L, "sam-l2").subs({cf.theta_j: sp.log(a), cf.N: N0})
+    derived = cf.balanced_log_field(L, L2_ASCENT).subs({cf.theta_j: sp.log(a), cf.N: N0})
     # the same rate with û^(L−1) kept as a power (no cancellation near a zero rate): checked equal
     rate = cf.z_j * a ** (L - 2) * (1 - r) ** (L - 1)
     if sp.simplify(sp.expand(rate - derived)) != 0:

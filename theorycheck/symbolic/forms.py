@@ -52,7 +52,7 @@ class BalancedField:
 def balanced_field(L: int, optimizer: str, backend: str = "numpy", log: bool = False) -> BalancedField:
     """Compile :func:`closed_forms.balanced_field` (or its log-coordinate form) for depth L."""
     L = _depth(L)
-    sy.check_optimizer(optimizer)
+    sy.ascent_of(optimizer)  # a name, an optimizer or an Ascent (unknown names: one-line error)
     if log:
         expr = cf.balanced_log_field(L, optimizer)
         var = cf.theta_j
@@ -123,7 +123,7 @@ def balanced_log_field(L: int, optimizer: str, backend: str = "numpy") -> Balanc
     """Compile :func:`closed_forms.balanced_log_field_factored` and
     :func:`closed_forms.balanced_log_norm_summand` for depth L."""
     L = _depth(L)
-    sy.check_optimizer(optimizer)
+    sy.ascent_of(optimizer)  # a name, an optimizer or an Ascent (unknown names: one-line error)
     return BalancedLogField(
         L=L, optimizer=optimizer, backend=backend,
         log_summand=lambdify((cf.z_j, cf.theta_j), cf.balanced_log_norm_summand(L), backend),
@@ -151,8 +151,7 @@ class BranchField:
 def branch_field(L: int, optimizer: str, backend: str = "numpy") -> BranchField:
     """Compile the locked-branch forms of :mod:`closed_forms` for GD or ℓ∞-SAM, depth L."""
     L = _depth(L)
-    if optimizer not in ("gd", "sam-linf"):
-        raise ValueError(f"locked branches exist for gd and sam-linf, not {optimizer!r}")
+    cf._check_branch(optimizer)
     args = (cf.z_j, cf.u_j, cf.sigma, sy.rho)
     return BranchField(
         L=L, optimizer=optimizer, backend=backend,
@@ -273,7 +272,7 @@ class BalancedMultiLog:
 def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> BalancedMultiLog:
     """Compile the several-examples balanced forms for depth L."""
     L = _depth(L)
-    sy.check_optimizer(optimizer)
+    sy.ascent_of(optimizer)  # a name, an optimizer or an Ascent (unknown names: one-line error)
     return BalancedMultiLog(
         L=L, optimizer=optimizer, backend=backend,
         log_summand=lambdify((cf.G_j, cf.theta_j), cf.balanced_multi_log_norm_summand(L), backend),
@@ -621,3 +620,63 @@ def balanced_product_log_field(L: int) -> Callable:
     from theorycheck.symbolic import regression as R
 
     return lambdify((R.up, R.g), R.balanced_product_log_field(L))
+
+
+# ---------------------------------------------------------------- regression flows: pm / uv × an optimizer
+@dataclass(frozen=True)
+class RegressionForms:
+    """The compiled regression flow of one parametrisation, depth and ascent
+    (:func:`symbolic.regression.regression_flow`), NumPy, broadcasting: ``beta(s1, s2)``,
+    ``grad(s1, s2, g) -> (∂L/∂a, ∂L/∂b)``, ``beta_hat(s1, s2, g, S, rho)``,
+    ``field(s1, s2, g, S, ghat, rho) -> (ds1/dt, ds2/dt)``, ``scale(s1, s2)`` (the effective scale),
+    ``theta(s1, s2)`` (the mirror coordinate), ``metric(s1, s2)`` (∂β/∂θ at a fixed effective scale),
+    ``q_scale(c)``, ``start(alpha) -> (s1, s2)``,
+    ``h(theta)``, ``dh(theta)`` and the loss ``loss(p, y)``, ``loss_grad(p, y)`` (∂ℓ/∂p)."""
+
+    param: str
+    depth: int
+    uses_norm: bool
+    per_example: bool
+    beta: Callable
+    grad: Callable
+    beta_hat: Callable
+    field: Callable
+    scale: Callable
+    theta: Callable
+    metric: Callable
+    q_scale: Callable
+    start: Callable
+    h: Callable
+    dh: Callable
+    loss: Callable
+    loss_grad: Callable
+
+
+@lru_cache(maxsize=64)
+def regression_forms(param: str, D: int, optimizer) -> RegressionForms:
+    """Compile the regression flow of ``param`` ("pm", "uv") at depth ``D`` for ``optimizer`` (a
+    name, an optimizer object or an Ascent)."""
+    from theorycheck.symbolic import regression as R
+
+    asc = sy.ascent_of(optimizer)
+    ch = R.chart(param, _depth(D))
+    f = R.regression_flow(ch, asc)
+    s12 = (R.s1, R.s2)
+    a0, b0 = R.chart_start(ch)
+    hh = R.h(ch.depth)
+    return RegressionForms(
+        param=param, depth=ch.depth, uses_norm=asc.uses_norm, per_example=asc.per_example,
+        beta=lambdify(s12, f["beta"]),
+        grad=lambdify((*s12, R.g), [f["grad_a"], f["grad_b"]]),
+        beta_hat=lambdify((*s12, R.g, sy.grad_norm, sy.rho), f["beta_hat"]),
+        field=lambdify((*s12, R.g, sy.grad_norm, R.ghat, sy.rho), [f["ds1"], f["ds2"]]),
+        scale=lambdify(s12, ch.scale),
+        theta=lambdify(s12, ch.theta),
+        metric=lambdify(s12, R.chart_metric(ch)),
+        q_scale=lambdify((R.c_,), ch.q_scale),
+        start=lambdify((R.alpha,), [a0, b0]),
+        h=lambdify((R.theta,), hh),
+        dh=lambdify((R.theta,), sp.diff(hh, R.theta)),
+        loss=lambdify((R.p_, R.y_), R.squared_loss()),
+        loss_grad=lambdify((R.p_, R.y_), R.squared_loss_derivative()),
+    )

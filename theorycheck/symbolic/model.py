@@ -11,10 +11,25 @@ matrix of ``z_i = y_i x_i`` (row i = example i), a predictor a ``1×d`` row.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+
 import sympy as sp
 
-# the names and their checks live in one place (a SettingError is a ValueError)
-from theorycheck.vocabulary import LOSSES, OPTIMIZERS, check_loss, check_optimizer  # noqa: F401
+from theorycheck.optimizers.registry import check_optimizer, names, registered  # noqa: F401  (the registry's)
+
+# the loss names and their checks live in one place (a SettingError is a ValueError)
+from theorycheck.vocabulary import LOSSES, check_loss  # noqa: F401
+
+
+def __getattr__(name: str):
+    """``OPTIMIZERS``: the registered optimizers whose one-example rescaled flow exists (their ascent
+    is one full-batch step, invariant under positive scaling of the gradient: GD, ℓ2-SAM, ℓ∞-SAM),
+    in registration order; the flows of this module and :mod:`closed_forms` take each of them."""
+    if name == "OPTIMIZERS":
+        return tuple(n for n in names() if not ascent_of(n).per_example and ascent_of(n).scale_invariant)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: the argument of the per-example loss ℓ(s)
 s = sp.Symbol("s", real=True)
@@ -77,31 +92,104 @@ def gradient(expr: sp.Expr, W: sp.Matrix) -> sp.Matrix:
     return W.applyfunc(lambda w: sp.diff(expr, w))
 
 
-def perturbation(g: sp.Matrix, optimizer: str, radius: sp.Expr = rho) -> sp.Matrix:
-    """SAM's ascent step ε(g): ℓ2 ``ρ g/‖g‖₂`` (norm over all entries jointly),
-    ℓ∞ ``ρ sign(g)``, and 0 for GD."""
-    gj, norm_sym, eps = perturbation_coordinate(optimizer, radius)
-    norm = sp.sqrt(sp.Add(*[gi**2 for gi in g]))
-    return g.applyfunc(lambda gi: eps.subs({gj: gi, norm_sym: norm}, simultaneous=True))
-
-
+# ---------------------------------------------------------------- the ascent steps ε (one per optimizer)
 #: one entry g of the full gradient, and the ℓ2 norm S = ‖∇Lo‖₂ over all layers jointly
 g_coord = sp.Symbol("g", real=True)
 grad_norm = sp.Symbol("S", positive=True)
 
 
-def perturbation_coordinate(optimizer: str, radius: sp.Expr = rho) -> tuple[sp.Symbol, sp.Symbol, sp.Expr]:
-    """SAM's ascent step for one entry g of the gradient, given the joint norm S:
-    ℓ2 ``ρ g / S``, ℓ∞ ``ρ sign(g)``, GD ``0``. The single definition of ε (THEORY.md,
-    Setting); :func:`perturbation` and every compiled backend are built from it."""
-    check_optimizer(optimizer)
-    if optimizer == "gd":
-        eps = sp.Integer(0)
-    elif optimizer == "sam-linf":
-        eps = radius * sp.sign(g_coord)
-    else:
-        eps = radius * g_coord / grad_norm
-    return g_coord, grad_norm, eps
+@dataclass(frozen=True, eq=False)
+class Ascent:
+    """The symbolic half of an optimizer: its ascent step ε for one gradient entry g given the joint
+    ℓ2 norm S (``formula(g, S, radius)``), and whether it is taken per example (1-SAM: ε_i from
+    ∇ℓ_i, the perturbed gradients averaged). Every property below is read off the formula, so code
+    asks the formula what it is instead of comparing optimizer names."""
+
+    formula: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr]
+    per_example: bool = False
+    text: str = ""
+
+    def coordinate(self, radius: sp.Expr = rho) -> tuple[sp.Symbol, sp.Symbol, sp.Expr]:
+        """(g, S, ε(g, S)): the ascent step of one entry (:func:`perturbation_coordinate`)."""
+        return g_coord, grad_norm, sp.sympify(self.formula(g_coord, grad_norm, radius))
+
+    @cached_property
+    def trivial(self) -> bool:
+        """ε ≡ 0 (gradient descent): ρ plays no part."""
+        return self.coordinate()[2] == 0
+
+    @cached_property
+    def uses_norm(self) -> bool:
+        """ε depends on the joint norm S (the normalised ℓ2 step): its field is singular where ∇Lo = 0."""
+        return grad_norm in self.coordinate()[2].free_symbols
+
+    @cached_property
+    def discontinuous(self) -> bool:
+        """ε jumps where an entry of the gradient changes sign (the ℓ∞ step): the flow needs Filippov's
+        sliding rule on those surfaces."""
+        return self.coordinate()[2].has(sp.sign)
+
+    @cached_property
+    def scale_invariant(self) -> bool:
+        """ε(c g, c S) = ε(g, S) for every c > 0. Then a positive factor common to the gradient (the
+        one-example −ℓ'(m) of THEORY.md, "Rescaled flows") leaves the perturbed point unchanged, and
+        the one-example flow has its rescaled time τ; an unnormalised step (n-SAM, 1-SAM) has none."""
+        c = sp.Symbol("c", positive=True)
+        g, S, eps = self.coordinate()
+        return sp.simplify(eps.subs({g: c * g, S: c * S}, simultaneous=True) - eps) == 0
+
+
+def no_ascent(g, S, radius):
+    """Gradient descent: ε = 0."""
+    return sp.Integer(0)
+
+
+def l2_ascent(g, S, radius):
+    """ℓ2-SAM: ε = ρ g/‖g‖₂, the maximiser of ⟨g, ε⟩ on the ℓ2 ball of radius ρ (norm over all layers)."""
+    return radius * g / S
+
+
+def sign_ascent(g, S, radius):
+    """ℓ∞-SAM: ε = ρ sign(g), the maximiser of ⟨g, ε⟩ on the ℓ∞ ball of radius ρ."""
+    return radius * sp.sign(g)
+
+
+def gradient_ascent(g, S, radius):
+    """Unnormalised SAM (Andriushchenko & Flammarion 2022): ε = ρ g, one ascent step of size ρ."""
+    return radius * g
+
+
+NO_ASCENT = Ascent(no_ascent, text="0")
+L2_ASCENT = Ascent(l2_ascent, text="rho*g/||g||_2")
+SIGN_ASCENT = Ascent(sign_ascent, text="rho*sign(g)")
+GRADIENT_ASCENT = Ascent(gradient_ascent, text="rho*g")
+#: 1-SAM: the same step, from each example's own gradient ∇ℓ_i
+EXAMPLE_GRADIENT_ASCENT = Ascent(gradient_ascent, per_example=True, text="rho*g_i (per example)")
+
+
+def ascent_of(optimizer) -> Ascent:
+    """The :class:`Ascent` of ``optimizer``: an Ascent, an optimizer object (its ``ascent``) or a
+    registered optimizer's name (:mod:`theorycheck.optimizers.registry`)."""
+    if isinstance(optimizer, Ascent):
+        return optimizer
+    if isinstance(optimizer, str):
+        optimizer = registered(optimizer)
+    return optimizer.ascent()
+
+
+def perturbation(g: sp.Matrix, optimizer, radius: sp.Expr = rho) -> sp.Matrix:
+    """SAM's ascent step ε(g) for a whole gradient (entries g, joint norm over all of them): the
+    optimizer's :class:`Ascent` (ℓ2 ``ρ g/‖g‖₂``, ℓ∞ ``ρ sign(g)``, unnormalised ``ρ g``, GD 0)."""
+    gj, norm_sym, eps = perturbation_coordinate(optimizer, radius)
+    norm = sp.sqrt(sp.Add(*[gi**2 for gi in g]))
+    return g.applyfunc(lambda gi: eps.subs({gj: gi, norm_sym: norm}, simultaneous=True))
+
+
+def perturbation_coordinate(optimizer, radius: sp.Expr = rho) -> tuple[sp.Symbol, sp.Symbol, sp.Expr]:
+    """SAM's ascent step for one entry g of the gradient, given the joint norm S: the single
+    definition of ε (THEORY.md, Setting; :class:`Ascent`); :func:`perturbation` and every
+    compiled backend are built from it. ``optimizer``: a name, an optimizer object or an Ascent."""
+    return ascent_of(optimizer).coordinate(radius)
 
 
 def substitute(expr, W: sp.Matrix, W_new: sp.Matrix):
@@ -109,15 +197,25 @@ def substitute(expr, W: sp.Matrix, W_new: sp.Matrix):
     return expr.subs({W[i]: W_new[i] for i in range(len(W))}, simultaneous=True)
 
 
-def flow(W: sp.Matrix, Z: sp.Matrix, optimizer: str, loss: str = "logistic", radius: sp.Expr = rho) -> sp.Matrix:
-    """dW/dt = −∇Lo(W + ε(W)) in real time (GD: ε = 0)."""
+def flow(W: sp.Matrix, Z: sp.Matrix, optimizer, loss: str = "logistic", radius: sp.Expr = rho) -> sp.Matrix:
+    """dW/dt = −∇Lo(W + ε(W)) in real time (GD: ε = 0); for a per-example ascent (1-SAM)
+    dW/dt = −(1/n) Σ_i ∇ℓ_i(W + ε(∇ℓ_i(W))), ℓ_i(W) = ℓ(<β(W), z_i>)."""
+    asc = ascent_of(optimizer)
+    if asc.per_example:
+        n = Z.rows
+        out = sp.zeros(W.rows, W.cols)
+        for i in range(n):
+            li = empirical_loss(W, Z[i, :], loss)  # ℓ_i (one row: no 1/n)
+            gi = gradient(li, W)
+            out -= substitute(gi, W, W + perturbation(gi, asc, radius))
+        return out / n
     Lo = empirical_loss(W, Z, loss)
     g = gradient(Lo, W)
-    eps = perturbation(g, optimizer, radius)
+    eps = perturbation(g, asc, radius)
     return -substitute(g, W, W + eps)
 
 
-def flow_named(W: sp.Matrix, Z: sp.Matrix, optimizer: str, loss: str = "logistic", radius: sp.Expr = rho,
+def flow_named(W: sp.Matrix, Z: sp.Matrix, optimizer, loss: str = "logistic", radius: sp.Expr = rho,
                rescaled: bool = False) -> tuple[list[tuple[sp.Symbol, sp.Expr]], sp.Matrix]:
     """The explicit system of :func:`flow` (or, with ``rescaled``, of :func:`rescaled_flow`
     for one example), built entry by entry from the coordinate form of the gradient
@@ -129,9 +227,12 @@ def flow_named(W: sp.Matrix, Z: sp.Matrix, optimizer: str, loss: str = "logistic
     expanded field grows like (L d)² n per entry; this form grows like L d + n d.
 
     Names: ``G_j`` (∂Lo/∂β_j at w; rescaled: −z_j), ``S`` (the joint gradient norm, ℓ2
-    only), ``what{k}_{j}`` (ŵ), ``Ghat_j`` (∂Lo/∂β_j at ŵ)."""
-    check_optimizer(optimizer)
-    L, d = W.rows, W.cols
+    only), ``what{k}_{j}`` (ŵ), ``Ghat_j`` (∂Lo/∂β_j at ŵ). A per-example ascent (1-SAM) names
+    them per example i: ``G{i}_j`` (ℓ'(m_i) z_ij), ``what{i}_{k}_{j}``, ``Ghat{i}_j``."""
+    asc = ascent_of(optimizer)
+    if rescaled and not asc.scale_invariant:
+        raise ValueError("the rescaled one-example flow needs an ascent step invariant under positive scaling of "
+                         "the gradient (GD, ℓ2-SAM, ℓ∞-SAM): use real time")
     defs: list[tuple[sp.Symbol, sp.Expr]] = []
 
     def name(sym: str, expr: sp.Expr) -> sp.Symbol:
@@ -139,32 +240,44 @@ def flow_named(W: sp.Matrix, Z: sp.Matrix, optimizer: str, loss: str = "logistic
         defs.append((x, expr))
         return x
 
+    if asc.per_example and not rescaled:
+        F = sp.zeros(W.rows, W.cols)
+        for i in range(Z.rows):
+            F += _named_field(W, Z[i, :], asc, loss, radius, name, tag=str(i + 1))
+        return defs, F / Z.rows
+    return defs, _named_field(W, Z, asc, loss, radius, name, tag="", rescaled=rescaled)
+
+
+def _named_field(W, Z, asc: Ascent, loss, radius, name, *, tag: str, rescaled: bool = False) -> sp.Matrix:
+    """−G(ŵ) Π_{m≠k} ŵ of :func:`flow_named` for the examples Z (one row per example, G with its 1/n),
+    the intermediates named through ``name`` with ``tag`` after the letter."""
+    L, d = W.rows, W.cols
     if rescaled:
         G_expr = [-Z[0, j] for j in range(d)]
         G = G_expr  # −z_j needs no name
     else:
         Gf = loss_gradient_factor(Z, W, loss)
-        G = [name(f"G_{j + 1}", Gf[j]) for j in range(d)]
+        G = [name(f"G{tag}_{j + 1}", Gf[j]) for j in range(d)]
     P = product_of_others(W)
     g = sp.Matrix(L, d, lambda k, j: G[j] * P[k, j])
-    g_sym, norm_sym, eps = perturbation_coordinate(optimizer, radius)
-    if optimizer == "sam-l2":
-        S = name("S", sp.sqrt(sp.Add(*[gi**2 for gi in g])))
+    g_sym, norm_sym, eps = asc.coordinate(radius)
+    if asc.uses_norm:
+        S = name(f"S{tag}", sp.sqrt(sp.Add(*[gi**2 for gi in g])))
         eps_of = lambda gi: eps.subs({g_sym: gi, norm_sym: S}, simultaneous=True)  # noqa: E731
     else:
         eps_of = lambda gi: eps.subs(g_sym, gi)  # noqa: E731
-    if optimizer == "gd":
+    if asc.trivial:
         W_hat = W
     else:
-        W_hat = sp.Matrix(L, d, lambda k, j: name(f"what{k + 1}_{j + 1}", W[k, j] + eps_of(g[k, j])))
+        sep = "_" if tag else ""
+        W_hat = sp.Matrix(L, d, lambda k, j: name(f"what{tag}{sep}{k + 1}_{j + 1}", W[k, j] + eps_of(g[k, j])))
     if rescaled:
         G_hat = G_expr
     else:
         Gh = loss_gradient_factor(Z, W_hat, loss)
-        G_hat = [name(f"Ghat_{j + 1}", Gh[j]) for j in range(d)]
+        G_hat = [name(f"Ghat{tag}_{j + 1}", Gh[j]) for j in range(d)]
     P_hat = product_of_others(W_hat)
-    F = sp.Matrix(L, d, lambda k, j: -G_hat[j] * P_hat[k, j])
-    return defs, F
+    return sp.Matrix(L, d, lambda k, j: -G_hat[j] * P_hat[k, j])
 
 
 def expand_named(defs: list[tuple[sp.Symbol, sp.Expr]], F: sp.Matrix) -> sp.Matrix:
@@ -175,12 +288,17 @@ def expand_named(defs: list[tuple[sp.Symbol, sp.Expr]], F: sp.Matrix) -> sp.Matr
     return F
 
 
-def rescaled_flow(W: sp.Matrix, z: sp.Matrix, optimizer: str, radius: sp.Expr = rho) -> sp.Matrix:
+def rescaled_flow(W: sp.Matrix, z: sp.Matrix, optimizer, radius: sp.Expr = rho) -> sp.Matrix:
     """One example, rescaled time dτ = −ℓ'(m̂) dt (THEORY.md, Rescaled flows):
-    ``dw_k/dτ = z ⊙ Π_{m≠k} ŵ_m``, ``ŵ = w + ε(g)``, ``g_k = −z ⊙ Π_{m≠k} w_m``."""
+    ``dw_k/dτ = z ⊙ Π_{m≠k} ŵ_m``, ``ŵ = w + ε(g)``, ``g_k = −z ⊙ Π_{m≠k} w_m``. Exists for a
+    scale-invariant ascent only (:attr:`Ascent.scale_invariant`)."""
+    asc = ascent_of(optimizer)
+    if not asc.scale_invariant:
+        raise ValueError("the rescaled one-example flow needs an ascent step invariant under positive scaling of "
+                         "the gradient (GD, ℓ2-SAM, ℓ∞-SAM): use real time")
     P = product_of_others(W)
     g = sp.Matrix(W.rows, W.cols, lambda k, j: -z[j] * P[k, j])
-    W_hat = W + perturbation(g, optimizer, radius)
+    W_hat = W + perturbation(g, asc, radius)
     P_hat = product_of_others(W_hat)
     return sp.Matrix(W.rows, W.cols, lambda k, j: z[j] * P_hat[k, j])
 

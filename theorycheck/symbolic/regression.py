@@ -1,6 +1,6 @@
 """The symbolic layer, regression part: the squared loss and the signed parametrisation.
 
-Conventions (README, "Regression"):
+Conventions (docs/commands/trajectory.md, "regression"):
 
 - squared loss of (prediction p, target y): ℓ(p, y) = ½ (p − y)², so that
   Lo(β) = ½ Σ_i (⟨x_i, β⟩ − y_i)² and ∇_β Lo = Xᵀ(Xβ − y);
@@ -20,6 +20,8 @@ keeps in the row space of X (Woodworth et al. 2020, "Kernel and rich regimes"):
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import sympy as sp
 
@@ -141,3 +143,135 @@ def balanced_product_log_field(L: int) -> sp.Expr:
     w = sp.Symbol("w", positive=True)
     d_beta = product_of_others(W)[0, 0].subs({W[k, 0]: w for k in range(L)})
     return sp.simplify((-d_beta * g / w).subs(w, sp.exp(up)))
+
+
+# ------------------------------------------------------------ parametrisations × optimizers (regression)
+# One coordinate j has two weights (a, b): (w₊, w₋) for pm, β = a^D − b^D, w±(0) = α; (u, v) for uv,
+# β = a b, u(0) = α, v(0) = 0 (Andriushchenko & Flammarion's code: u0 = α·1, v0 = 0). The flows are
+# integrated in a log chart (s₁, s₂) in which both stay finite and every optimizer's field is smooth:
+# pm s = (ln w₊, ln w₋); uv s = (ln(u + v), ln(u − v)) (u ± v > 0 for all time: each moves
+# multiplicatively). Loss: L(β) = (1/n) Σ_i ℓ_i, ℓ_i = ½ (⟨x_i, β⟩ − y_i)² (:func:`squared_loss`).
+a_, b_ = sp.symbols("a b", real=True)  # one coordinate's two weights
+s1, s2 = sp.symbols("s_1 s_2", real=True)  # its log chart
+ghat = sp.Symbol("ghat", real=True)  # ∂L/∂β_j at the perturbed point (per example for 1-SAM: ∂ℓ_i/∂β_j)
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A regression parametrisation at depth ``depth``: ``beta`` (in a, b), the chart (``a_of_s``,
+    ``b_of_s``), the start (``a0``, ``b0``) at scale α, the effective scale ``scale`` (in s: the
+    quantity gradient descent conserves, = α at the start), the mirror coordinate ``theta`` (in s) and
+    ``q_scale`` (in the effective scale c: the scale of Q_α that the flow's limit minimises,
+    β = q_scale^D · h(θ))."""
+
+    param: str
+    depth: int
+    beta: sp.Expr
+    a_of_s: sp.Expr
+    b_of_s: sp.Expr
+    a0: sp.Expr
+    b0: sp.Expr
+    scale: sp.Expr
+    theta: sp.Expr
+    q_scale: sp.Expr
+
+
+#: the effective scale c (a symbol for q_scale)
+c_ = sp.Symbol("c", positive=True)
+
+
+def chart(param: str, D: int = 2) -> Chart:
+    """The :class:`Chart` of ``param`` ("pm", any D ≥ 2; "uv", D = 2)."""
+    e1, e2 = sp.exp(s1), sp.exp(s2)
+    if param == "pm":
+        if D == 2:
+            scale, theta = sp.exp((s1 + s2) / 2), s1 - s2
+        else:  # GD conserves a^{2−D} + b^{2−D}: the power mean of order 2 − D (→ √(ab) as D → 2)
+            k = 2 - D
+            scale = ((sp.exp(k * s1) + sp.exp(k * s2)) / 2) ** sp.Rational(1, k)
+            theta = (sp.exp(k * s2) - sp.exp(k * s1)) / (2 * scale**k)
+        return Chart("pm", D, a_**D - b_**D, e1, e2, alpha, alpha, scale, theta, c_)
+    if param == "uv":
+        if D != 2:
+            raise ValueError("param 'uv' is β = u ⊙ v: depth 2 only")
+        # u² − v² = (u + v)(u − v) is conserved by GD; β = uv = (c/2)² · 2 sinh(s₁ − s₂)
+        return Chart("uv", 2, a_ * b_, (e1 + e2) / 2, (e1 - e2) / 2, alpha, sp.Integer(0),
+                     sp.exp((s1 + s2) / 2), s1 - s2, c_ / 2)
+    raise ValueError(f"unknown regression parametrisation {param!r}: choose pm or uv")
+
+
+def chart_beta(ch: Chart) -> sp.Expr:
+    """β_j in the chart coordinates."""
+    return sp.simplify(ch.beta.subs({a_: ch.a_of_s, b_: ch.b_of_s}, simultaneous=True))
+
+
+def chart_metric(ch: Chart) -> sp.Expr:
+    """M = ∂β/∂θ at a fixed effective scale, in the chart: q(c)^D h'(θ) simplified in (s₁, s₂), which
+    stays finite where c → 0 while θ → ±∞ (pm, D = 2: w₊² + w₋²; uv: (u + v)²/4 + (u − v)²/4)."""
+    q = ch.q_scale.subs(c_, ch.scale)
+    return sp.simplify((q**ch.depth * sp.diff(h(ch.depth), theta).subs(theta, ch.theta)).rewrite(sp.exp))
+
+
+def chart_start(ch: Chart) -> tuple[sp.Expr, sp.Expr]:
+    """(s₁, s₂) at the start (a, b) = (a0, b0): pm (ln α, ln α); uv (ln α, ln α)."""
+    sol = sp.solve([sp.Eq(ch.a_of_s, ch.a0), sp.Eq(ch.b_of_s, ch.b0)], [s1, s2], dict=True)
+    (s,) = [x for x in sol if all(v.is_real is not False for v in x.values())]
+    return sp.simplify(s[s1]), sp.simplify(s[s2])
+
+
+def regression_flow(ch: Chart, ascent) -> dict[str, sp.Expr]:
+    """The flow of one coordinate in the chart for an optimizer's ascent (:class:`model.Ascent`),
+    built from the definitions: the loss gradient entries of the weights (∂β/∂a g, ∂β/∂b g), g the
+    symbol of ∂L/∂β_j (per example, ∂ℓ_i/∂β_j, for a per-example ascent) and S the joint norm; the
+    perturbed weights â = a + ε(∂β/∂a g, S), b̂ likewise; β̂ = β(â, b̂); the field
+    da/dt = −∂β/∂a(â, b̂) ĝ, db/dt likewise, ĝ the symbol of ∂L/∂β_j at the perturbed point (1-SAM:
+    averaged over the examples by the caller); then ds/dt = (∂s/∂(a, b)) (da/dt, db/dt).
+
+    Returns ``beta``, ``grad_a``, ``grad_b`` (the loss gradient entries of a and b), ``beta_hat`` and
+    ``ds1``, ``ds2``, all in (s₁, s₂, g, S, ĝ, ρ)."""
+    from theorycheck.symbolic.model import grad_norm, rho
+
+    g_sym, S_sym, eps = ascent.coordinate()
+    da_beta, db_beta = sp.diff(ch.beta, a_), sp.diff(ch.beta, b_)
+    ga, gb = da_beta * g, db_beta * g
+    a_hat = a_ + eps.subs({g_sym: ga, S_sym: grad_norm}, simultaneous=True)
+    b_hat = b_ + eps.subs({g_sym: gb, S_sym: grad_norm}, simultaneous=True)
+    hat = {a_: a_hat, b_: b_hat}
+    beta_hat = ch.beta.subs(hat, simultaneous=True)
+    fa = -da_beta.subs(hat, simultaneous=True) * ghat
+    fb = -db_beta.subs(hat, simultaneous=True) * ghat
+    # the chart's inverse Jacobian: (da, db) = J (ds1, ds2)  ⇒  (ds1, ds2) = J⁻¹ (da, db)
+    J = sp.Matrix([[sp.diff(ch.a_of_s, s1), sp.diff(ch.a_of_s, s2)], [sp.diff(ch.b_of_s, s1), sp.diff(ch.b_of_s, s2)]])
+    to_s = {a_: ch.a_of_s, b_: ch.b_of_s}
+    ds = sp.simplify(J.inv()) * sp.Matrix([fa, fb]).subs(to_s, simultaneous=True)
+
+    def tidy(e):
+        return sp.powsimp(sp.expand(sp.simplify(e)), force=True)
+
+    del rho  # ρ enters through the ascent's formula
+    return {"beta": chart_beta(ch), "grad_a": ga.subs(to_s, simultaneous=True),
+            "grad_b": gb.subs(to_s, simultaneous=True), "beta_hat": tidy(beta_hat.subs(to_s, simultaneous=True)),
+            "ds1": tidy(ds[0]), "ds2": tidy(ds[1])}
+
+
+def regression_derivation(param: str, D: int, ascent, title: str) -> dict[str, str]:
+    """What ``theorycheck derive --loss squared --param pm|uv --optimizer OPT`` prints: the loss, β,
+    the ascent step, the perturbed point and the flow in the chart, with the effective scale and the
+    mirror coordinate."""
+    ch = chart(param, D)
+    f = regression_flow(ch, ascent)
+    g_sym, S_sym, eps = ascent.coordinate()
+    per = " (per example i: g = dl_i/dbeta_j, ghat = dl_i/dbeta_j at the perturbed point; the field is averaged over i)"
+    a_name, b_name = ("w_p", "w_m") if param == "pm" else ("u", "v")
+    return {
+        "optimizer": title,
+        "loss": f"L(beta) = (1/n) sum_i l_i, l_i = {sp.sstr(squared_loss().subs({p_: sp.Symbol('<x_i, beta>'), y_: sp.Symbol('y_i')}))}",
+        "beta": f"beta = {sp.sstr(ch.beta.subs({a_: sp.Symbol(a_name), b_: sp.Symbol(b_name)}))}",
+        "init": f"{a_name}(0) = {sp.sstr(ch.a0)}, {b_name}(0) = {sp.sstr(ch.b0)}",
+        "chart": f"{a_name} = {sp.sstr(ch.a_of_s)}, {b_name} = {sp.sstr(ch.b_of_s)}",
+        "ascent": f"eps(g) = {sp.sstr(eps)}" + (per if ascent.per_example else "  (g = dL/dbeta_j)"),
+        "beta_hat": f"beta_hat_j = {sp.sstr(f['beta_hat'])}",
+        "flow": f"ds_1/dt = {sp.sstr(f['ds1'])}, ds_2/dt = {sp.sstr(f['ds2'])}",
+        "effective_scale": f"c = {sp.sstr(ch.scale)}",
+        "mirror": f"theta = {sp.sstr(ch.theta)}, beta = ({sp.sstr(ch.q_scale)})^{D} * h(theta), h = {sp.sstr(h(D))}",
+    }

@@ -42,8 +42,7 @@ def balanced_system(L: int, optimizer: str, d: int) -> tuple:
     """(τ, (u_1 … u_d), (z_1 … z_d, ρ), fields): the balanced rescaled flow du_j/dτ = z_j û_j^{L−1}
     (:func:`closed_forms.balanced_field`) with N = sqrt(Σ_j :func:`closed_forms.balanced_norm_summand`).
     GD and ℓ2-SAM (ℓ∞-SAM's sign is discontinuous: no Taylor method through it)."""
-    sy.check_optimizer(optimizer)
-    if optimizer == "sam-linf":
+    if sy.ascent_of(optimizer).discontinuous:
         raise ValueError("validated Taylor integration needs a smooth field: ℓ∞-SAM's sign is not (use its closed forms)")
     L = int(L)
     z = data(d)
@@ -51,7 +50,7 @@ def balanced_system(L: int, optimizer: str, d: int) -> tuple:
     N = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(L).subs({cf.z_j: z[j], cf.u_j: u[j]}) for j in range(d)]))
     f = cf.balanced_field(L, optimizer)
     fields = tuple(f.subs({cf.z_j: z[j], cf.u_j: u[j], cf.N: N}, simultaneous=True) for j in range(d))
-    params = (*z, sy.rho) if optimizer != "gd" else (*z, sy.rho)
+    params = (*z, sy.rho)
     return sy.tau, u, params, fields
 
 
@@ -104,7 +103,7 @@ lam = sp.Symbol("lam", real=True)
 
 def ratio_of_perturbation(L) -> sp.Expr:
     """r_j = 1 − û_j/u_j from :func:`closed_forms.balanced_perturbed_point` (ℓ2-SAM): ρ z_j u_j^{L−2}/N."""
-    return sp.simplify(1 - cf.balanced_perturbed_point(L, "sam-l2") / cf.u_j)
+    return sp.simplify(1 - cf.balanced_perturbed_point(L, sy.L2_ASCENT) / cf.u_j)
 
 
 def ratio_weights(L: int, r: tuple, z: tuple) -> tuple:
@@ -182,7 +181,7 @@ def balanced_shifted_system(L: int, d: int) -> tuple:
     """(τ, (v_1 … v_d), (z_1 … z_d, α, ρ), fields): :func:`balanced_system` (ℓ2-SAM) in v_j = u_j − α, so that the
     uniform start u = α·1 is v = 0 exactly for every α (an interval α is then a parameter carried by the
     validated integrator, correlated with every coordinate, instead of d independent initial intervals)."""
-    t, u, params, f = balanced_system(int(L), "sam-l2", d)
+    t, u, params, f = balanced_system(int(L), sy.L2_ASCENT, d)
     v = tuple(sp.Symbol(f"v{j + 1}", real=True) for j in range(d))
     sub = {u[j]: cf.alpha + v[j] for j in range(d)}
     return t, v, (*params[:d], cf.alpha, params[d]), tuple(e.xreplace(sub) for e in f)

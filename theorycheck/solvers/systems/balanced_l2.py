@@ -7,6 +7,7 @@ import math
 import mpmath
 import numpy as np
 
+from theorycheck.optimizers import SAM_L2
 from theorycheck.solvers.steppers import MpBackend
 from theorycheck.solvers.systems.base import (
     Backend,
@@ -42,7 +43,7 @@ class BalancedL2System(FlowSystem):
 
     def __init__(self, bk: Backend, z, u0, L: int, rho: float, thr: Thresholds):
         self.bk, self.L, self.d, self.thr = bk, L, len(z), thr
-        self.cf = C.balanced_log_field(L, "sam-l2", bk.name)
+        self.cf = C.balanced_log_field(L, SAM_L2, bk.name)
         self.half_log = C.log_norm(bk.name)  # ln N from ln Σ_j (term j of N²)
         self.z = bk.array(z)
         # the forms are evaluated on z/2^k (exact) so that z_j² never leaves the number range:

@@ -7,6 +7,7 @@ import math
 import mpmath
 import numpy as np
 
+from theorycheck.optimizers import get as get_optimizer
 from theorycheck.solvers import critical
 from theorycheck.solvers.steppers import FloatBackend, MpBackend, log_abs_and_sign
 from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _sgn
@@ -35,6 +36,7 @@ class LayersSystem(FlowSystem):
                  *, rescaled: bool, tied: bool, thr: Thresholds):
         self.bk, self.L, self.thr = bk, L, thr
         self.optimizer, self.loss = optimizer, loss
+        self.opt = get_optimizer(optimizer)
         self.rescaled, self.tied = rescaled, tied
         self.time_kind = TimeKind.RESCALED if rescaled else TimeKind.REAL
         self.name = f"layers-{'tied' if tied else 'full'}-{'rescaled' if rescaled else 'real'}"
@@ -54,7 +56,9 @@ class LayersSystem(FlowSystem):
         self.singular_off = False
         self.scale = float(np.max(np.abs(W0))) or 1.0
         # ℓ∞ bookkeeping: locked signs, sliding surfaces, dead coordinates
-        self.linf = optimizer == "sam-linf"
+        self.linf = self.opt.discontinuous
+        #: Filippov's rule on a switching surface (λ and λ f₊ + (1 − λ) f₋), from the symbolic layer
+        self.slide = self.opt.sliding(L, loss, bk.name)
         self.sgnW = np.sign(W0[:1] if tied else W0).astype(int)
         self.sgnG = np.zeros(self.d, dtype=int)
         self.sliding: list[tuple] = []
@@ -112,9 +116,9 @@ class LayersSystem(FlowSystem):
     def _field_locked(self, W, overrides: dict | None = None):
         """−∇Lo(W + ε) with ℓ∞'s signs locked (and ``overrides`` applied)."""
         bk = self.bk
-        if self.optimizer == "gd":
+        if not self.opt.perturbs:
             What = W
-        elif self.optimizer == "sam-l2":
+        elif not self.opt.discontinuous:
             g = self.grad(self.G(W), W)
             S = bk.sqrt(np.array([bk.sumsq(g)], dtype=g.dtype))[0]
             What = W + bk.call(self.eps_f, g, S, self.rho)
@@ -164,6 +168,12 @@ class LayersSystem(FlowSystem):
             return False
         return not (a[0] == "u" and self.L % 2 == 0)
 
+    def _filippov(self, npl, nmi, Fp, Fm):
+        """The sliding velocity λ f₊ + (1 − λ) f₋ with λ a₊ + (1 − λ) a₋ = 0 (a± the normal rates of the
+        two sides; λ = ½ when they are equal)."""
+        lam = self.slide.weight(npl, nmi) if nmi != npl else 0.5 + 0 * npl
+        return self.slide.combine(lam, Fp, Fm)
+
     def _field(self, W, extra: dict | None = None):
         """The field with the current sliding surfaces' Filippov combinations."""
         extra = dict(extra or {})
@@ -176,9 +186,7 @@ class LayersSystem(FlowSystem):
             F = Fp.copy()
             for a in sliding:
                 j = a[-1]
-                npl, nmi = self._normal(a, W, Fp), self._normal(a, W, Fm)
-                lam = nmi / (nmi - npl) if nmi != npl else 0.5 + 0 * npl
-                F[:, j] = Fp[:, j] * lam + Fm[:, j] * (1 - lam)
+                F[:, j] = self._filippov(self._normal(a, W, Fp), self._normal(a, W, Fm), Fp[:, j], Fm[:, j])
         else:
             coupled = [a for a in sliding if self._coupled(a)]
             fixed = {a: 1 for a in sliding if not self._coupled(a)}
@@ -188,9 +196,7 @@ class LayersSystem(FlowSystem):
                 (a,) = coupled
                 Fp = self._field_locked(W, {**extra, **fixed, a: 1})
                 Fm = self._field_locked(W, {**extra, **fixed, a: -1})
-                npl, nmi = self._normal(a, W, Fp), self._normal(a, W, Fm)
-                lam = nmi / (nmi - npl) if nmi != npl else 0.5 + 0 * npl
-                F = Fp * lam + Fm * (1 - lam)
+                F = self._filippov(self._normal(a, W, Fp), self._normal(a, W, Fm), Fp, Fm)
         for a in sliding:
             if a[0] == "w":
                 F[a[1], a[2]] = 0 * F[a[1], a[2]]
@@ -256,7 +262,7 @@ class LayersSystem(FlowSystem):
             held = set(self.dead) | {a[1] for a in self.sliding if a[0] == "u"}
             if len(held) == self.d:
                 return Status.COLLAPSE
-        if self.optimizer == "sam-l2" and self.L >= 2 and self._lnS(self.W(self.y0)) == -math.inf:
+        if self.opt.normalised and self.L >= 2 and self._lnS(self.W(self.y0)) == -math.inf:
             beta = self.beta(*self.W(self.y0))
             return Status.COLLAPSE if all(b == 0 for b in beta) else Status.STATIONARY
         return None
@@ -264,7 +270,7 @@ class LayersSystem(FlowSystem):
     def events(self, t0, y0) -> list[EventFn]:
         evs: list[EventFn] = []
         W0 = self.W(y0)
-        if self.optimizer == "sam-l2" and self.L >= 2:
+        if self.opt.normalised and self.L >= 2:
             c_level = self.lnW0 + self.thr.collapse_log
             evs.append(EventFn("collapse", -1, lambda t, y: self._lnnorm(y) - c_level, -1))
             if not self.singular_off:
