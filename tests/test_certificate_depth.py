@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from theorycheck.proved.alpha_c_depth import DepthProver
-from theorycheck.proved.certificate import _digest
 from theorycheck.proved.certificate_depth import certificate_of_depth, check_any_certificate, check_certificate_depth
+from theorycheck.proved.check import digest as _digest
 
 
 @pytest.fixture(scope="module")

@@ -44,3 +44,40 @@ def test_decimal_text_terminates_exactly_or_says_p_over_q():
 def test_bad_numbers_are_one_line_errors(bad):
     with pytest.raises(SettingError):
         exact(bad, "rho")
+
+
+# ---------------------------------------------------------------- a Setting keeps the numbers as typed
+def test_setting_keeps_the_typed_numbers_beside_its_floats():
+    from theorycheck.setting import Setting, exact_inputs
+
+    s = Setting.from_z("0.52,0.91,1.77", rho="0.29", alpha="0.1", depth=4)
+    assert s.rho == 0.29 and list(s.z) == [0.52, 0.91, 1.77]  # the floats for floating-point work
+    inp = exact_inputs(s)
+    assert inp.zq == (Fraction(13, 25), Fraction(91, 100), Fraction(177, 100))
+    assert inp.rho.value == Fraction(29, 100) and inp.alpha.value == Fraction(1, 10) and inp.depth == 4
+    assert inp.as_dict() == {"z": ["0.52", "0.91", "1.77"], "rho": "0.29", "alpha": "0.1", "depth": 4,
+                             "from_float": False, "float_inputs": []}
+    assert exact_inputs(s, alpha=False).alpha is None
+    assert exact_inputs(s.replace(depth=2)).rho.value == Fraction(29, 100)  # replace keeps them exact
+    f = exact_inputs(Setting.from_z([1.0, 0.1], rho=1))
+    assert f.from_float and f.float_inputs == ["z"] and f.zq[1] == Fraction(0.1)
+    assert "from a float" in f.text and "rho" not in f.float_inputs
+
+
+def test_setting_refuses_numbers_that_float64_cannot_hold():
+    from theorycheck.setting import Setting
+
+    for kw in (dict(z="1e-400,1"), dict(z="1,2", rho="1e400"), dict(z="1,2", alpha="1e-999")):
+        z = kw.pop("z")
+        with pytest.raises(SettingError, match="beyond float64"):
+            Setting.from_z(z, **kw)
+
+
+def test_exact_range():
+    from theorycheck.exact import exact_range
+
+    a, b = exact_range("0.4:0.44")
+    assert (a.value, b.value) == (Fraction(2, 5), Fraction(11, 25))
+    for bad in ("0.44:0.4", "0:1", "1", "a:b", "1:2:3"):
+        with pytest.raises(SettingError):
+            exact_range(bad)

@@ -70,10 +70,10 @@ def test_a_budget_that_runs_out_is_not_final():
 
 
 def test_depth4_regime_map_pieces_hold_at_their_ends():
-    from theorycheck.proved.regime_map import regime_map
+    from theorycheck.proved.regime_map import MapBudget, proved_regime_map
 
     for rng, fate in (("0.1:0.12", "collapse"), ("2:2.02", "growth")):
-        r = regime_map([1.0, 2.0], 1.0, rng, depth=4, max_seconds=10).as_dict()
+        r = proved_regime_map([1.0, 2.0], 1.0, rng, depth=4, budget=MapBudget(max_steps=20_000)).as_dict()
         (p,) = r["regime_map"]
         assert p["status"] == "proved" and p["fate"] == fate and r["stopped"] is None
         for a in (float(p["lower"]), float(p["upper"])):
@@ -88,14 +88,15 @@ def test_depth4_regime_map_pieces_hold_at_their_ends():
 
 @pytest.mark.slow
 def test_depth4_regime_map_keeps_undecided_pieces_and_says_which_budget_ran_out():
-    from theorycheck.proved.regime_map import regime_map
+    from theorycheck.proved.regime_map import MapBudget, proved_regime_map
 
-    # the range straddles α_c(4) = 0.28637…: the piece holding it can never be proved, so the budget runs out
-    r = regime_map([1.0, 2.0, 3.0], 1.0, "0.18:0.30", depth=4, max_seconds=20).as_dict()
+    # the range straddles α_c(4) = 0.28637…: the piece holding it can never be proved, so the budget runs out; a step
+    # budget (the pieces tried first are proved within its first 4100 steps), so that the load cannot change it
+    r = proved_regime_map([1.0, 2.0, 3.0], 1.0, "0.18:0.30", depth=4, budget=MapBudget(max_steps=6000)).as_dict()
     pieces = r["regime_map"]
     assert pieces[0]["lower"] == "0.18" and pieces[-1]["upper"] == "0.3"
     assert all(a["upper"] == b["lower"] for a, b in zip(pieces, pieces[1:]))  # a partition, no gap
-    assert r["stopped"] == "max_seconds = 20 s" and r["undecided_width"] > 0
+    assert r["stopped"] == "max_steps = 6000" and r["undecided_width"] > 0
     assert any(p["status"] == "proved" and p["fate"] == "collapse" for p in pieces)
     for p in pieces:
         if p["status"] == "undecided":

@@ -127,7 +127,7 @@ def test_proved_30_digit_bracket_contains_the_certified_alpha_c():
     r = prove_alpha_c(z, 1.0, digits=30, max_seconds=600)
     assert r.status == "proved" and r.digits >= 30
     c = collapse_threshold(z, 1.0, digits=30)
-    lo_c, hi_c = c.certificate["bracket"]
+    lo_c, hi_c = c.check["bracket"]
     with mp.workdps(60):
         assert mp.mpf(r.lower) <= mp.mpf(hi_c) and mp.mpf(lo_c) <= mp.mpf(r.upper)
         assert mp.mpf(r.lower) < mp.mpf(c.value_text) < mp.mpf(r.upper) or r.value_text == c.value_text[: len(r.value_text)]

@@ -23,7 +23,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["Kind", "Strength", "proved", "float_check", "holds_on", "not_decided"]
+from theorycheck.record import Keys, MapOf
+
+__all__ = ["KEYS", "LEMMA_KEYS", "Kind", "Strength", "proved", "float_check", "holds_on", "not_decided"]
+
+#: the keys of a ``strength`` object (:meth:`Strength.as_dict`); ``rests_on`` maps a lemma to its own strength
+KEYS = Keys("strength", "kind", "text", "digits", "inputs", "because")
+KEYS.nest({"rests_on": MapOf(KEYS)})
+#: the keys of one entry of a proved answer's ``rests_on`` list: a lemma, what it states, its own strength
+LEMMA_KEYS = Keys("lemma", "name", "statement", strength=KEYS)
 
 
 class Kind(StrEnum):

@@ -12,87 +12,44 @@ exponents), until one of the lemmas of proofs/minor_first/persisting.py holds fo
 
 The fate is monotone in α (proofs/minor_first/persisting.py, theorem P3: the balanced flow is cooperative, so
 α ↦ u(τ; α) is order preserving — Kamke's comparison theorem), so collapse at ``lower`` and growth at
-``upper`` put α_c in [lower, upper]. The two α are the floating-point certified α_c (:func:`predict.thresholds.collapse_threshold`,
+``upper`` put α_c in [lower, upper]. The two α are the floating-point α_c (:func:`predict.thresholds.collapse_threshold`,
 ``digits + 3`` digits) times 1 ∓ 10^−(digits+2), rounded outward to decimals: the floating value is only a
 guess, the proof is the two enclosures.
+
+Beyond 2^±64 in scale, z and ρ are first divided by powers of two (exactly), using the flow's exact symmetries:
+z → c z with τ → τ/c leaves every fate unchanged, and so does (α, ρ) → (sα, sρ); the times reported are in the
+problem's own clock.
+
+Every ball is built from the exact inputs (z and ρ as typed, :class:`theorycheck.exact.Exact`: 0.1 is 1/10) and
+every α from its exact decimal, never from a float: the bracket is about the numbers the user typed, and its
+``inputs`` say which (a float passed to the library is its binary value, and ``inputs`` says so).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache
 
 import mpmath as mp
-import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.exact import ExactInputs, exact, exact_vector
+from theorycheck.proved.bracket import FateProof, ProvedAlphaC, assemble, bracket_ends
+from theorycheck.proved.decimals import down, up
 from theorycheck.proved.validated import Budget, arb_context, ball_text, integrate
 from theorycheck.status import Status
 
-#: what the bracket rests on besides the two enclosures
-RESTS_ON_L2 = [
-    "validated Taylor integration of C4's reduced ODE in ball arithmetic (python-flint's Arb; every step an "
-    "enclosure with a rigorous remainder; the Taylor coefficients by Newton's iteration on series, each a ball "
-    "containing the coefficient for every point of the step's balls)",
-    "C4's reduction of the balanced ℓ2-SAM flow to dI/dτ = 1/N(τ, I) (theorycheck prove C4)",
-    "collapse lemma: N < ρ z_min ⇒ collapse (theorycheck prove P1)",
-    "growth lemma: N_S > ρ max_S z for some set S of coordinates ⇒ growth (theorycheck prove P2)",
-    "monotonicity of the fate in α: the balanced ℓ2-SAM flow is cooperative, so α ↦ u(τ; α) is order preserving "
-    "(theorycheck prove P3, with Kamke's comparison theorem)",
-]
+__all__ = ["LEMMAS_L2", "FateProof", "L2Prover", "ProvedAlphaC", "prove_alpha_c", "rescaled"]
 
+#: the lemmas the L = 2 bracket rests on (names of :data:`theorycheck.symbolic.lemmas.LEMMAS`)
+LEMMAS_L2 = ("C4", "P1", "P2", "P3")
 
-@dataclass
-class FateProof:
-    """One α's fate: ``fate`` "collapse" | "growth" | None (not proved within the budget, ``why``), the lemma
-    used, the rescaled time ``tau`` (a ball as [mid, rad] decimal strings) where its hypothesis holds for
-    every point of the enclosure, and the work done."""
-
-    alpha: str
-    fate: str | None
-    lemma: str | None
-    tau: list | None
-    steps: int
-    segments: int
-    seconds: float
-    why: str = ""
-    q: object = None
-    pipes: list = field(default_factory=list, repr=False)
-
-    def as_dict(self) -> dict:
-        return {"alpha": self.alpha, "fate": self.fate, "lemma": self.lemma, "tau": self.tau, "steps": self.steps,
-                "segments": self.segments, "seconds": round(self.seconds, 3), "why": self.why}
-
-
-@dataclass
-class ProvedAlphaC:
-    """The proved bracket: ``status`` "proved" | "not proved", ``lower``/``upper`` decimal strings (None when
-    not proved), ``digits`` (significant digits every point of [lower, upper] shares), ``method``,
-    ``rests_on``, the two :class:`FateProof` and a ``note`` (why not, or why fewer digits than asked)."""
-
-    status: str
-    lower: str | None
-    upper: str | None
-    digits: int
-    digits_requested: int
-    method: str
-    rests_on: list
-    collapses: FateProof | None
-    grows: FateProof | None
-    seconds: float
-    note: str = ""
-    value_text: str | None = None
-
-    def as_dict(self) -> dict:
-        """Keys: status, lower, upper, digits, digits_requested, value_text, method, rests_on, note, seconds,
-        collapses, grows (each: alpha, fate, lemma, tau, steps, segments, seconds, why)."""
-        return {"status": self.status, "lower": self.lower, "upper": self.upper, "digits": self.digits,
-                "digits_requested": self.digits_requested, "value_text": self.value_text, "method": self.method,
-                "rests_on": list(self.rests_on), "note": self.note, "seconds": round(self.seconds, 3),
-                "collapses": self.collapses.as_dict() if self.collapses else None,
-                "grows": self.grows.as_dict() if self.grows else None}
+METHOD_L2 = ("validated Taylor integration (order {K}, {bits}-bit balls; Taylor series by Newton's iteration on "
+             "series) of C4's reduced ODE in a moving frame in ball arithmetic (python-flint's Arb; every step an "
+             "enclosure with a rigorous remainder), from the floating-point α_c ∓ 10^-(digits+2); persisting lemmas "
+             "decide each end")
 
 
 @lru_cache(maxsize=16)
@@ -110,36 +67,45 @@ def _compiled(d: int):
 
 
 class L2Prover:
-    """Proves fates of α for one (z, ρ) (ℓ2-SAM, L = 2, z > 0) at ``digits`` decimal digits of working accuracy."""
+    """Proves fates of α for one (z, ρ) (ℓ2-SAM, L = 2, z > 0) at ``digits`` decimal digits of working accuracy.
+    ``z`` and ``rho``: numbers as :func:`theorycheck.exact.exact` reads them (decimal strings, Fractions,
+    :class:`~theorycheck.exact.Exact`; a float is its binary value); the balls contain them exactly."""
 
     def __init__(self, z, rho, digits: int, form: str = "interval"):
-        from flint import arb
-
-        z = np.asarray(z, dtype=float).reshape(-1)
-        if z.size == 0 or not np.all(np.isfinite(z)) or np.any(z <= 0):
+        ez = exact_vector(z, "z") if not isinstance(z, (int, float)) else (exact(z, "z"),)
+        erho = exact(rho, "rho")
+        zq = [e.value for e in ez]
+        if not zq or any(v <= 0 for v in zq):
             raise TheorycheckError("the proved collapse threshold needs z > 0 (finite entries)")
-        if not (np.isfinite(rho) and rho > 0):
+        if not erho.value > 0:
             raise TheorycheckError("the proved collapse threshold needs a finite ρ > 0")
-        self.zf = z
+        self.inputs = ExactInputs(tuple(ez), erho, None, 2)
+        #: the problem is (z/2^a, ρ/2^b, α/2^b) in the clock τ·2^a (a = b = 0 within 2^±64 in scale)
+        self.shift = (_rescaling(max(zq)), _rescaling(erho.value))
+        zq = [v / Fraction(2) ** self.shift[0] for v in zq]
+        erho = exact(erho.value / Fraction(2) ** self.shift[1])
+        ez = [exact(v) for v in zq]
+        self.zq = zq
+        self.zf = [float(v) for v in zq]  # for heuristics only (step sizes, the frame, the saddle's rate)
         self.form = form
-        self.d = z.size
+        self.d = len(zq)
         self.digits = int(digits)
         self.prec = int((self.digits + 14) * 3.33) + 16
         self.order = max(24, min(60, int(0.9 * self.digits) + 14))
         self.tol = 10.0 ** (-(self.digits + 8))
         self.system, self.summands, self.levels = _compiled(self.d)
+        zmin, zmax = min(zq), max(zq)
+        self.min_idx = [j for j in range(self.d) if zq[j] == zmin]  # decided exactly
         with arb_context(prec=self.prec):
-            self.z = [arb(float(v)) for v in z]
-            self.rho = arb(float(rho))
-            zmin, zmax = float(z.min()), float(z.max())
-            self.min_idx = [j for j in range(self.d) if z[j] == zmin]
-            lc, lg, ls = self.levels.bind(arb(zmin), arb(zmax), self.rho)()
+            self.z = [e.ball() for e in ez]
+            self.rho = erho.ball()
+            lc, lg, ls = self.levels.bind(exact(zmin).ball(), exact(zmax).ball(), self.rho)()
             self.level_collapse, self.level_grow, self.level_subset = lc, lg, ls
-        self.zmin, self.zmax = zmin, zmax
-        above = z[z > zmin]
-        z2 = float(above.min()) if above.size else None
+        self.zmin, self.zmax = float(zmin), float(zmax)
+        above = [v for v in zq if v > zmin]
+        z2 = float(min(above)) if above else None
         # decay rate of the slowest other coordinate near the saddle: λ = 2 z_2 (z_2/z_min − 1)
-        self.lam = 2 * z2 * (z2 / zmin - 1) if z2 else math.inf
+        self.lam = 2 * z2 * (z2 / self.zmin - 1) if z2 else math.inf
 
     # -- the state's quantities, from the compiled summands (term j of N²)
     def _norms(self, tau, w, alpha, kappa):
@@ -160,15 +126,15 @@ class L2Prover:
 
     def run(self, alpha_text: str, *, t_end=None, deadline: float | None = None, segment_steps: int = 6,
             record: bool = False) -> FateProof:
-        """Enclose the trajectory of α (an exact decimal string) until a lemma holds (or τ = ``t_end``: then
-        ``q`` is the saddle's unstable coordinate there, a midpoint), within ``deadline``."""
+        """Enclose the trajectory of α (an exact decimal string, read exactly) until a lemma holds (or τ =
+        ``t_end``: then ``q`` is the saddle's unstable coordinate there, a midpoint), within ``deadline``."""
         from flint import arb
 
         t0 = time.perf_counter()
         steps = segments = 0
         pipes = []
         with arb_context(prec=self.prec):
-            alpha = arb(alpha_text)
+            alpha = exact(exact(alpha_text, "alpha").value / Fraction(2) ** self.shift[1]).ball()
             tau = arb(0)
             w = arb(0)
             kappa = arb(0)
@@ -182,7 +148,7 @@ class L2Prover:
                     break
                 # re-centre the frame: κ = 1/N now (a short binary number), w = I − κτ
                 N2, _ = self._norms(tau, w, alpha, kappa)
-                k_new = arb(_short(1.0 / math.sqrt(float(N2.mid()))))
+                k_new = _short(1 / N2.sqrt())
                 w = w + (kappa - k_new) * tau
                 kappa = k_new
                 left = None if deadline is None else max(0.05, deadline - time.perf_counter())
@@ -217,119 +183,139 @@ class L2Prover:
                 N2, Nmin2 = self._norms(tau, w, alpha, kappa)
                 x = (Nmin2.sqrt() / self.level_subset) - 1
                 q = mp.mpf(x.mid().str(self.digits + 10, radius=False)) * mp.exp(-self.zmin * mp.mpf(float(tau.mid())))
-                return FateProof(alpha_text, None, None, ball_text(tau), steps, segments, time.perf_counter() - t0,
-                                 "reached the horizon", q=q, pipes=pipes)
+                return FateProof(alpha_text, None, None, self._clock(tau), steps, segments,
+                                 time.perf_counter() - t0, "reached the horizon", q=q, pipes=pipes)
             fate = "collapse" if lemma.startswith("collapse") else "growth"
-            return FateProof(alpha_text, fate, lemma, ball_text(tau), steps, segments, time.perf_counter() - t0,
+            return FateProof(alpha_text, fate, lemma, self._clock(tau), steps, segments, time.perf_counter() - t0,
                              pipes=pipes)
 
+    def _clock(self, tau) -> list:
+        """τ of the rescaled problem in the problem's own clock (τ/2^a, exact), as [mid, rad] decimal strings."""
+        from flint import arb
 
-def _short(x: float) -> float:
-    """x rounded to 24 significant bits (a frame parameter: any value is exact, a short one is cheap)."""
-    m, e = math.frexp(x)
-    return math.ldexp(round(m * 2**24), e - 24)
+        return ball_text(tau * arb(2) ** (-self.shift[0]) if self.shift[0] else tau)
 
-
-def _decimal(x, digits: int, direction: str) -> str:
-    """x (mpf) as a decimal string of ``digits`` significant digits, rounded down or up."""
-    with mp.workdps(digits + 20):
-        x = mp.mpf(x)
-        e = int(mp.floor(mp.log10(abs(x)))) if x != 0 else 0
-        scale = mp.mpf(10) ** (digits - 1 - e)
-        v = mp.floor(x * scale) if direction == "down" else mp.ceil(x * scale)
-        n = int(v)
-        s = str(abs(n))
-        point = len(s) - (digits - 1 - e)
-        if point <= 0:
-            s = "0." + "0" * (-point) + s
-        elif point < len(s):
-            s = s[:point] + "." + s[point:]
-        else:
-            s = s + "0" * (point - len(s))
-        return ("-" if n < 0 else "") + s
+    @property
+    def rescaled(self) -> bool:
+        """Whether the proof runs on the rescaled problem (its steps are not those of z and ρ as given)."""
+        return self.shift != (0, 0)
 
 
-def common_digits(lo: str, hi: str, most: int) -> tuple[int, str | None]:
-    """The most significant digits D such that every number of [lo, hi] rounds ... (lo and hi round to the same
-    D-digit decimal, so every point between does)."""
-    best = (0, None)
-    with mp.workdps(most + 20):
-        a, b = mp.mpf(lo), mp.mpf(hi)
-        for D in range(1, most + 1):
-            sa = mp.nstr(a, D, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)
-            sb = mp.nstr(b, D, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)
-            if sa != sb:
-                break
-            best = (D, sa)
-    return best
+#: the range of scales worked in directly; beyond it the problem is rescaled by a power of two (exactly)
+SCALE_LIMIT = Fraction(2) ** 64
 
 
-def prove_alpha_c(z, rho: float, *, digits: int = 12, max_seconds: float = 600.0, guess=None,
+def rescaled(inputs: ExactInputs) -> bool:
+    """Whether a proof for these inputs runs on the rescaled problem (z or ρ beyond 2^±64 in scale): its
+    steps are then not those of the inputs as given, and no certificate of them is written."""
+    return _rescaling(max(inputs.zq)) != 0 or _rescaling(inputs.rho.value) != 0
+
+
+def _rescaling(q: Fraction) -> int:
+    """a with q/2^a in [1/2, 1) when q lies outside [2^-64, 2^64], else 0 (q > 0)."""
+    if 1 / SCALE_LIMIT <= q <= SCALE_LIMIT:
+        return 0
+    a = q.numerator.bit_length() - q.denominator.bit_length()
+    while q / Fraction(2) ** a >= 1:
+        a += 1
+    while q / Fraction(2) ** a < Fraction(1, 2):
+        a -= 1
+    return a
+
+
+def _short(x):
+    """The midpoint of the ball x rounded to 24 significant bits, as an exact ball (a frame parameter: any
+    value is exact, a short one is cheap)."""
+    from flint import arb
+
+    m, e = (int(v) for v in x.mid().man_exp())
+    drop = max(0, abs(m).bit_length() - 24)
+    m = (m + (1 << drop >> 1)) >> drop if drop else m
+    return arb(m) * arb(2) ** (e + drop)
+
+
+def prove_alpha_c(z, rho, *, digits: int = 12, max_seconds: float = 600.0, guess=None,
                   depth: int = 2, record: bool = False) -> ProvedAlphaC:
     """α_c ∈ [lower, upper] with ``lower`` proved to collapse and ``upper`` proved to grow (ℓ2-SAM, one example,
     z > 0, balanced init α·1), aiming at ``digits`` significant digits; ``status`` "not proved" (with ``note``)
-    when the budget ``max_seconds`` runs out first. ``guess``: a starting α (default: the floating-point α_c).
-    ``record``: keep every step (for :func:`theorycheck.proved.certificate.certificate_of`). Depth 2 only here;
-    even depths ≥ 4 are proved by :func:`theorycheck.proved.alpha_c_depth.prove_alpha_c_depth`."""
+    when the budget ``max_seconds`` runs out first. ``z``, ``rho``: the exact inputs (decimal strings,
+    Fractions, :class:`~theorycheck.exact.Exact`, e.g. ``exact_inputs(setting).z``; a float is its binary
+    value); the answer's ``inputs`` echo them. ``guess``: a starting α (default: the floating-point α_c of
+    the same exact inputs). ``record``: keep every step (for :func:`theorycheck.proved.certificate.certificate_of`).
+    Depth 2 only here; even depths ≥ 4: :func:`theorycheck.proved.alpha_c_depth.prove_alpha_c_depth`."""
     t_start = time.perf_counter()
     digits = int(digits)
     if not 1 <= digits <= 60:
         raise TheorycheckError("digits must be between 1 and 60 for a proved α_c")
     if depth != 2:
-        raise TheorycheckError("prove_alpha_c is for depth 2; even depths ≥ 4: predict.proved_depth.prove_alpha_c_depth")
+        raise TheorycheckError("prove_alpha_c is for depth 2; even depths ≥ 4: proved.alpha_c_depth.prove_alpha_c_depth")
     deadline = t_start + max_seconds
-    method = ("validated Taylor integration (order {K}, {bits}-bit balls; Taylor series by Newton's iteration on "
-              "series) of C4's reduced ODE in a moving frame, "
-              "from the floating-point certified α_c ∓ 10^-(digits+2); persisting lemmas decide each end")
     D = digits + 3  # work a little beyond what is asked, so that the bracket shares `digits` digits
     pr = L2Prover(z, rho, D)
-    method = method.format(K=pr.order, bits=pr.prec)
-    zf = np.asarray(z, float)
-    if np.all(zf == zf[0]):
-        lo_t = _closed_all_equal(zf, rho, D)
-        return _bracket(pr, lo_t[0], lo_t[1], digits, method, deadline, t_start, record,
-                        note="all entries of z equal: α_c = ρ z_min/(√2‖z‖₂) exactly; both ends proved at τ = 0")
-    a0 = str(guess) if guess is not None else _float_guess(zf, rho, digits + 3, deadline)
-    with mp.workdps(D + 20):
-        a0 = mp.mpf(a0)
-        w = mp.mpf(10) ** (-(digits + 2))
-        lo = _decimal(a0 * (1 - w), D + 1, "down")
-        hi = _decimal(a0 * (1 + w), D + 1, "up")
-    return _bracket(pr, lo, hi, digits, method, deadline, t_start, record)
+    method = METHOD_L2.format(K=pr.order, bits=pr.prec)
+    if len(set(pr.zq)) == 1:
+        lo, hi = _closed_all_equal(pr, D)
+        note = "all entries of z equal: α_c = ρ z_min/(√2‖z‖₂) exactly; both ends proved at τ = 0"
+        return _prove_ends(pr, lo, hi, digits, method, deadline, t_start, record, note)
+    a0 = _float_guess(pr.inputs, digits + 3, deadline, base=guess)
+    lo, hi = bracket_ends(a0, a0, Fraction(1, 10 ** (digits + 2)), D + 1)
+    return _prove_ends(pr, lo, hi, digits, method, deadline, t_start, record)
 
 
-def _bracket(pr, lo, hi, digits, method, deadline, t_start, record=False, note=""):
+def _prove_ends(pr: L2Prover, lo: str, hi: str, digits: int, method: str, deadline: float, t_start: float,
+                record: bool, note: str = "") -> ProvedAlphaC:
+    """Prove the fates of the two ends and assemble the bracket (:func:`theorycheck.proved.bracket.assemble`)."""
     fl = pr.run(lo, deadline=deadline, record=record)
     fh = pr.run(hi, deadline=deadline, record=record)
-    seconds = time.perf_counter() - t_start
-    if fl.fate == "collapse" and fh.fate == "growth":
-        Dc, text = common_digits(lo, hi, digits + 6)
-        if Dc < digits:
-            note = (note + "; " if note else "") + (f"{Dc} common significant digits (asked {digits}): the bracket "
-                                                    "straddles a rounding boundary")
-        return ProvedAlphaC("proved", lo, hi, Dc, digits, method, RESTS_ON_L2, fl, fh, seconds, note, text)
-    why = []
-    for f, want in ((fl, "collapse"), (fh, "growth")):
-        if f.fate != want:
-            why.append(f"α = {f.alpha}: {f.fate or 'not decided'} ({f.why or f.lemma})")
-    return ProvedAlphaC("not proved", None, None, 0, digits, method, RESTS_ON_L2, fl, fh, seconds,
-                        "; ".join(why))
+    return assemble(lo, hi, fl, fh, digits=digits, method=method, lemmas=LEMMAS_L2, inputs=pr.inputs,
+                    seconds=time.perf_counter() - t_start, note=note)
 
 
-def _closed_all_equal(z, rho, D):
-    with mp.workdps(D + 20):
-        v = mp.mpf(float(rho)) * mp.mpf(float(z.min())) / (mp.sqrt(2) * mp.sqrt(mp.fsum(mp.mpf(float(x)) ** 2 for x in z)))
-        w = mp.mpf(10) ** (-(D + 1))
-        return _decimal(v * (1 - w), D + 1, "down"), _decimal(v * (1 + w), D + 1, "up")
+def _closed_all_equal(pr: L2Prover, D: int) -> tuple[str, str]:
+    """All z_j equal: α_c = alpha_all_shrink = ρ z_min/(√2‖z‖₂) (C5, the symbolic layer's closed form), enclosed
+    at the exact inputs and widened by 10^−(D+1) on each side, rounded outwards."""
+    from theorycheck.symbolic import forms as C
+
+    form = C.alpha_all_shrink()
+    f = C.arb_function(form.args, [form.expression])
+    with arb_context(prec=pr.prec):
+        norm = sum((v * v for v in pr.z[1:]), pr.z[0] * pr.z[0]).sqrt()
+        v = f(pr.z[pr.min_idx[0]], norm, pr.rho)[0]
+        w = exact(Fraction(1, 10 ** (D + 1))).ball()
+        return down(v * (1 - w), D + 1), up(v * (1 + w), D + 1)
 
 
-def _float_guess(z, rho, digits, deadline):
-    """The floating-point certified α_c at ``digits`` digits (:func:`predict.thresholds.collapse_threshold`):
-    only a starting point — nothing proved rests on it."""
-    from theorycheck.predict.thresholds import collapse_threshold
+def _float_guess(inputs: ExactInputs, digits: int, deadline: float, base=None) -> str:
+    """The floating-point α_c of the same exact inputs at ``digits`` digits
+    (:func:`predict.thresholds.collapse_threshold`): only a starting point — nothing proved rests on it. When
+    no multiple of z fits in float64 exactly, α_c of the rounded z is corrected to first order, by one-ulp
+    steps of each rounded coordinate (exact floats). ``base``: α_c of the (rounded) inputs when known."""
+    from theorycheck.predict.thresholds import collapse_threshold, exact_scale_floats
 
-    r = collapse_threshold(z, rho, digits=int(digits), max_seconds=max(1.0, deadline - time.perf_counter()),
-                           progress=False)
-    if r.value is None:
-        raise TheorycheckError(f"no floating-point α_c to start from: {r.note}")
-    return r.value_text  # a decimal string: parsed at the caller's precision
+    def alpha_c(z) -> Fraction:
+        r = collapse_threshold(z, inputs.rho.value, digits=int(digits),
+                               max_seconds=max(1.0, deadline - time.perf_counter()), progress=False)
+        if r.value is None:
+            raise TheorycheckError(f"no floating-point α_c to start from: {r.note}")
+        return Fraction(r.value_text)
+
+    zq = list(inputs.zq)
+    base = alpha_c(zq) if base is None else Fraction(str(base))
+    if exact_scale_floats(zq)[1]:
+        return _decimal_of(base, digits)
+    zf = [float(v) for v in zq]
+    guess = base
+    for j, (q, f) in enumerate(zip(zq, zf)):
+        if Fraction(f) == q:
+            continue
+        step = math.nextafter(f, math.inf if q > Fraction(f) else -math.inf)
+        moved = [Fraction(v) for v in zf]
+        moved[j] = Fraction(step)
+        guess += (alpha_c(moved) - base) / (Fraction(step) - Fraction(f)) * (q - Fraction(f))
+    return _decimal_of(guess, digits)
+
+
+def _decimal_of(q: Fraction, digits: int) -> str:
+    from theorycheck.proved.decimals import outward
+
+    return outward(q, int(digits) + 2, "down")

@@ -20,7 +20,8 @@ import mpmath as mp
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.proved.alpha_c import FateProof, ProvedAlphaC, _decimal, common_digits
+from theorycheck.proved.bracket import FateProof, ProvedAlphaC
+from theorycheck.proved.decimals import common_digits, outward
 from theorycheck.proved.validated import Budget, arb_context, ball_text, integrate
 from theorycheck.status import Status
 
@@ -189,8 +190,8 @@ def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds:
         a_hi = scale / mp.mpf(c_lo)  # c_lo grows ⇒ α = scale/c_lo grows
         a_lo = scale / mp.mpf(c_hi)
         w = mp.mpf(10) ** (-(digits + 1))
-        lo = _decimal(a_lo * (1 - w), digits + 3, "down")
-        hi = _decimal(a_hi * (1 + w), digits + 3, "up")
+        lo = outward(a_lo * (1 - w), digits + 3, "down")
+        hi = outward(a_hi * (1 + w), digits + 3, "up")
     method = (f"ratio reduction blown up at r = 1; validated Taylor integration (order {pr.order}, {pr.prec}-bit balls, "
               "Lohner's method) of the blown-up system from the ends of a float64 bisection in c = ρ/(α√L‖z‖₂)")
     fl = pr.run(lo, deadline=deadline, record=record)

@@ -1,23 +1,32 @@
 """Statements proved for every input in a box, by ball arithmetic (python-flint's Arb).
 
 A :class:`Box` is a product of closed intervals of named inputs (``z1``, ``alpha2``, ``rho``, …;
-ends are floats, i.e. exact binary numbers) and fixed integers (``L``). A *statement* maps the
+ends are floats, i.e. exact binary numbers; an end given as a decimal string, a Fraction or an
+:class:`~theorycheck.exact.Exact` is rounded outwards to a float, so that the box contains the
+interval typed) and fixed integers (``L``). A *statement* maps the
 balls of a box to a :class:`Decision`: ``proved`` (true at every point of the box: the branch
 conditions are certain and every comparison is decided by interval evaluation), ``refuted``
 (false at the box's points — a point box is a counterexample), or ``undecided`` (optionally with
 a ``hint``: a point worth testing, e.g. where two scores tie). :func:`prove_on_box` splits
 undecided boxes (widest relative side first) within a budget: the answer is ``proved`` only
 when every piece is proved, ``refuted`` as soon as a point is, and ``undecided`` otherwise,
-with the undecided pieces listed — never merged into a proved neighbour.
+with the undecided pieces listed — never merged into a proved neighbour. These three words are the
+decision on the box; how strong the answer is (:class:`~theorycheck.strength.Strength`: proved only
+when every theorem it rests on is proved for its depth and dimension) is :attr:`BoxProof.strength`.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
+
+from theorycheck.exact import exact
+from theorycheck.strength import Strength, not_decided, proved
 
 PROVED, REFUTED, UNDECIDED = "proved", "refuted", "undecided"
 
@@ -39,10 +48,21 @@ def _precision(bits: int) -> Iterator[None]:
 
 def _exact(x: float):
     """The arb of a float's exact binary value."""
-    from flint import arb
+    return exact(float(x)).ball()
 
-    m, e = float(x).as_integer_ratio()
-    return arb(m) / e
+
+def _outward(v, up: bool) -> float:
+    """An end of a box side as a float: a float as it is; an exact number (decimal string, Fraction, Exact)
+    rounded outwards (down for a lower end, ``up`` for an upper one) so that the side contains it."""
+    if isinstance(v, float | int) and not isinstance(v, bool):
+        return float(v)
+    q = exact(v, "box side").value
+    f = float(q)
+    if up and Fraction(f) < q:
+        f = math.nextafter(f, math.inf)
+    elif not up and Fraction(f) > q:
+        f = math.nextafter(f, -math.inf)
+    return f
 
 
 def _ball(lo: float, hi: float):
@@ -68,7 +88,8 @@ class Box:
     def of(cls, bounds: Mapping[str, tuple[float, float] | float], fixed: Mapping[str, int] | None = None) -> Box:
         b = []
         for k, v in bounds.items():
-            lo, hi = (float(v), float(v)) if not isinstance(v, (tuple, list)) else (float(v[0]), float(v[1]))
+            lo, hi = (v, v) if not isinstance(v, (tuple, list)) else (v[0], v[1])
+            lo, hi = _outward(lo, False), _outward(hi, True)
             if not lo <= hi:
                 raise ValueError(f"box side {k}: lower end {lo} above upper end {hi}")
             b.append((k, lo, hi))
@@ -126,7 +147,8 @@ class BoxProof:
     """The outcome of :func:`prove_on_box`: ``status`` proved | refuted | undecided; ``proved`` and
     ``undecided`` pieces; ``counterexample`` (a point and what the statement says there) when
     refuted; ``facts`` (the detail of the first proved piece: e.g. enclosures) and ``rests_on``
-    (the theorems whose symbolic steps the statement uses)."""
+    (the theorems whose symbolic steps the statement uses), each with its strength for the box's depth and
+    dimension in :attr:`strength`."""
 
     status: str
     box: Box
@@ -140,8 +162,26 @@ class BoxProof:
     facts: dict = field(default_factory=dict)
     stopped: str | None = None
 
+    @property
+    def strength(self) -> Strength:
+        """How strong the decision is: a proved (or refuted) box rests on the theorems of ``rests_on``
+        (:func:`theorycheck.proved.bracket.resting_strength`; a refutation is a point evaluated in ball
+        arithmetic, proved on its own); an undecided one is not decided (the budget that ran out)."""
+        from theorycheck.proved.bracket import lemma_strengths, resting_strength
+
+        if self.status == REFUTED:
+            return proved()
+        if self.status != PROVED:
+            return not_decided(self.stopped or "pieces narrower than the smallest width are undecided")
+        fixed = dict(self.box.fixed)
+        dim = fixed.get("d") or max(1, sum(1 for k, _, _ in self.box.bounds if k.startswith("z")))
+        return resting_strength(lemma_strengths(self.rests_on, depth=fixed.get("L", 2), dim=dim))
+
     def as_dict(self) -> dict:
+        """Keys: status (the decision: proved | refuted | undecided), box, rests_on, strength, proved_pieces,
+        undecided, undecided_count, counterexample, facts, evaluations, seconds, precision_bits, stopped."""
         return {"status": self.status, "box": self.box.as_dict(), "rests_on": list(self.rests_on),
+                "strength": self.strength.as_dict(),
                 "proved_pieces": len(self.proved),
                 "undecided": [{"box": b.as_dict(), "width": b.width()} for b in self.undecided[:20]],
                 "undecided_count": len(self.undecided), "counterexample": self.counterexample,

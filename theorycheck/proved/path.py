@@ -30,7 +30,9 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from theorycheck.proved.decimals import _down, _scaled, _up
+from theorycheck.proved.decimals import down as _down
+from theorycheck.proved.decimals import scaled as _scaled
+from theorycheck.proved.decimals import up as _up
 
 __all__ = ["DepthForms", "depth_forms", "decide_path"]
 
@@ -80,10 +82,12 @@ def _ball_max(a, b):
     return interval(max(a.lower(), b.lower()), max(a.upper(), b.upper()))
 
 
-def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float = 60.0, order: int = 12,
+def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float | None = 60.0,
+                max_steps: int = 20000, order: int = 12,
                 prec: int = 128, tol: float = 1e-12, tighten: float = 1e-7, after_steps: int = 400,
                 clock: float = 1.0, first_step: float = 1e-3) -> dict:
-    """Prove the path for every α in [lo, hi] (see the module docstring), within ``max_seconds``. ``tighten``: the
+    """Prove the path for every α in [lo, hi] (see the module docstring), within ``max_steps`` validated steps and
+    ``max_seconds`` (None: no wall-clock limit, so that the answer does not depend on the load). ``tighten``: the
     target width (relative to the time) of the blow-up enclosure and the smallest step hint near a crossing;
     ``after_steps``: steps spent after a lock or a collapse certificate (tightening, following switches);
     ``clock``: the power of two s when F is the problem on z/s (times are returned in z's clock, τ/s).
@@ -290,7 +294,8 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
         try:
             fp = integrate(F.system, [0] * d, params=[*zb, alpha, rb_run], order=order, prec=prec, tol=tol, h_max=h_cap,
                            stop=stop, record=False, slack=False,
-                           budget=Budget(max_seconds=max(0.1, max_seconds), max_steps=20000, max_width=0.5))
+                           budget=Budget(max_seconds=float("inf") if max_seconds is None else max(0.1, max_seconds),
+                                         max_steps=int(max_steps), max_width=0.5))
         except (ValueError, ZeroDivisionError, ArithmeticError) as exc:
             fp = None
             st["fail"] = st["fail"] or f"validated integration failed ({exc})"

@@ -190,195 +190,255 @@ def integrate(system, x0: Sequence, *, params: Sequence = (), t0=0, t_end=None, 
 
 
 def _run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, stop, on_step, record, started, form, slack):
-    pad = _pad if slack else _pad_ulps
-    d = len(system.states)
-    m = len(system.params)
-    x0 = [read_ball(ball_text(to_ball(v))) for v in x0]
-    params = [to_ball(v) for v in params]
-    if len(x0) != d:
-        raise TheorycheckError(f"{system.name}: {len(x0)} initial values for {d} states")
-    if len(params) != m:
-        raise TheorycheckError(f"{system.name}: {len(params)} parameter values for {m} parameters")
-    free = [k for k, p in enumerate(params) if not p.rad().is_zero()]
-    n = d + len(free)
-    names = (*[str(s) for s in system.states], *[str(system.params[k]) for k in free])
-    y0 = x0 + [params[k] for k in free]
-    c = [arb(v.mid()) for v in y0]
-    R = [v - arb(v.mid()) for v in y0]
-    A = arb_mat(n, n, [arb(1) if i == j else arb(0) for i in range(n) for j in range(n)])
-    S = LohnerSet(c, A, R)
-    t = to_ball(t0)
-    tend = None if t_end is None else to_ball(t_end)
-    tol = float(tol) if tol is not None else 2.0 ** (10 - prec)
-    pipe = Flowpipe(system, params, names, x0, S, t, prec=prec, order=K)
-    evals = [0]
+    return _Run(system, x0, params, t0, t_end, K, prec, tol, h_max, budget, started, form, slack).loop(
+        stop, on_step, record)
 
-    def pc(y):
+
+class _Run:
+    """One validated run of :func:`integrate`: the set {c + A r : r ∈ R} at time t, the parameters (those with a
+    radius carried as states with zero field), the evaluation count, and the steps (see the module docstring)."""
+
+    def __init__(self, system, x0, params, t0, t_end, K, prec, tol, h_max, budget, started, form, slack):
+        self.system, self.K, self.prec, self.h_max, self.budget = system, K, prec, h_max, budget
+        self.started, self.form = started, form
+        self.pad = _pad if slack else _pad_ulps
+        self.d = d = len(system.states)
+        m = len(system.params)
+        x0 = [read_ball(ball_text(to_ball(v))) for v in x0]
+        self.params = params = [to_ball(v) for v in params]
+        if len(x0) != d:
+            raise TheorycheckError(f"{system.name}: {len(x0)} initial values for {d} states")
+        if len(params) != m:
+            raise TheorycheckError(f"{system.name}: {len(params)} parameter values for {m} parameters")
+        self.free = free = [k for k, p in enumerate(params) if not p.rad().is_zero()]
+        self.n = n = d + len(free)
+        names = (*[str(s) for s in system.states], *[str(system.params[k]) for k in free])
+        y0 = x0 + [params[k] for k in free]
+        c = [arb(v.mid()) for v in y0]
+        R = [v - arb(v.mid()) for v in y0]
+        A = arb_mat(n, n, [arb(1) if i == j else arb(0) for i in range(n) for j in range(n)])
+        self.S = LohnerSet(c, A, R)
+        self.t = to_ball(t0)
+        self.tend = None if t_end is None else to_ball(t_end)
+        self.tol = float(tol) if tol is not None else 2.0 ** (10 - prec)
+        self.pipe = Flowpipe(system, params, names, x0, self.S, self.t, prec=prec, order=K)
+        self.evals = [0]
+        self.zeros = [arb(0)] * len(free)
+        # one state: its Taylor series by Newton's iteration (log₂ K field evaluations, proved/validated/taylor.py);
+        # with several states the coefficient recurrences cost d² products each and Picard's sweeps are as fast
+        self.newton = d == 1 and getattr(system, "field_and_state_jacobian", None) is not None
+        self.jac_cols = [*range(d), *[d + p for p in free]]
+        self.h_prev = None
+
+    # -- the field and its series, parameters read from the state (those carried as states)
+    def pc(self, y) -> list:
         """The parameter values with those carried as states read from y."""
-        p = list(params)
-        for k, idx in enumerate(free):
-            p[idx] = y[d + k]
+        p = list(self.params)
+        for k, idx in enumerate(self.free):
+            p[idx] = y[self.d + k]
         return p
 
-    zeros = [arb(0)] * len(free)
-    # one state: its Taylor series by Newton's iteration (log₂ K field evaluations, proved/validated/taylor.py);
-    # with several states the coefficient recurrences cost d² products each and Picard's sweeps are as fast
-    newton = d == 1 and getattr(system, "field_and_state_jacobian", None) is not None
+    def field_at(self, tt, y) -> list:
+        self.evals[0] += 1
+        return list(self.system.field.bind(*self.pc(y))(tt, *y[:self.d])) + self.zeros
 
-    def field_at(tt, y):
-        evals[0] += 1
-        return list(system.field.bind(*pc(y))(tt, *y[:d])) + zeros
-
-    def series_of(tt, y, order):
+    def series_of(self, tt, y, order):
         """Taylor series of the d states through (tt, y) (parameters from y), with an evaluation count."""
-        g = system.field.bind(*pc(y), series=True)
+        evals = self.evals
+        g = self.system.field.bind(*self.pc(y), series=True)
 
         def f(T, *X):
             evals[0] += 1
             return g(T, *X)
-        if not newton:
-            return series_solution(f, tt, y[:d], order)
-        gj = system.field_and_state_jacobian.bind(*pc(y), series=True)
+        if not self.newton:
+            return series_solution(f, tt, y[:self.d], order)
+        gj = self.system.field_and_state_jacobian.bind(*self.pc(y), series=True)
 
         def fj(T, *X):
             evals[0] += 1
             return gj(T, *X)
-        return series_solution(f, tt, y[:d], order, field_jacobian=fj)
+        return series_solution(f, tt, y[:self.d], order, field_jacobian=fj)
 
-    def coef(ser, y, k, i):
-        if i < d:
+    def coef(self, ser, y, k, i):
+        if i < self.d:
             return coefficient(ser[i], k)
         return y[i] if k == 0 else arb(0)
 
-    jac_cols = [*range(d), *[d + p for p in free]]
+    # -- one step
+    def spent(self) -> tuple | None:
+        """(status, message) of a budget that has run out, or of t_end reached; None to go on."""
+        b, pipe = self.budget, self.pipe
+        if pipe.n_steps >= b.max_steps:
+            return Status.MAX_STEPS, f"{b.max_steps} steps"
+        if self.evals[0] >= b.max_evaluations:
+            return Status.MAX_EVALUATIONS, f"{b.max_evaluations} evaluations"
+        if _time.perf_counter() - self.started > b.max_seconds:
+            return Status.MAX_SECONDS, f"{b.max_seconds:g} s"
+        if self.tend is not None and not (self.t < self.tend):
+            return Status.T_MAX, "reached t_end"
+        return None
 
-    h_prev = None
-    fails = 0
-    while True:
-        if pipe.n_steps >= budget.max_steps:
-            return _finish(pipe, Status.MAX_STEPS, f"{budget.max_steps} steps", started, evals)
-        if evals[0] >= budget.max_evaluations:
-            return _finish(pipe, Status.MAX_EVALUATIONS, f"{budget.max_evaluations} evaluations", started, evals)
-        if _time.perf_counter() - started > budget.max_seconds:
-            return _finish(pipe, Status.MAX_SECONDS, f"{budget.max_seconds:g} s", started, evals)
-        if tend is not None and not (t < tend):
-            return _finish(pipe, Status.T_MAX, "reached t_end", started, evals)
-        Xb = S.box()
-        # -- Taylor coefficients at the centre (the point c) and a step size from the last two
-        if form == "lohner":
-            ser_c = series_of(t, S.c, K)
-            coef_c = [[coef(ser_c, S.c, k, i) for i in range(n)] for k in range(K + 1)]
-        else:  # interval form: the Taylor coefficients over the box itself
-            ser_X = series_of(t, Xb, K)
-            coef_c = [[coef(ser_X, Xb, k, i) for i in range(n)] for k in range(K + 1)]
+    def step_size(self, coef_c) -> float | None:
+        """A step size from the last two Taylor coefficients at the centre (None: step to t_end exactly)."""
+        K, S = self.K, self.S
         scale = 1.0 + max(_mag(v) for v in S.c)
         h = None
         for k in (K - 1, K):
             nk = max(_mag(v) for v in coef_c[k])
             if nk > 0:
-                hk = (tol * scale / nk) ** (1.0 / k)
+                hk = (self.tol * scale / nk) ** (1.0 / k)
                 h = hk if h is None else min(h, hk)
-        h = 0.8 * h if h is not None else (2 * h_prev if h_prev else 1.0)
-        if h_prev is not None:
-            h = min(h, 4 * h_prev)
-        cap = h_max(float(t.mid())) if callable(h_max) else h_max
+        h = 0.8 * h if h is not None else (2 * self.h_prev if self.h_prev else 1.0)
+        if self.h_prev is not None:
+            h = min(h, 4 * self.h_prev)
+        cap = self.h_max(float(self.t.mid())) if callable(self.h_max) else self.h_max
         if cap is not None:
             h = min(h, float(cap))
-        if tend is not None:
-            left = float((tend - t).mid())
+        if self.tend is not None:
+            left = float((self.tend - self.t).mid())
             if left <= h * 1.000001:
-                h = None  # step to t_end exactly
-        # -- a-priori enclosure (Picard test) and remainder; the step shrinks while either fails
-        target = tol * scale
+                return None  # step to t_end exactly
+        return h
+
+    def enclose(self, h, Xb, scale):
+        """The a-priori enclosure (Picard test) and the remainder, shrinking the step while either fails:
+        (hb, B, Bbox, cK, Z), or (status, message) when t_end is reached or the halvings run out."""
+        K, n, t = self.K, self.n, self.t
+        target = self.tol * scale
+        fails = 0
         while True:
             if h is None:
-                hb = arb((tend - t).mid())
+                hb = arb((self.tend - t).mid())
                 if not (hb > 0):
-                    return _finish(pipe, Status.T_MAX, "reached t_end", started, evals)
+                    return Status.T_MAX, "reached t_end"
             else:
                 hb = arb(_binary(h))
-            got = _apriori(field_at, t, hb, Xb, prec)
+            got = _apriori(self.field_at, t, hb, Xb, self.prec)
             B, Bbox = (got if got is not None else (None, None))
             shrink = 0.5
             if B is not None:
-                T_step = hull(t, t + hb)
-                H = _zero_interval(hb)
                 # the (K+1)-th coefficient over the a-priori box and the step's time interval
-                ser_B = series_of(T_step, B, K + 1)
-                cK = [coef(ser_B, B, K + 1, i) for i in range(n)]
+                ser_B = self.series_of(hull(t, t + hb), B, K + 1)
+                cK = [self.coef(ser_B, B, K + 1, i) for i in range(n)]
                 Z = [cK[i] * hb ** (K + 1) for i in range(n)]
                 zmax = max(float(abs(zz).upper()) for zz in Z)
                 if all(zz.is_finite() for zz in Z) and zmax <= 16 * target:
-                    break
+                    return hb, B, Bbox, cK, Z
                 if math.isfinite(zmax) and zmax > 0:
                     shrink = min(0.5, max(0.05, 0.8 * (target / zmax) ** (1.0 / (K + 1))))
             fails += 1
-            if fails > budget.max_halvings:
-                return _finish(pipe, Status.STEP_SIZE_UNDERFLOW,
-                               f"the Picard test or the remainder failed {fails} times in a row "
-                               f"(h = {float(hb.mid()):.3g})", started, evals)
+            if fails > self.budget.max_halvings:
+                return (Status.STEP_SIZE_UNDERFLOW, f"the Picard test or the remainder failed {fails} times in a row "
+                        f"(h = {float(hb.mid()):.3g})")
             h = float(hb.mid()) * shrink
-        fails = 0
+
+    def interval_end(self, coef_c, hb, H, Z, Zs):
+        """Interval form: the Taylor coefficients over the box itself; (end set, enclosure over the step)."""
+        K, n, S, prec = self.K, self.n, self.S, self.prec
+        phi = [_horner([coef_c[k][i] for k in range(K + 1)], hb) + Z[i] for i in range(n)]
+        over = [_horner([coef_c[k][i] for k in range(K + 1)], H) + Zs[i] for i in range(n)]
+        c_new = [_written(arb(x.mid())) for x in phi]
+        R_new = [_written(self.pad(phi[i] - c_new[i], Z[i], phi[i], prec)) for i in range(n)]
+        return LohnerSet(c_new, S.A, R_new), over
+
+    def lohner_end(self, coef_c, Xb, hb, H, Z, Zs):
+        """Lohner's form: Taylor polynomial at the centre, the Jacobian of the Taylor map over the box hull
+        (variational series at X̄), re-centred with A' = Q of a QR of mid(DΦ·A); (end set, enclosure over the step)."""
+        K, n, d, S, prec, t = self.K, self.n, self.d, self.S, self.prec, self.t
+        phi_c = [_horner([coef_c[k][i] for k in range(K + 1)], hb) + Z[i] for i in range(n)]
+        ser_X = self.series_of(t, Xb, K)
+        self.evals[0] += K
+        V = variational_coefficients(self.system.jacobian.bind(*self.pc(Xb), series=True), t, ser_X, K,
+                                     self.jac_cols)
+        one, zero = arb(1), arb(0)
+        J = arb_mat(n, n, [_horner([V[k][i][j] for k in range(K + 1)], hb) if i < d else (one if i == j else zero)
+                           for i in range(n) for j in range(n)])
+        over = [_horner([self.coef(ser_X, Xb, k, i) for k in range(K + 1)], H) + Zs[i] for i in range(n)]
+        M = J * S.A
+        c_new = [arb(v.mid()) for v in phi_c]
+        v = [phi_c[i] - c_new[i] for i in range(n)]
+        A_new = _qr_basis(M, S.R, n)
+        Ainv = _inverse(A_new)
+        MR = Ainv * M
+        R_new = []
+        for i in range(n):
+            acc = arb(0)
+            for j in range(n):
+                acc += MR[i, j] * S.R[j]
+            for j in range(n):
+                acc += Ainv[i, j] * v[j]
+            R_new.append(_written(self.pad(acc, sum((abs(Ainv[i, j]) * Z[j] for j in range(n)), arb(0)), acc, prec)))
+        c_new = [_written(x) for x in c_new]
+        A_store = arb_mat(n, n, [_written(A_new[i, j]) for i in range(n) for j in range(n)])
+        return LohnerSet(c_new, A_store, R_new), over
+
+    def one_step(self):
+        """A validated step from the current set: a :class:`Step`, or (status, message) when none is taken."""
+        K, n, t, S = self.K, self.n, self.t, self.S
+        Xb = S.box()
+        # -- Taylor coefficients at the centre (the point c; the box in the interval form), a step size from them
+        y = S.c if self.form == "lohner" else Xb
+        ser = self.series_of(t, y, K)
+        coef_c = [[self.coef(ser, y, k, i) for i in range(n)] for k in range(K + 1)]
+        scale = 1.0 + max(_mag(v) for v in S.c)
+        got = self.enclose(self.step_size(coef_c), Xb, scale)
+        if len(got) == 2:
+            return got
+        hb, B, Bbox, cK, Z = got
+        H = _zero_interval(hb)
         Zs = [cK[i] * H ** (K + 1) for i in range(n)]  # over the step (t in [t0, t1])
-        if form == "interval":
-            phi = [_horner([coef_c[k][i] for k in range(K + 1)], hb) + Z[i] for i in range(n)]
-            over = [_horner([coef_c[k][i] for k in range(K + 1)], H) + Zs[i] for i in range(n)]
-            c_new = [read_ball(ball_text(arb(x.mid()))) for x in phi]
-            R_new = [read_ball(ball_text(pad(phi[i] - c_new[i], Z[i], phi[i], prec))) for i in range(n)]
-            A_store = S.A
-        else:
-            # -- Taylor polynomial at c, evaluated at h
-            phi_c = [_horner([coef_c[k][i] for k in range(K + 1)], hb) + Z[i] for i in range(n)]
-            # -- Jacobian of the Taylor map over the box hull (variational series at X̄)
-            ser_X = series_of(t, Xb, K)
-            evals[0] += K
-            V = variational_coefficients(system.jacobian.bind(*pc(Xb), series=True), t, ser_X, K, jac_cols)
-            one, zero = arb(1), arb(0)
-            J = arb_mat(n, n, [_horner([V[k][i][j] for k in range(K + 1)], hb) if i < d else (one if i == j else zero)
-                               for i in range(n) for j in range(n)])
-            over = [_horner([coef(ser_X, Xb, k, i) for k in range(K + 1)], H) + Zs[i] for i in range(n)]
-            M = J * S.A
-            c_new = [arb(v.mid()) for v in phi_c]
-            v = [phi_c[i] - c_new[i] for i in range(n)]
-            A_new = _qr_basis(M, S.R, n)
-            Ainv = _inverse(A_new)
-            MR = Ainv * M
-            R_new = []
-            for i in range(n):
-                acc = arb(0)
-                for j in range(n):
-                    acc += MR[i, j] * S.R[j]
-                for j in range(n):
-                    acc += Ainv[i, j] * v[j]
-                R_new.append(read_ball(ball_text(pad(acc, sum((abs(Ainv[i, j]) * Z[j] for j in range(n)), arb(0)),
-                                                      acc, prec))))
-            c_new = [read_ball(ball_text(x)) for x in c_new]
-            A_store = arb_mat(n, n, [read_ball(ball_text(A_new[i, j])) for i in range(n) for j in range(n)])
-        S_new = LohnerSet(c_new, A_store, R_new)
-        end = S_new.box()
-        t_new = t + hb
-        step = Step(t, hb, t_new, K, B, [over[i] for i in range(n)], end, S_new, Z, Bbox)
-        if any(not x.is_finite() for x in end):
-            return _finish(pipe, Status.NON_FINITE, "an enclosure is not finite", started, evals, step, record)
-        pipe.n_steps += 1
-        if record:
-            pipe.steps.append(step)
-        else:
-            pipe.steps[:] = [step]
-        if on_step is not None:
-            on_step(step)
-        S, t, h_prev = S_new, t_new, float(hb.mid())
-        if stop is not None:
-            ev = stop(step)
+        try:
+            if self.form == "interval":
+                S_new, over = self.interval_end(coef_c, hb, H, Z, Zs)
+            else:
+                S_new, over = self.lohner_end(coef_c, Xb, hb, H, Z, Zs)
+        except _NotFinite:
+            return Status.NON_FINITE, "an enclosure is not finite"
+
+        return Step(t, hb, t + hb, K, B, [over[i] for i in range(n)], S_new.box(), S_new, Z, Bbox)
+
+    def loop(self, stop, on_step, record) -> Flowpipe:
+        """Steps until a stop condition is proved, t_end is reached or a budget runs out."""
+        pipe = self.pipe
+        while True:
+            ended = self.spent()
+            if ended is not None:
+                return _finish(pipe, *ended, self.started, self.evals)
+            step = self.one_step()
+            if not isinstance(step, Step):
+                return _finish(pipe, *step, self.started, self.evals)
+            if any(not x.is_finite() for x in step.end):
+                return _finish(pipe, Status.NON_FINITE, "an enclosure is not finite", self.started, self.evals)
+            pipe.n_steps += 1
+            if record:
+                pipe.steps.append(step)
+            else:
+                pipe.steps[:] = [step]
+            if on_step is not None:
+                on_step(step)
+            self.S, self.t, self.h_prev = step.set_end, step.t1, float(step.h.mid())
+            ev = stop(step) if stop is not None else None
             if ev:
                 pipe.event = ev
-                return _finish(pipe, Status.PROVED_EVENT, f"proved: {ev}", started, evals)
-        widest = max(float(x.rad()) / (1.0 + _mag(x)) for x in end)
-        if not widest < budget.max_width:
-            return _finish(pipe, Status.WIDTH_LIMIT, f"relative radius {widest:.3g}", started, evals)
+                return _finish(pipe, Status.PROVED_EVENT, f"proved: {ev}", self.started, self.evals)
+            widest = max(float(x.rad()) / (1.0 + _mag(x)) for x in step.end)
+            if not widest < self.budget.max_width:
+                return _finish(pipe, Status.WIDTH_LIMIT, f"relative radius {widest:.3g}", self.started, self.evals)
 
 
-def _finish(pipe, status, message, started, evals, step=None, record=True):
+class _NotFinite(ArithmeticError):
+    """An enclosure that is not finite (the run ends with Status.NON_FINITE)."""
+
+
+def _written(x: arb) -> arb:
+    """x as a certificate writes it (:func:`ball_text`, radius rounded up; what is written is what is used); a
+    ball that is not finite raises :class:`_NotFinite`."""
+    if not x.is_finite():
+        raise _NotFinite
+    return read_ball(ball_text(x))
+
+
+def _finish(pipe, status, message, started, evals):
     pipe.status = status
     pipe.message = message
     pipe.seconds = _time.perf_counter() - started

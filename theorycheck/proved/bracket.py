@@ -1,0 +1,168 @@
+"""A proved bracket of α_c, assembled: its two ends (outward decimals), the proofs of their fates, the digits
+every point of it shares, the exact inputs it is about, and how strong it is.
+
+The bracket [lower, upper] is a proof when ``lower`` is proved to collapse, ``upper`` proved to grow, and the
+fate is monotone in α: then α_c ∈ [lower, upper]. Its strength is :func:`theorycheck.strength.proved` only
+when every lemma it rests on is proved for the depth L and dimension d of the request
+(:func:`theorycheck.symbolic.lemmas.strength`); otherwise it is as strong as its weakest lemma, and says so.
+Used by every proved α_c (:mod:`theorycheck.proved.alpha_c` at L = 2, :mod:`theorycheck.proved.alpha_c_depth`
+at even L ≥ 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from theorycheck.exact import ExactInputs
+from theorycheck.proved.decimals import common_digits, outward
+from theorycheck.strength import Kind, Strength, not_decided, proved
+
+__all__ = ["FateProof", "ProvedAlphaC", "assemble", "bracket_ends", "lemma_strengths", "resting_strength"]
+
+PROVED, NOT_PROVED = "proved", "not proved"
+
+
+@dataclass
+class FateProof:
+    """One α's fate: ``fate`` "collapse" | "growth" | None (not proved within the budget, ``why``), the lemma
+    used, the time ``tau`` (a ball as [mid, rad] decimal strings) where its hypothesis holds for every point
+    of the enclosure, and the work done."""
+
+    alpha: str
+    fate: str | None
+    lemma: str | None
+    tau: list | None
+    steps: int
+    segments: int
+    seconds: float
+    why: str = ""
+    q: object = None
+    pipes: list = field(default_factory=list, repr=False)
+
+    def as_dict(self) -> dict:
+        return {"alpha": self.alpha, "fate": self.fate, "lemma": self.lemma, "tau": self.tau, "steps": self.steps,
+                "segments": self.segments, "seconds": round(self.seconds, 3), "why": self.why}
+
+
+@dataclass
+class ProvedAlphaC:
+    """A bracket of α_c: ``status`` "proved" (both ends' fates proved and every lemma proved for this (L, d))
+    | "not proved"; ``lower``/``upper`` decimal strings (None when an end's fate was not proved), ``digits``
+    (significant digits every point of [lower, upper] shares) and ``value_text`` (those digits), ``method``,
+    ``rests_on`` (lemma names), the two :class:`FateProof`, a ``note`` (why not, or why fewer digits than
+    asked), ``inputs`` (the exact numbers it is about) and ``strength``."""
+
+    status: str
+    lower: str | None
+    upper: str | None
+    digits: int
+    digits_requested: int
+    method: str
+    rests_on: list
+    collapses: FateProof | None
+    grows: FateProof | None
+    seconds: float
+    note: str = ""
+    value_text: str | None = None
+    inputs: ExactInputs | None = None
+    strength: Strength | None = None
+    lemmas: tuple = ()
+
+    def as_dict(self) -> dict:
+        """Keys: status, lower, upper, digits, digits_requested, value_text, method, rests_on (one object per
+        lemma: name, statement, strength), note, seconds, collapses, grows (each: alpha, fate, lemma, tau,
+        steps, segments, seconds, why), inputs (the exact inputs, or null) and strength."""
+        strength = self.strength or (proved() if self.status == PROVED else not_decided(self.note or None))
+        return {"status": self.status, "lower": self.lower, "upper": self.upper, "digits": self.digits,
+                "digits_requested": self.digits_requested, "value_text": self.value_text, "method": self.method,
+                "rests_on": _rests_on_dicts(self.rests_on, self.lemmas), "note": self.note,
+                "seconds": round(self.seconds, 3),
+                "collapses": self.collapses.as_dict() if self.collapses else None,
+                "grows": self.grows.as_dict() if self.grows else None,
+                "inputs": self.inputs.as_dict() if self.inputs is not None else None,
+                "strength": strength.as_dict()}
+
+
+def _rests_on_dicts(rests_on: list, lemmas: tuple) -> list:
+    """``rests_on`` as one object per lemma {name, statement, strength}; prose entries (no lemma registered)
+    are kept as {name: null, statement, strength: null}."""
+    from theorycheck.symbolic.lemmas import LEMMAS
+
+    by_name = dict(lemmas)
+    out = []
+    for r in rests_on:
+        if r in by_name:
+            out.append({"name": r, "statement": LEMMAS.get(r, ""), "strength": by_name[r].as_dict()})
+        else:
+            out.append({"name": None, "statement": str(r), "strength": None})
+    return out
+
+
+def lemma_strengths(names: Iterable[str], *, depth: int, dim: int) -> list[tuple[str, Strength]]:
+    """Each lemma with its own strength for depth ``depth`` and dimension ``dim``
+    (:func:`theorycheck.symbolic.lemmas.strength`); a name the registry does not know is not decided."""
+    from theorycheck.symbolic import lemmas
+
+    out = []
+    for n in names:
+        try:
+            out.append((n, lemmas.strength(n, depth=int(depth), dim=int(dim))))
+        except KeyError:
+            out.append((n, not_decided(f"{n} has no strength registered in theorycheck.symbolic.lemmas")))
+    return out
+
+
+def resting_strength(rests: Sequence[tuple[str, Strength]]) -> Strength:
+    """The strength of an answer whose computation is proved and which rests on ``rests``: proved when every
+    lemma is, else the weakest lemma's kind (its digits; ``because`` names what is not proved), with every
+    lemma listed in ``rests_on``."""
+    weak = [(n, s) for n, s in rests if s.kind is not Kind.PROVED]
+    if not weak:
+        return proved(rests)
+    w = Strength.weakest([s for _, s in weak])
+    because = "rests on " + "; ".join(f"{n}: {s.text}" for n, s in weak)
+    if w.kind is Kind.FLOAT_CHECK:
+        return Strength(Kind.FLOAT_CHECK, digits=w.digits, because=because, rests_on=tuple(rests))
+    if w.kind is Kind.HOLDS_ON_INPUTS:
+        return Strength(Kind.HOLDS_ON_INPUTS, inputs=w.inputs, because=because, rests_on=tuple(rests))
+    return Strength(Kind.NOT_DECIDED, because=because, rests_on=tuple(rests))
+
+
+def bracket_ends(lower, upper, rel: float | str, digits: int) -> tuple[str, str]:
+    """Decimal ends of a bracket to prove: ``lower``·(1 − w) rounded down and ``upper``·(1 + w) rounded up,
+    w = ``rel`` (a relative margin, e.g. 10^−(D+2)), at ``digits`` significant digits (exact arithmetic)."""
+    from fractions import Fraction
+
+    from theorycheck.proved.decimals import fraction_of
+
+    w = Fraction(rel) if isinstance(rel, str) else fraction_of(rel)
+    lo, hi = fraction_of(lower), fraction_of(upper)
+    return outward(lo * (1 - w), digits, "down"), outward(hi * (1 + w), digits, "up")
+
+
+def assemble(lower: str, upper: str, collapses: FateProof, grows: FateProof, *, digits: int, method: str,
+             lemmas: Sequence[str], inputs: ExactInputs, seconds: float, note: str = "",
+             digits_asked: int | None = None) -> ProvedAlphaC:
+    """The bracket [lower, upper] of α_c from the proofs of its ends' fates: "proved" with the digits its
+    points share when ``lower`` collapses, ``upper`` grows and every one of ``lemmas`` is proved for the
+    inputs' (L, d); otherwise "not proved", with what failed in ``note`` and the strength of what it rests
+    on. ``digits``: the digits aimed at (``digits_asked``: those the user asked, when more)."""
+    dim = len(inputs.z) if inputs.z is not None else 0
+    rests = lemma_strengths(lemmas, depth=inputs.depth or 2, dim=dim)
+    asked = int(digits_asked if digits_asked is not None else digits)
+    if collapses.fate == "collapse" and grows.fate == "growth":
+        D, text = common_digits(lower, upper, int(digits) + 6)
+        if D < digits:
+            note = (note + "; " if note else "") + (f"{D} common significant digits (asked {digits}): the bracket "
+                                                    "straddles a rounding boundary")
+        strength = resting_strength(rests)
+        if not strength.proved:
+            note = (note + "; " if note else "") + f"both ends' fates are proved, but the bracket {strength.because}"
+        return ProvedAlphaC(PROVED if strength.proved else NOT_PROVED, lower, upper, D, asked, method,
+                            list(lemmas), collapses, grows, seconds, note, text, inputs, strength, tuple(rests))
+    why = [f"α = {f.alpha}: {f.fate or 'not decided'} ({f.why or f.lemma})"
+           for f, want in ((collapses, "collapse"), (grows, "growth")) if f.fate != want]
+    note = "; ".join(([note] if note else []) + why)
+    return ProvedAlphaC(NOT_PROVED, None, None, 0, asked, method, list(lemmas), collapses, grows, seconds, note,
+                        None, inputs, not_decided(note), tuple(rests))
