@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         prev = None
         if not args.skip_previous:
             prev, pw, pc = timed(lambda: th.collapse_threshold_bisection(z, 1.0))
-            digits = prev.certificate["significant_digits"] if prev.certificate else 0
+            digits = prev.check["significant_digits"] if prev.check else 0
             lines.append(f"| {name} | previous (bisection) | ≈ 12 | {digits:.1f} (bracket) | {prev.value!r} | "
                          f"{pw:.2f} s | {pc:.2f} s | 1 |")
             print(lines[-1], flush=True)
@@ -71,13 +71,13 @@ def main(argv=None) -> int:
             if D == 12:
                 new12 = res
             ratio = f"{pc / c:.1f}×" if prev is not None else "—"
-            lines.append(f"| {name} | new | {D} | {res.certificate['significant_digits']} | `{res.value_text}` | "
+            lines.append(f"| {name} | new | {D} | {res.check['significant_digits']} | `{res.value_text}` | "
                          f"{w:.2f} s | {c:.2f} s | {ratio} |")
             print(lines[-1], flush=True)
         if prev is not None and new12 is not None:
-            lo, hi = (float(x) for x in new12.certificate["bracket"])
-            old_lo = prev.certificate["collapses"]["alpha"]
-            old_hi = prev.certificate["grows"]["alpha"]
+            lo, hi = (float(x) for x in new12.check["bracket"])
+            old_lo = prev.check["collapses"]["alpha"]
+            old_hi = prev.check["grows"]["alpha"]
             agree = old_lo <= hi and lo <= old_hi
             lines.append(f"| {name} | agreement | | | previous bracket [{old_lo!r}, {old_hi!r}] "
                          f"{'overlaps' if agree else 'DOES NOT overlap'} the new certified bracket | | | |")
