@@ -1,4 +1,4 @@
-"""E2.linear over MNIST class pairs at a chosen training size (the README's evidence): the rule of
+"""E2.linear over MNIST class pairs at a chosen training size (the evidence of docs/findings/minor-first.md): the rule of
 proofs/e2_linear.py through :func:`theorycheck.images.pairs.linear_images_pairs` (each pair one
 Dask task), written out as JSON. ``--n-train 0``: every training image of each pair.
 ``--collapse-from FILE``: α_c brackets from an earlier run's JSON (the same deterministic scan),

@@ -1,11 +1,11 @@
-"""Run the README's example commands with --json and save their outputs, timing fields removed.
+"""Run the documentation's example commands with --json and save their outputs, timing fields removed.
 
     python scripts/readme_json.py OUTDIR [--only NAME,...]
     python scripts/readme_json.py --diff BASEDIR NEWDIR
 
-Every concrete ``theorycheck ...`` command of README.md (a code span or a code block line
-without placeholders) is run, plus one representative invocation of each command the README
-documents with placeholders only (listed in EXTRA). Each runs as ``python -m theorycheck ...
+Every concrete ``theorycheck ...`` command of README.md, of the pages of docs/ and of benchmarks/*.md (a code span or a
+code block line without placeholders) is run, plus one representative invocation of each command the
+documentation gives with placeholders only (listed in EXTRA). Each runs as ``python -m theorycheck ...
 --json`` in the current PYTHONPATH; its JSON (stdout, or the file it writes) is saved to
 OUTDIR/NAME.json with the keys in TIMING removed at every depth. ``--diff`` compares two
 such folders key by key and prints every path whose value differs.
@@ -29,7 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TIMING = {"seconds", "wall", "wall_s", "cpu", "cpu_s", "elapsed", "versions", "time_s",
           "started", "finished", "timestamp", "duration"}
-PLACEHOLDER = re.compile(r"[\[\]{}|…]|FILE|PREFIX|DIR\b|\bT\b|\bR\b|\bL\b|Z1|A1|NAME")
+PLACEHOLDER = re.compile(r"[\[\]{}|…]|FILE|PREFIX|DIR\b|\bT\b|\bR\b|\bL\b|Z1|A1|NAME|\bA:B\b")
+#: commands that need a problem: a mention without --z or --data is prose, not an example
+NEEDS_DATA = ("trajectory", "thresholds", "heatmap", "maxmargin", "setting", "predict")
 
 DATA = {
     "two.csv": "x1,x2,y\n4,1,1\n1,-1,-1\n",
@@ -97,8 +99,9 @@ SKIPPED = {
 
 
 def readme_commands() -> dict[str, str]:
-    """Concrete `theorycheck ...` commands of README.md (no placeholders), json-able ones."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """Concrete `theorycheck ...` commands of README.md, docs/**/*.md and benchmarks/*.md (no placeholders), json-able ones."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "benchmarks").glob("*.md"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
     found: dict[str, str] = {}
     candidates = re.findall(r"`(theorycheck [^`]+)`", text)
     for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
@@ -111,6 +114,8 @@ def readme_commands() -> dict[str, str]:
         args = c[len("theorycheck "):]
         sub = args.split()[0]
         if sub in ("cnn", "verify", "prove", "reproduce", "X", "--help") or PLACEHOLDER.search(args):
+            continue
+        if sub in NEEDS_DATA and not re.search(r"--(z|data)\b", args):
             continue
         if len([a for a in args.split()[1:] if a.startswith("--") and a != "--json"]) < 1 \
                 or args.split()[1:] in (["--json"], ["--format", "json"], ["--backend", "serial"]):

@@ -79,10 +79,14 @@ def test_cnn_dataset_choices_are_the_data_modules():
 
 
 def test_vocabulary_names_and_checks():
+    from theorycheck import optimizers
     from theorycheck import vocabulary as v
     from theorycheck.symbolic import model as sy
 
-    assert v.OPTIMIZERS == sy.OPTIMIZERS == ("gd", "sam-l2", "sam-linf")
+    # every registered optimizer (the CLI's choices); the symbolic layer's rescaled product flows take
+    # the three whose ascent is one full-batch, scale-invariant step
+    assert v.OPTIMIZERS == optimizers.names() == ("gd", "sam-l2", "sam-linf", "n-sam", "1-sam")
+    assert sy.OPTIMIZERS == ("gd", "sam-l2", "sam-linf")
     assert v.LOSSES == sy.LOSSES == ("logistic", "exponential")
     assert v.check_depth(3.0) == 3 and v.check_rho("0.5") == 0.5
     for bad, fn in [(0, v.check_depth), (True, v.check_depth), (2.5, v.check_depth), (-1, v.check_rho),
@@ -138,7 +142,7 @@ def test_solve_refuses_bad_arguments_in_one_line(kw, fragment):
 
 # ---------------------------------------------------------------------------- thresholds
 def test_thresholds_linf_values_and_cli_equality(capsys):
-    r = tc.thresholds(tc.Setting.from_z([1, 2, 3], rho=1.0, optimizer="sam-linf", alpha=[0.5, 2, 0.9]))
+    r = tc.thresholds(tc.Setting.from_z([1, 2, 3], rho=1.0, optimizer="sam-linf", alpha="0.5,2,0.9"))  # as typed
     # only α_2 > ρ grows, so the limit is e_2 (C3), and the trajectory stays at j† = 2
     assert r.grows == [False, True, False] and r.predicted_index == 2
     assert r["final_index"] == 2 and r["switches"] == []

@@ -138,7 +138,7 @@ def test_cli_thresholds_depth(capsys):
     res = json.loads(capsys.readouterr().out)
     assert rc == 0 and res["depth"] == 4
     assert res["alpha_all_shrink"]["closed_form"] and "rho*z_min" in res["alpha_all_shrink"]["expression"]
-    assert res["alpha_collapse"]["certificate"]["shrinks"]["alpha"] > 0.2
+    assert res["alpha_collapse"]["check"]["shrinks"]["alpha"] > 0.2
     assert res["collapsed"] is True and res["regime_name"].startswith("collapse")
     assert "even L" in res["small_alpha"] and res["equilibrium"]["u_star_over_max_z_units"]
 

@@ -2,7 +2,6 @@
 termination guarantees (events, budgets, edge inputs)."""
 
 import math
-import time
 
 import mpmath
 import numpy as np
@@ -240,9 +239,10 @@ def test_mpmath_state_is_exact_beyond_float():
 def test_edge_inputs_finish_quickly_without_nan(kw):
     z = kw.pop("z")
     s = Setting.from_z(z, **kw)
-    t0 = time.monotonic()
-    tr = solve(s, t_max=1e4, budget=Budget(max_seconds=20))
-    assert time.monotonic() - t0 < 20
+    # "quickly" in field evaluations, not seconds (a verdict must not depend on the host's load): these
+    # inputs finish in at most ~5,000
+    tr = solve(s, t_max=1e4, budget=Budget(max_seconds=math.inf, max_evaluations=20_000))
+    assert tr.n_evaluations <= 20_000
     assert tr.successful, (tr.stopped_because, tr.message)
     assert not np.any(np.isnan(tr.log_abs_beta))
     d = ob.final_direction(tr)

@@ -1,6 +1,8 @@
 """Pack kernel-rich: the symbolic derivations, the interpolators with their certificates, the
 signed flow against argmin Q_α (depths 2, 3; α from 1e-2 to 10), and the claims' verdicts."""
 
+import math
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -83,7 +85,7 @@ def test_argmin_Q_is_optimal_on_the_affine_set():
 @pytest.mark.parametrize("alpha", [1e-2, 1e-1, 1.0, 10.0])
 def test_flow_agrees_with_predict_within_its_error_bar(D, alpha):
     X, y = problem()
-    fl = flow_pm(X, y, depth=D, alpha=alpha)
+    fl = flow_pm(X, y, depth=D, alpha=alpha, max_seconds=math.inf)  # its evaluation budget decides
     pr = argmin_Q(X, y, depth=D, alpha=alpha)
     assert fl.converged and fl.residual <= 1.0001e-10 * np.linalg.norm(y)  # the event's root, to its accuracy
     assert np.linalg.norm(fl.beta - pr.beta) <= fl.error_bar + 1e-12
@@ -94,7 +96,7 @@ def test_error_bar_is_honest_before_convergence():
     """Stopped early, the flow's first-order error bar still covers most of the distance left."""
     X, y = problem()
     pr = argmin_Q(X, y, depth=2, alpha=1.0)
-    fl = flow_pm(X, y, depth=2, alpha=1.0, residual_tol=1e-4)
+    fl = flow_pm(X, y, depth=2, alpha=1.0, residual_tol=1e-4, max_seconds=math.inf)
     assert 0 < np.linalg.norm(fl.beta - pr.beta) <= fl.error_bar
 
 
@@ -144,7 +146,7 @@ def test_claim_verdicts():
 def test_tie_limit_is_the_symmetric_point():
     X, y = np.array([[1.0, 1.0]]), np.array([1.0])
     for D in (2, 3):
-        fl = flow_pm(X, y, depth=D, alpha=1e-2)
+        fl = flow_pm(X, y, depth=D, alpha=1e-2, max_seconds=math.inf)
         assert fl.beta == pytest.approx([0.5, 0.5], abs=1e-9)
 
 

@@ -2,6 +2,7 @@
 claims' verdicts (including the counterexample to the statement as given, for L = 2)."""
 
 import itertools
+import math
 
 import mpmath
 import numpy as np
@@ -130,13 +131,13 @@ def test_slow_l1_convergence_is_not_a_failure():
     out = {c.key: c for c in LMC.claims()}["LM.l1"].check(SEED640)
     assert out.ok is True and out.detail["checkpoints"] == 20 and out.deviation < 1e-4
     assert out.detail["values"][-1] < out.detail["values"][-2] < out.detail["values"][7]
-    f = flow_margin(Z, depth=2)
+    f = flow_margin(Z, depth=2, max_seconds=math.inf)  # its evaluation budget decides, never the host's load
     assert len(f.directions) == 8 and f.status == "reached"
 
 
 @pytest.mark.parametrize("loss", ["exponential", "logistic"])
 def test_flow_direction_reaches_the_kkt_point(loss):
-    f = flow_margin(Z2, depth=2, loss=loss)
+    f = flow_margin(Z2, depth=2, loss=loss, max_seconds=math.inf)
     assert f.status == "reached" and len(f.directions) == 8
     assert np.all(np.diff(f.log_t) > 0) and f.log_t[-1] > 1e6
     res = [kkt_residual(d, Z2, 2)["residual"] for d in f.directions]
@@ -147,7 +148,7 @@ def test_flow_direction_reaches_the_kkt_point(loss):
 
 
 def test_flow_from_positive_start_cannot_reach_negative_coordinates():
-    f = flow_margin(NEG, depth=2)
+    f = flow_margin(NEG, depth=2, max_seconds=math.inf)
     assert f.directions[-1] == pytest.approx([0.0, 1.0], abs=1e-12)
     assert kkt_residual(f.directions[-1], NEG, 2)["residual"] == pytest.approx(0.5, abs=1e-9)
 
@@ -199,3 +200,57 @@ def test_normalised_field_and_jacobian_against_sympy(loss, L):
         assert np.allclose(normalised_field(u, Z, L, loss), want, rtol=1e-12, atol=1e-14)
         if loss == "exponential":
             assert np.allclose(normalised_jacobian(u, Z, L, loss), wj, rtol=1e-11, atol=1e-13)
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+@pytest.mark.parametrize("k", [-500, 500])
+def test_flow_at_extreme_data_is_the_unit_flow_mapped_back(loss, k):
+    """The loss-normalised flow on 2^(kL)·Z from α is the flow on Z from α·2^k with β scaled by
+    2^(−kL) and t by 2^(−2k) (the margins are the same): at Z·2^1000 ≈ 1e301 from α = 2^−500,
+    with the checkpoints moved by −1000 ln 2, the directions of the flow on Z from α = 1, log β
+    and log t shifted by −1000 ln 2 (was: the first BDF step overflowed u and the Jacobian, a
+    ValueError traceback from |Z| ≈ 1e100). The start ln α + k ln 2 and the levels carry a
+    rounding of ~1e-13, so the two runs agree to the integrator's tolerance, not bit for bit."""
+    Z = np.array([[1.0, 0.3], [0.2, 1.0], [0.7, 0.6]])
+    cps = [2.0, 4.0, 6.0, 8.0]
+    shift = 2 * k * math.log(2.0)
+    ref = flow_margin(Z, depth=2, loss=loss, checkpoints=cps, max_seconds=math.inf)
+    got = flow_margin(np.ldexp(Z, 2 * k), depth=2, loss=loss, alpha=math.ldexp(1.0, -k),
+                      checkpoints=[c - shift for c in cps], tau_max=math.ldexp(1e7, -2 * k), max_seconds=math.inf)
+    assert got.status == ref.status == "reached" and len(got.directions) == len(cps)
+    np.testing.assert_allclose(np.array(got.directions), np.array(ref.directions), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(got.log_beta, np.array(ref.log_beta) - shift, rtol=1e-12)
+    np.testing.assert_allclose(got.log_t, np.array(ref.log_t) - shift, rtol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1e100, 1e300, 1e-300])
+def test_flow_at_extreme_data_from_alpha_one_ends_with_a_named_status(scale):
+    Z = np.array([[1.0, 0.3], [0.2, 1.0], [0.7, 0.6]]) * scale
+    f = flow_margin(Z, depth=2, max_evaluations=3000, max_seconds=math.inf)
+    assert f.status in ("reached", "max_evaluations", "horizon")
+    assert all(np.all(np.isfinite(d)) for d in f.directions)
+
+
+def test_weights_beyond_the_float64_margins():
+    """w_i = −ℓ'(m_i)/Σℓ(m_j) at margins m = v·e^top that leave float64: the softmax of −m when
+    every margin is above the range (and for the exponential loss), ℓ ≈ |m| below it."""
+    from theorycheck.solvers.lp_flow import _margin_weights
+
+    v = np.array([1.0, 1.0, 2.0])
+    for loss in ("exponential", "logistic"):
+        w, lnL = _margin_weights(v, 800.0, loss)  # m ≈ e^800: every ℓ(m) underflows
+        np.testing.assert_allclose(w, [0.5, 0.5, 0.0], atol=0)
+        assert lnL == -math.inf
+    # two margins below −1.8e308: −ℓ' = 1 each, Lo ≈ 4e^800 (so w = e^−801.4 underflows to 0)
+    w, lnL = _margin_weights(np.array([-1.0, -3.0, 2.0]), 800.0, "logistic")
+    assert lnL == pytest.approx(math.log(4.0) + 800.0, rel=1e-15)
+    np.testing.assert_array_equal(w, [0.0, 0.0, 0.0])
+    w, lnL = _margin_weights(np.array([-1.0, -3.0, 2.0]), 700.0, "logistic")  # |m| ~ 1e304: finite margins
+    np.testing.assert_allclose(w, [0.25 * math.exp(-700.0)] * 2 + [0.0], rtol=1e-12)
+    w, _ = _margin_weights(np.array([-1.0, -3.0, 2.0]), 800.0, "exponential")
+    np.testing.assert_array_equal(w, [0.0, 1.0, 0.0])
+    # finite margins: the plain path, the compiled symbolic log losses
+    w, lnL = _margin_weights(np.array([0.5, 1.0]), 0.0, "logistic")
+    l = np.log1p(np.exp(-np.array([0.5, 1.0])))
+    np.testing.assert_allclose(w, (1 / (1 + np.exp([0.5, 1.0]))) / l.sum(), rtol=1e-14)
+    assert lnL == pytest.approx(math.log(l.sum()), rel=1e-14)

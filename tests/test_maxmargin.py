@@ -107,3 +107,41 @@ def test_every_scale_gives_the_same_direction(norm, exp):
         assert abs(exp) >= 1000
         np.testing.assert_allclose(np.min(Z @ r.beta) * 2.0**(exp + r.log2_scale), 1.0, rtol=1e-3)
     assert r.margin > 0 and math.isfinite(r.margin)
+
+
+SIX = np.array([[0.672, 0.556, 0.1], [0.497, 1.272, -0.3], [1.0, -0.1, 0.2], [0.8, 0.4, 0.9], [1.3, 0.2, -0.5],
+                [0.9, 1.1, 0.05]])
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+@pytest.mark.parametrize("scale", [1e-179, 1e-300, 1e300, 1e-150, 1e150])
+def test_margin_is_one_over_the_norm_of_beta_at_every_scale(norm, scale):
+    """Six examples at 1e-179: the margin was 1/‖β‖ but β ~ 1e179 was returned as it is, and
+    np.linalg.norm(β) squares its entries: inf, so 1/‖β‖ came out 0.0. β is now returned as it
+    is only where float64 computes its norm (max|β| within 2^±500); otherwise the solution of the
+    scaled problem with beta_log2_scale."""
+    import theorycheck as tc
+
+    unit = tc.max_margin(SIX, norm).as_dict()
+    r = tc.max_margin(SIX * scale, norm).as_dict()
+    beta = np.asarray(r["beta"])
+    nrm = float(np.linalg.norm(beta, norm))  # plain numpy: finite and nonzero in either representation
+    assert 0 < nrm < math.inf
+    assert r["margin"] * nrm * 2.0 ** r["beta_log2_scale"] == pytest.approx(1.0, rel=1e-13)
+    assert r["margin"] == pytest.approx(unit["margin"] * scale, rel=1e-12)
+    assert min(r["margins"]) == pytest.approx(1.0, rel=1e-12)
+    np.testing.assert_allclose(r["direction"], unit["direction"], rtol=1e-12, atol=1e-15)
+    assert (r["beta_log2_scale"] != 0) == (scale in (1e-179, 1e-300, 1e300))  # |β| ~ 1/scale beyond 2^±500
+    with np.errstate(over="ignore", under="ignore"):
+        true_beta = beta * 2.0 ** r["beta_log2_scale"] if r["beta_log2_scale"] == 0 else None
+    if true_beta is not None:  # representable: it separates the data with margin 1 as given
+        assert np.min((SIX * scale) @ true_beta) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_rows_of_very_different_sizes_fail_in_one_honest_line():
+    """Rows 1 and 1e-150: separable, but HiGHS treats 1e-150 as 0 and calls the LP infeasible;
+    the error says why instead of suggesting the data are not separable."""
+    Z = np.array([[1.0, 0.0], [0.0, 1e-150]])
+    with pytest.raises(TheorycheckError, match="span 150 orders of magnitude") as e:
+        max_margin(Z, 1)
+    assert "\n" not in str(e.value)

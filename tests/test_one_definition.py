@@ -6,6 +6,7 @@ random inputs over many scales."""
 from __future__ import annotations
 
 import functools
+import math
 
 import mpmath
 import numpy as np
@@ -89,14 +90,24 @@ def _assert_reduced(lnN, dtau, dI, ref, what):
 MEMBERS = _random_members(np.random.default_rng(20260301), 120)
 
 
+def _in_units(s, tau, I):
+    """(τ̂, Î) = (2^k τ, 2^(2k) I): the units a one-example batched system integrates in
+    (ẑ = z/2^k; theorycheck/batched/systems.py, Units). There N̂ = N/2^k, the clock κ is the
+    same and dÎ/dŝ = 2^k dI/ds."""
+    k = s.time_log2
+    return np.ldexp(tau, k), np.ldexp(I, 2 * k)
+
+
 def test_batched_reduced_l2_rates_equal_the_symbolic_ode():
     """batched ReducedL2: ln N (affine coefficients) and the smooth clock (compiled)."""
     for z, alpha, rho, tau, I in MEMBERS:
         s = bsys.ReducedL2(z, [alpha], [rho])
         idx = np.arange(1)
-        lnN = s.log_norm(idx, np.array([tau]), np.array([I]))[0]
+        th, Ih = _in_units(s, tau, I)
+        lnN = s.log_norm(idx, np.array([th]), np.array([Ih]))[0] + s.time_log2 * math.log(2.0)
         with np.errstate(all="ignore"):
-            dtau, dI = s.rates(idx, np.array([tau]), np.array([[I]]))
+            dtau, dI = s.rates(idx, np.array([th]), np.array([[Ih]]))
+        dI = np.ldexp(dI, -s.time_log2)
         _assert_reduced(lnN, dtau[0], dI[0, 0], _ref_reduced(z, alpha, rho, tau, I), (z, alpha, rho, tau, I))
 
 
@@ -112,19 +123,22 @@ def test_numba_kernel_field_equals_the_compiled_symbolic_form():
         for b, a in enumerate((alpha, 2 * alpha)):
             buf, out = np.empty(z.size), np.empty(2)
             lc = float(np.asarray(s.log_c).reshape(-1)[min(b, np.asarray(s.log_c).size - 1)])
-            lnN = kn._field(K, A, G, b, lc, tau, I, buf, out)
-            assert lnN == kn._log_norm(K, A, G, b, tau, I, buf)
+            th, Ih = _in_units(s, tau, I)
+            shift = s.time_log2 * math.log(2.0)  # ln N − ln N̂
+            lnN = kn._field(K, A, G, b, lc, th, Ih, buf, out)
+            assert lnN == kn._log_norm(K, A, G, b, th, Ih, buf)
+            lnN += shift
             with np.errstate(all="ignore"):
                 terms = log_summand(z, tau, I, a, rho)
                 m = np.max(terms)
                 want_lnN = C.log_norm("numpy")(np.log(np.sum(np.exp(terms - m))) + m)
-                want = clocked(want_lnN, lc)
+                want = clocked(want_lnN - shift, lc)
             ref = _ref_reduced(z, a, rho, tau, I)
             tol = 64 * EPS * (1 + ref[3])
             assert abs(lnN - want_lnN) <= tol
             for got, w in zip(out, want):
                 assert got == pytest.approx(float(w), rel=2 * tol + 8 * EPS, abs=1e-300)
-            _assert_reduced(lnN, out[0], out[1], ref, ("kernel", z, a, rho, tau, I))
+            _assert_reduced(lnN, out[0], np.ldexp(out[1], -s.time_log2), ref, ("kernel", z, a, rho, tau, I))
 
 
 @pytest.mark.parametrize("backend", ["float", "mpmath"])
@@ -185,16 +199,21 @@ def test_certificate_levels_equal_the_symbolic_ones_everywhere_they_are_used():
         lv = C.l2_certificate_levels(z, rho, tol)
         for k, v in want.items():
             assert lv[k][0] == 0.0 and lv[k][1] == pytest.approx(float(v), rel=4 * EPS), k
-        # the batched systems (and through them the kernel's inputs) hold their logs
+        # the batched systems (and through them the kernel's inputs) hold their logs, in their
+        # units ẑ = z/2^k (the levels are homogeneous of degree 1 in z: ln level − k ln 2)
         s = bsys.ReducedL2(z, [0.3, 0.3], rho, collapse_tol=tol)
+        lvh = C.l2_certificate_levels(np.ldexp(z, -s.time_log2), rho, tol)
         with np.errstate(divide="ignore"):
             for attr, k in (("log_c", "clock_scale"), ("log_cert", "collapse"), ("log_safe", "no_collapse"),
                             ("log_stop", "stop")):
-                np.testing.assert_array_equal(np.asarray(getattr(s, attr)), np.log(lv[k]), err_msg=attr)
+                np.testing.assert_array_equal(np.asarray(getattr(s, attr)), np.log(lvh[k]), err_msg=attr)
+                np.testing.assert_allclose(np.asarray(getattr(s, attr))[1] + s.time_log2 * math.log(2.0),
+                                           np.log(lv[k][1]), rtol=1e-14, atol=1e-14, err_msg=attr)
         b = bsys.BalancedLog(z, [0.3, 0.3], rho, optimizer="sam-l2", collapse_tol=tol)
+        assert b.time_log2 == s.time_log2
         with np.errstate(divide="ignore"):
-            np.testing.assert_array_equal(np.asarray(b.log_stop), np.log(lv["stop"]))
-            np.testing.assert_array_equal(np.asarray(b.log_cert), np.log(lv["collapse"]))
+            np.testing.assert_array_equal(np.asarray(b.log_stop), np.log(lvh["stop"]))
+            np.testing.assert_array_equal(np.asarray(b.log_cert), np.log(lvh["collapse"]))
     # the certificates are where the rates of l2_log_rate change sign
     rate = cf.l2_log_rate()
     assert sp.simplify(rate.subs({cf.z_j: cf.z_min, cf.N: cf.l2_collapse_certificate()})) == 0

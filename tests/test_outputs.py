@@ -91,3 +91,48 @@ def test_folder_messages_say_what_to_give(argv, fragment, capsys, tmp_path, monk
     monkeypatch.chdir(tmp_path)
     rc, out, err = run(argv, capsys)
     assert rc == 2 and fragment in err and "not found" not in err and "write .png" not in err, err
+
+
+def _unwritable_folder(tmp_path):
+    """A folder nothing can be written into, root included: /proc where it exists (a virtual
+    file system: permission bits said writable for root, and the write failed after the work)."""
+    import os
+
+    if os.path.isdir("/proc/self") and os.geteuid() == 0:
+        return "/proc"
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o500)
+    if os.access(d, os.W_OK):  # pragma: no cover - root without /proc
+        pytest.skip("no folder this user cannot write")
+    return str(d)
+
+
+def test_unwritable_folders_are_found_by_trying(tmp_path, monkeypatch, capsys):
+    ro = _unwritable_folder(tmp_path)
+    for call in (lambda: output_file(f"{ro}/x.png"), lambda: output_prefix(f"{ro}/sub/run"),
+                 lambda: output_folder(f"{ro}/a/b")):
+        with pytest.raises(TheorycheckError, match="is not writable"):
+            call()
+    monkeypatch.chdir(tmp_path)
+    for argv, option in [(HEATMAP + ["--out", f"{ro}/h.png"], "--out"),
+                         (HEATMAP + ["--save", f"{ro}/sub/run"], "--save"),
+                         (["trajectory", "--z", "1,2", "--plot", f"{ro}/x.png"], "--plot"),
+                         (["reproduce", "loss-plateau", "--out", f"{ro}/r"], "--out"),
+                         (["cnn", "--quick", "--out", f"{ro}/c"], "--out"),
+                         (["linear-images", "--quick", "--save", f"{ro}/s"], "--save"),
+                         (["linear-images", "--quick", "--figures", f"{ro}/f"], "--figures")]:
+        rc, out, err = run(argv, capsys)
+        assert rc == 2 and out == "" and err.count("\n") == 1, (argv, err)
+        assert option in err and "not writable" in err, (argv, err)
+    assert not list(tmp_path.rglob(".theorycheck-probe-*"))
+
+
+def test_linear_images_checks_its_folders_before_the_work(tmp_path):
+    from theorycheck.images.experiment import linear_images
+
+    (tmp_path / "afile").write_text("x")
+    for kw in ({"save": tmp_path / "afile" / "s"}, {"figures": tmp_path / "afile"}):
+        with pytest.raises(TheorycheckError, match=f"{next(iter(kw))}=") as e:
+            linear_images(None, **kw)
+        assert "\n" not in str(e.value)

@@ -1,5 +1,6 @@
 """Proved regime maps (proved/regime_map.py): every α of a proved piece has its fate and j† sequence;
-pieces that contain α_c or a critical α are never proved; the answers agree with float trajectories."""
+pieces that contain α_c or a critical α are never proved; the answers agree with float trajectories. Budgets are
+validated steps, never seconds: the outcomes do not depend on the load of the machine."""
 
 import copy
 import functools
@@ -22,8 +23,9 @@ def _observed_sequence(z, alpha, rho=1.0):
     return ob.index_chain(tr).path()
 
 
-def _decide(lo, hi, z=Z, seconds=30.0):
-    return rm._decide(rm._forms(tuple(float(v) for v in z), 1.0), Fraction(lo), Fraction(hi), seconds, 10, 96)
+def _decide(lo, hi, z=Z, steps=20_000):
+    return rm.decide_piece(rm.l2_forms(tuple(float(v) for v in z), 1), Fraction(lo), Fraction(hi), max_steps=steps,
+                           order=10, prec=96)
 
 
 @pytest.mark.parametrize("lo,hi,fate", [("0.3", "0.31", "collapse"), ("0.505", "0.51", "growth"),
@@ -40,7 +42,7 @@ def test_pieces_agree_with_float_trajectories(lo, hi, fate):
 
 
 def test_a_box_containing_alpha_c_is_not_proved():
-    p = _decide("0.4363", "0.4366", seconds=8.0)
+    p = _decide("0.4363", "0.4366", steps=3000)
     assert p.status == "undecided" and p.fate is None and p.sequence == []
 
 
@@ -58,7 +60,7 @@ def test_ties_in_z_take_the_smallest_index():
 
 
 def test_the_map_lists_undecided_pieces_and_never_merges_them():
-    r = rm.regime_map(Z, 1.0, "0.90:1.0", max_seconds=30).as_dict()
+    r = rm.proved_regime_map(Z, 1.0, "0.90:1.0", budget=rm.MapBudget(max_steps=40_000)).as_dict()
     pieces = r["regime_map"]
     assert pieces[0]["lower"] == "0.9" and pieces[-1]["upper"] == "1"
     assert all(float(a["upper"]) == float(b["lower"]) for a, b in zip(pieces, pieces[1:]))
@@ -73,7 +75,7 @@ def test_the_map_lists_undecided_pieces_and_never_merges_them():
 
 
 def test_gd_map_is_the_static_index():
-    r = rm.regime_map([1.0, 3.0, 2.0], 1.0, "0.1:2", optimizer="gd").as_dict()
+    r = rm.proved_regime_map([1.0, 3.0, 2.0], 1.0, "0.1:2", optimizer="gd").as_dict()
     assert [(p["status"], p["sequence"]) for p in r["regime_map"]] == [("proved", [2])]
 
 
@@ -82,14 +84,14 @@ def test_bad_ranges_are_one_line_errors():
 
     for bad in ("0.5:0.4", "x:1", "0:1"):
         with pytest.raises(TheorycheckError):
-            rm.regime_map(Z, 1.0, bad)
+            rm.proved_regime_map(Z, 1.0, bad)
     with pytest.raises(TheorycheckError):
-        rm.regime_map([1.0, -2.0], 1.0, "0.1:1")
+        rm.proved_regime_map([1.0, -2.0], 1.0, "0.1:1")
 
 
 @pytest.mark.slow
 def test_the_map_around_alpha_c_has_both_fates():
-    r = rm.regime_map(Z, 1.0, "0.40:0.44", max_seconds=150).as_dict()
+    r = rm.proved_regime_map(Z, 1.0, "0.40:0.44", budget=rm.MapBudget(max_steps=150_000)).as_dict()
     proved = [p for p in r["regime_map"] if p["status"] == "proved"]
     fates = {p["fate"] for p in proved}
     assert fates == {"collapse", "growth"}
@@ -103,7 +105,7 @@ def test_proved_trajectory_encloses_the_float_times(alpha):
     from theorycheck.proved.trajectory import prove_trajectory
 
     s = Setting.from_z(Z, depth=2, optimizer="sam-l2", rho=1.0, alpha=alpha)
-    r = prove_trajectory(s, max_seconds=40).as_dict()
+    r = prove_trajectory(s, max_seconds=3600).as_dict()  # the step budgets decide: the clock never runs out here
     tr = solve(s, t_max=60.0).as_dict()
     assert r["proved"] and r["final_index_status"] == "proved" and r["final_index"] == tr["final_index"]
     assert [w["to"] for w in r["switches"]] == [w["to"] for w in tr["switches"]]
@@ -132,13 +134,55 @@ def test_proved_trajectory_gd_and_unsupported_settings():
 @functools.cache
 def _unit_scale_map():
     """The map at scale 1 that both extreme scales are compared with (computed once)."""
-    return rm.regime_map(Z, 1.0, "0.3:0.31", max_seconds=30).as_dict()["regime_map"]
+    return rm.proved_regime_map(Z, 1.0, "0.3:0.31", budget=rm.MapBudget(max_steps=40_000)).as_dict()["regime_map"]
 
 
 @pytest.mark.parametrize("sc", [2.0**-900, 1e300])
 def test_extreme_scales_give_the_same_map_with_scaled_times(sc):
     base = copy.deepcopy(_unit_scale_map())
-    far = rm.regime_map(Z * sc, 1.0, "0.3:0.31", max_seconds=30).as_dict()["regime_map"]
+    far = rm.proved_regime_map(Z * sc, 1.0, "0.3:0.31", budget=rm.MapBudget(max_steps=40_000)).as_dict()["regime_map"]
     assert [(p["status"], p["sequence"]) for p in far] == [(p["status"], p["sequence"]) for p in base]
     for a, b in zip(base[0]["switch_times"], far[0]["switch_times"]):
         assert float(b[0]) <= float(a[0]) / sc * (1 + 1e-12) and float(b[1]) >= float(a[1]) / sc * (1 - 1e-12)
+
+
+# ---------------------------------------------------------------- strength, budgets, exact inputs
+def test_every_piece_says_its_strength():
+    r = rm.proved_regime_map(Z, 1.0, "0.90:1.0", budget=rm.MapBudget(max_steps=40_000)).as_dict()
+    for p in r["regime_map"]:
+        s = p["strength"]
+        if p["status"] == "proved":
+            assert s["kind"] == "proved" and set(s["rests_on"]) == {"C4", "P1", "LOCK"}
+        else:
+            assert s["kind"] == "not decided" and s["because"]
+    assert r["strength"]["kind"] == "not decided"  # the map as a whole: its undecided sliver at α_gd_like
+    assert r["steps"] == sum(p["steps"] for p in r["regime_map"]) > 0
+
+
+def test_budgets_are_steps_and_say_which_ran_out():
+    p = _decide("0.4363", "0.4366", steps=40)
+    assert p.status == "undecided" and "max_steps" in p.reason and p.steps == 40
+    r = rm.proved_regime_map(Z, 1.0, "0.3:0.5", budget=rm.MapBudget(max_steps=300)).as_dict()
+    assert r["stopped"] == "max_steps = 300"
+    untried = [p for p in r["regime_map"] if "not tried" in p["reason"]]
+    assert untried and all(p["strength"]["because"] == "max_steps = 300" for p in untried)
+    again = rm.proved_regime_map(Z, 1.0, "0.3:0.5", budget=rm.MapBudget(max_steps=300)).as_dict()
+    assert [(p["lower"], p["upper"], p["status"]) for p in again["regime_map"]] == \
+        [(p["lower"], p["upper"], p["status"]) for p in r["regime_map"]]  # steps, not seconds: the same map
+
+
+def test_a_rising_norm_takes_nbar_across_a_level_near_its_start():
+    # N0 just below the switch level ρ(z_1 + z_2) = 3: N rises from N = N̄ at τ = 0, so N − N̄ > 0 and N̄ crosses the
+    # level upwards, however close N0 is to it (a box test of N − λ alone cannot tell: N starts below the level)
+    p = _decide("0.56", "0.5669")
+    assert p.status == "proved" and p.fate == "growth" and p.sequence == [1, 2, 3]
+    assert _observed_sequence(Z, 0.5668) == p.sequence
+
+
+def test_exact_decimal_inputs_give_the_map_of_their_rescaling():
+    # α_c and the j† sequence are invariant under z → c z (exactly): z = (0.1, 0.2, 0.3) typed as decimals is mapped
+    # as the rationals 1/10, 2/10, 3/10 (not their float64 roundings), and matches the map of (1, 2, 3)
+    tenth = rm.proved_regime_map("0.1,0.2,0.3", "1", "0.3:0.31", budget=rm.MapBudget(max_steps=40_000)).as_dict()
+    unit = _unit_scale_map()
+    assert tenth["inputs"]["z"] == ["0.1", "0.2", "0.3"] and not tenth["inputs"]["from_float"]
+    assert [(p["status"], p["sequence"]) for p in tenth["regime_map"]] == [(p["status"], p["sequence"]) for p in unit]

@@ -44,9 +44,10 @@ def test_verdicts_render_as_the_verify_table_with_refined_rows():
                                   check=lambda x: tc.Outcome(x <= 100, 0.0), tolerance="exact"))
     v = tc.run_claim(c, examples=10)
     md = v._repr_markdown_()
-    assert md.splitlines()[0] == "| claim | verdict | tried | worst deviation | statement |"
-    assert "| md.small | fails |" in md and "counterexample: 5" in md
-    assert f"| ↳ md.small.refined | holds | {v.refined.tried} (0 pinned + {v.refined.drawn} drawn) |" in md
+    assert md.splitlines()[0] == "| claim | verdict | strength | tried | worst deviation | statement |"
+    assert "| md.small | fails | a floating-point check (float64) |" in md and "counterexample: 5" in md
+    assert (f"| ↳ md.small.refined | holds | holds on {v.refined.tried} inputs | {v.refined.tried} (0 pinned + "
+            f"{v.refined.drawn} drawn) |") in md
     res = tc.verify("C4.switch-level", examples=2)
     md = res._repr_markdown_()
     assert md.startswith("**1 claim**, up to 2 drawn inputs each (profile fast, seed 0)") and "nothing fails" in md

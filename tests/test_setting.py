@@ -1,5 +1,7 @@
 """Setting: every bad input is a one-line SettingError naming the problem and the fix."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -218,7 +220,7 @@ def test_reachable_agrees_with_a_flow_whose_loss_stays_positive():
     from theorycheck.solvers.discrete import run
 
     s = Setting(NEG, np.ones(4), depth=2, optimizer="gd", rho=0.0, alpha=0.5)
-    tr = run(s, eta=0.1, steps=2000, max_seconds=20)
+    tr = run(s, eta=0.1, steps=2000, max_seconds=math.inf)  # its 2000 steps decide, never the host's load
     B = tr.beta()
     assert np.all(B >= 0)  # the cone is kept
     losses = np.mean(np.log1p(np.exp(-(B @ s.Z.T))), axis=1)

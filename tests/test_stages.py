@@ -29,8 +29,9 @@ RANKS: dict[str, int] = {
     "theorycheck.setting": 1, "theorycheck.imagedata": 1, "theorycheck.pixel_task": 1,
     # 2: sympy: model, closed forms, compile (the only lambdify); the prover's steps and theorems
     "theorycheck.symbolic": 2, "theorycheck.theorem": 2,
-    # 3: one object per optimizer, and their registry
-    "theorycheck.optimizers": 3,
+    # 3: one object per optimizer; their registry's table is plain words (rank 0), so that a Setting
+    # and the symbolic layer check and resolve names (the package's __init__ fills it on import)
+    "theorycheck.optimizers": 3, "theorycheck.optimizers.registry": 0,
     # 4: every floating-point integrator
     "theorycheck.solvers": 4, "theorycheck.batched": 4,
     # 5: a trajectory -> j†, switches, margins, angles

@@ -1,6 +1,7 @@
 """One status vocabulary for trajectories, discrete runs and batched members."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -96,7 +97,7 @@ def test_convergent_solvers_report_a_status_and_raise_one_budget_exception():
     r = flow_pm(X, y, depth=2, alpha=0.5, max_evaluations=20)
     assert r.status is Status.MAX_EVALUATIONS and r.as_dict()["status"] == "max_evaluations"
     assert r.as_dict()["message"] == "max_evaluations (20)"
-    assert flow_pm(X, y, depth=2, alpha=0.5).status is Status.CONVERGED
+    assert flow_pm(X, y, depth=2, alpha=0.5, max_seconds=math.inf).status is Status.CONVERGED
     q = argmin_Q(X, y, depth=2, alpha=0.5)
     assert q.status is Status.CONVERGED
     f = flow_margin(np.array([[1.0, 0.5], [0.3, 1.0]]), depth=2, max_evaluations=30)

@@ -377,7 +377,7 @@ def test_save_and_load_round_trip(tmp_path):
 
 
 def test_regime_map_classifies_cells_like_the_boundaries():
-    res = S.regime_map(Z6, alphas=np.geomspace(0.01, 5, 24), rhos=[0.5, 2.0], times=S.time_grid(60, 120, log=True),
+    res = S.regime_grid(Z6, alphas=np.geomspace(0.01, 5, 24), rhos=[0.5, 2.0], times=S.time_grid(60, 120, log=True),
                        backend="serial")
     reg = res["regime"]
     A = res["alpha"][None, :]

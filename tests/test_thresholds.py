@@ -67,7 +67,7 @@ def alpha_c():
 def test_collapse_threshold_certificate(alpha_c):
     z, rho = [1.0, 2.0, 3.0], 1.0
     assert th.alpha_all_shrink(z, rho).value < alpha_c.value < th.alpha_gd_like(z, rho).value
-    cert = alpha_c.certificate
+    cert = alpha_c.check
     assert cert["collapses"]["outcome"] == "collapse" and cert["grows"]["outcome"] == "growth"
     lo, hi = (float(x) for x in cert["bracket"])
     assert lo < alpha_c.value < hi and hi / lo - 1 < 1e-12
@@ -128,7 +128,7 @@ def test_collapse_threshold_30_digits_full_system_both_sides():
     import mpmath as mp
 
     t = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0], 1.0, digits=30)
-    assert t.certificate["significant_digits"] >= 30
+    assert t.check["significant_digits"] >= 30
     with mp.workdps(50):
         lo, hi = (mp.mpf(t.value_text) * (1 + s * mp.mpf("1e-28")) for s in (-1, 1))
     assert _full_fate_mp([1, 2, 3, 4, 5], lo, 45, 120) == "collapse"
@@ -139,7 +139,7 @@ def test_collapse_threshold_30_digits_full_system_both_sides():
 def test_collapse_threshold_digits_agree_across_precisions():
     lo = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 1.0, digits=10)
     hi = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 1.0, digits=20)
-    assert hi.certificate["significant_digits"] >= 20
+    assert hi.check["significant_digits"] >= 20
     # every certified digit of the short answer is a digit (or the rounding) of the long one
     assert float(hi.value_text) == pytest.approx(float(lo.value_text), rel=10 ** -(len(lo.value_text) - 3))
     assert hi.value_text.startswith("0.31948487657496")
@@ -217,7 +217,7 @@ def test_cli_thresholds_keeps_its_initial_index_at_a_tie(capsys):
     assert rc == 0 and res["initial_index"] == 2 and "trajectory_initial_index" in res
     rc = main(["thresholds", "--z", "1,2,3", "--rho", "1", "--digits", "20", "--json"])
     res = json.loads(capsys.readouterr().out)
-    assert res["alpha_collapse"]["certificate"]["significant_digits"] >= 20
+    assert res["alpha_collapse"]["check"]["significant_digits"] >= 20
     assert res["alpha_collapse"]["value_text"].startswith("0.4364263059610605297")
 
 

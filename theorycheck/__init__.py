@@ -30,8 +30,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "describe": ("theorycheck.api", "describe"),
     "reproduce": ("theorycheck.api", "reproduce"),
     "thresholds": ("theorycheck.api", "thresholds"),
+    "prove_trajectory": ("theorycheck.api", "prove_trajectory"),
+    "exact_inputs": ("theorycheck.setting", "exact_inputs"),
     "heatmap": ("theorycheck.api", "heatmap"),
-    "regime_map": ("theorycheck.proved.regime_map", "regime_map"),
+    "proved_regime_map": ("theorycheck.proved.regime_map", "proved_regime_map"),
     "RunOptions": ("theorycheck.sweep.run", "RunOptions"),
     "SweepResult": ("theorycheck.sweep.result", "SweepResult"),
     "verify": ("theorycheck.api", "verify"),
@@ -43,12 +45,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "register_claim": ("theorycheck.claims.registry", "register_claim"),
     "unregister_claim": ("theorycheck.claims.registry", "unregister_claim"),
     "packs": ("theorycheck.packs", None),
+    "optimizers": ("theorycheck.optimizers", None),
     "vocabulary": ("theorycheck.vocabulary", None),
 }
 
 __all__ = ["ArgumentError", "Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
-           "TheorycheckError", "__version__", "derive", "describe", "heatmap", "max_margin", "packs", "prove",
-           "regime_map", "register_claim", "reproduce", "run_claim", "solve", "thresholds", "unregister_claim", "verify",
+           "TheorycheckError", "__version__", "derive", "describe", "exact_inputs", "heatmap", "max_margin", "optimizers",
+           "packs", "prove", "prove_trajectory", "proved_regime_map", "register_claim", "reproduce", "run_claim", "solve",
+           "thresholds", "unregister_claim", "verify",
            "vocabulary"]
 
 
@@ -68,11 +72,22 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
-    from theorycheck import packs, vocabulary  # noqa: F401
-    from theorycheck.api import describe, heatmap, max_margin, prove, reproduce, run_claim, solve, thresholds, verify  # noqa: F401
+    from theorycheck import optimizers, packs, vocabulary  # noqa: F401
+    from theorycheck.api import (  # noqa: F401
+        describe,
+        heatmap,
+        max_margin,
+        prove,
+        prove_trajectory,
+        reproduce,
+        run_claim,
+        solve,
+        thresholds,
+        verify,
+    )
     from theorycheck.claims.claim import Claim, Outcome  # noqa: F401
     from theorycheck.claims.registry import register_claim, unregister_claim  # noqa: F401
     from theorycheck.derivation import derive  # noqa: F401
-    from theorycheck.setting import Init, Setting  # noqa: F401
+    from theorycheck.setting import Init, Setting, exact_inputs  # noqa: F401
     from theorycheck.sweep.result import SweepResult  # noqa: F401
     from theorycheck.sweep.run import RunOptions  # noqa: F401

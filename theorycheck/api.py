@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from theorycheck import optimizers
 from theorycheck.errors import ArgumentError, TheorycheckError
-from theorycheck.record import Record
+from theorycheck.experiments import Report
+from theorycheck.record import Keys, ListOf, Record
 from theorycheck.setting import Setting, check_separable
 from theorycheck.vocabulary import TimeKind
 
@@ -21,13 +23,16 @@ if TYPE_CHECKING:
     from theorycheck.claims.claim import Claim, Verdict
     from theorycheck.claims.runner import VerifyResult
     from theorycheck.predict.regimes import ThresholdsResult
+    from theorycheck.proved.regime_map import RegimeMap
+    from theorycheck.solvers.regression import RegressionResult
     from theorycheck.solvers.trajectory import Trajectory
     from theorycheck.sweep.result import SweepResult
     from theorycheck.sweep.run import RunOptions
     from theorycheck.theorem import ProveResult, Theorem
 
-__all__ = ["DEFAULT_T_MAX", "MaxMarginResult", "ReproduceResult", "SettingSummary", "describe", "heatmap",
-           "max_margin", "prove", "reproduce", "run_claim", "solve", "thresholds", "verify"]
+__all__ = ["DEFAULT_T_MAX", "MaxMarginResult", "ReproduceResult", "SettingSummary", "TrajectoryProof", "describe",
+           "heatmap", "max_margin", "prove", "prove_trajectory", "reproduce", "run_claim", "solve", "thresholds",
+           "verify"]
 
 #: default final time of :func:`solve`: rescaled (one example) and real (several examples)
 DEFAULT_T_MAX = {"rescaled": 50.0, "real": 1000.0}
@@ -58,16 +63,23 @@ def _count(value, what: str) -> int:
 
 def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto", precision: int | None = None,
           time: str = "auto", max_steps: int = 200_000, max_seconds: float = 120.0, discrete: bool = False,
-          eta: float | None = None, steps: int | None = None,
-          progress: bool | None = None) -> Trajectory:
+          eta: float | None = None, steps: int | None = None, rtol: float | None = None,
+          residual_tol: float = 1e-10, progress: bool | None = None) -> Trajectory | RegressionResult:
     """Integrate the setting's flow (or, with ``discrete=True``, run the discrete algorithm
     w ← w − η∇Lo(w + ε) for ``steps`` steps of size ``eta``) and return the
     :class:`~theorycheck.solvers.trajectory.Trajectory`: j†(t), its switches, collapse and
     blow-up, and why it stopped. ``t_max`` defaults to 50 (rescaled τ, one example) or 1000
     (real t); ``method``: auto | scipy | mpmath | reduced; ``precision``: mpmath digits;
-    ``time``: auto | rescaled | real. Budgets: ``max_steps``, ``max_seconds``.
+    ``time``: auto | rescaled | real; ``rtol``: the integrator's relative tolerance (default 1e-12
+    float64, 10^(2−precision) mpmath). Budgets: ``max_steps``, ``max_seconds``.
     ``progress``: report on stderr (True), never (False) or when stderr is a terminal (None).
-    ``as_dict()`` of the result is what ``theorycheck trajectory --json`` prints."""
+    ``as_dict()`` of the result is what ``theorycheck trajectory --json`` prints.
+
+    A regression setting (``param`` pm or uv, squared loss) gives a
+    :class:`~theorycheck.solvers.regression.RegressionResult` instead: the flow integrated until the
+    residual ‖Xβ − y‖ falls below ``residual_tol``·max(1, ‖y‖) (or ``t_max``, default 1e12, or a
+    budget ends it), with the final β, the effective scale per coordinate and an error bar on the
+    limit; ``rtol`` defaults to 1e-10 there."""
     from theorycheck.observe import attach
     from theorycheck.progress import flow_reporter, step_reporter
     from theorycheck.solvers.trajectory import Budget
@@ -75,6 +87,12 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
     setting = _setting(setting)
     max_seconds = _positive(max_seconds, "max_seconds")
     max_steps = _count(max_steps, "max_steps")
+    if rtol is not None and not (isinstance(rtol, (int, float)) and 0 < rtol < 1):
+        raise ArgumentError(f"rtol={rtol!r}: give a relative tolerance in (0, 1)", "rtol")
+    if setting.regression:
+        return _solve_regression(setting, t_max=t_max, method=method, precision=precision, time=time,
+                                 budget=Budget(max_steps=max_steps, max_seconds=max_seconds), discrete=discrete,
+                                 rtol=rtol, residual_tol=residual_tol)
     if discrete:
         if eta is None or steps is None:
             raise ArgumentError("discrete=True needs eta and steps", "discrete", "eta", "steps")
@@ -99,15 +117,73 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
     time_kind = TimeKind.RESCALED if setting.single and time != TimeKind.REAL else TimeKind.REAL
     t_max = _positive(t_max, "t_max") if t_max is not None else DEFAULT_T_MAX[time_kind]
     return attach(integrate(setting, t_max=t_max, method=method, precision=precision, time=time,
-                            budget=Budget(max_steps=max_steps, max_seconds=max_seconds),
+                            budget=Budget(max_steps=max_steps, max_seconds=max_seconds), rtol=rtol,
                             progress=flow_reporter(progress)))
+
+
+class TrajectoryProof(Record):
+    """What ``theorycheck trajectory --prove --json`` prints: every key of ``trajectory --json`` (the
+    floating-point run, :meth:`Trajectory.as_dict`; its ``final_index``, ``final_index_status`` and
+    ``final_index_reason`` are the proof's when the proof is proved), plus ``proof`` (the proved trajectory:
+    :class:`theorycheck.proved.trajectory.ProvedTrajectory`'s keys: enclosures of the switch, collapse and
+    blow-up times, the fate, the final index, rests_on, inputs, strength), ``inputs`` (the exact inputs the
+    proof is about) and ``strength`` (the proof's)."""
+
+
+def prove_trajectory(setting: Setting, *, t_max: float | None = None, max_seconds: float = 60.0,
+                     method: str = "auto", precision: int | None = None, max_steps: int = 200_000,
+                     progress: bool | None = None) -> TrajectoryProof:
+    """Prove what the flow of ``setting`` does (one example, uniform α; ℓ2-SAM with z > 0 at any depth ≥ 2,
+    and GD) at its exact inputs, within ``max_seconds``, beside the floating-point run of :func:`solve`
+    (``t_max`` default: 50, or twice the last proved time when later; ``method``, ``precision``,
+    ``max_steps`` as for :func:`solve`): one result with the trajectory's keys and the proof's."""
+    from theorycheck.proved.trajectory import prove_trajectory as prove_flow
+
+    setting = _setting(setting)
+    proof = prove_flow(setting, max_seconds=_positive(max_seconds, "max_seconds")).as_dict()
+    if t_max is None:
+        t_max = max([DEFAULT_T_MAX["rescaled"]] + [2 * t for t in _proved_times(proof)])
+    out = solve(setting, t_max=t_max, method=method, precision=precision, max_steps=max_steps,
+                max_seconds=max_seconds, progress=progress).as_dict()
+    if proof["proved"]:
+        out.update(final_index=proof["final_index"], final_index_status=proof["final_index_status"],
+                   final_index_reason=proof["final_index_reason"])
+    out.update(proof=proof, inputs=proof["inputs"], strength=proof["strength"])
+    return TrajectoryProof(out)
+
+
+def _proved_times(proof: dict) -> list[float]:
+    """The finite ends of the proof's time enclosures (switches, collapse, blow-up)."""
+    encl = [w["time"] for w in proof["switches"]] + [proof.get("collapse_time"), proof.get("blowup_time")]
+    return [float(t[1]) for t in encl if t and t[1] is not None and math.isfinite(float(t[1]))]
+
+
+#: default horizon of a regression flow (real time t; the run normally stops on its residual first)
+REGRESSION_T_MAX = 1e12
+
+
+def _solve_regression(setting: Setting, *, t_max, method, precision, time, budget, discrete, rtol,
+                      residual_tol) -> RegressionResult:
+    """The regression branch of :func:`solve` (float64, real time, the flow only)."""
+    from theorycheck.solvers.regression import solve_regression
+
+    if discrete or method != "auto" or precision is not None or time not in ("auto", TimeKind.REAL):
+        raise ArgumentError(f"param={setting.param!r} integrates the flow in float64 in real time: drop discrete, "
+                            "method, precision and time", "param", "discrete", "method", "precision", "time")
+    if not (isinstance(residual_tol, (int, float)) and 0 < residual_tol < 1):
+        raise ArgumentError(f"residual_tol={residual_tol!r}: give a tolerance in (0, 1)", "residual_tol")
+    return solve_regression(setting.X, setting.y, param=setting.param, depth=setting.depth,
+                            optimizer=setting.optimizer, rho=setting.rho, alpha=setting.alpha,
+                            residual_tol=residual_tol, t_max=_positive(t_max, "t_max") if t_max is not None
+                            else REGRESSION_T_MAX, rtol=rtol if rtol is not None else 1e-10, budget=budget)
 
 
 # ---------------------------------------------------------------------------- max margin
 class MaxMarginResult(Record):
-    """Keys: norm, beta (smallest margin 1; times 2^beta_log2_scale), beta_log2_scale (0 unless
-    β itself leaves the float64 range), margin γ = 1/‖β‖_p, direction β/‖β‖₂, margins
-    <β, z_i>, support (1-based examples with margin 1), kkt_residual, method, n_examples, d."""
+    """The max-margin solution: what ``theorycheck maxmargin --json`` prints (docs/commands/maxmargin.md)."""
+
+    KEYS = Keys("maxmargin", "norm", "beta", "beta_log2_scale", "margin", "direction", "margins", "support",
+                "kkt_residual", "method", "n_examples", "d")
 
 
 def max_margin(data, norm: int) -> MaxMarginResult:
@@ -137,40 +213,35 @@ def max_margin(data, norm: int) -> MaxMarginResult:
 
 # ---------------------------------------------------------------------------- a setting
 class SettingSummary(Record):
-    """Keys: n, d, depth, loss, optimizer, rho, init_kind, balanced, layers0, separable,
-    separator (a β with margins ≥ 1; a direction with largest entry 1 when such a β would
-    overflow float64), separator_min_margin, and the reachable-cone keys of
-    :meth:`Setting.reachable` (``reachable_*``, ``loss_lower_bound``)."""
+    """A validated setting's summary, with the reachable cone of :meth:`Setting.reachable`: what
+    ``theorycheck setting --json`` prints (docs/commands/setting.md)."""
+
+    KEYS = Keys("setting", "n", "d", "depth", "loss", "optimizer", "rho", "init_kind", "balanced", "layers0",
+                "separable", "separator", "separator_min_margin", "reachable_signs", "reachable_separable",
+                "param", "reachable_reason", "reachable_certificate", "reachable_certificate_weights", "loss_lower_bound")
 
 
 def describe(setting: Setting) -> SettingSummary:
     """What a user should know about a validated setting before integrating it (what
     ``theorycheck setting --json`` prints); non-separable data raise NotSeparableError."""
     setting = _setting(setting)
+    common = {"n": setting.n, "d": setting.d, "depth": setting.depth, "loss": setting.loss,
+              "optimizer": setting.optimizer, "rho": setting.rho, "param": setting.param,
+              "init_kind": setting.init.kind, "balanced": setting.balanced, "layers0": setting.layers0}
+    if setting.regression:  # real labels: separability and the reachable cone are classification's questions
+        return SettingSummary({**common, "separable": None, "separator": None, "separator_min_margin": None})
     beta = check_separable(setting.Z)
     margins = setting.Z @ beta
-    reach = setting.reachable()
-    return SettingSummary({
-        "n": setting.n,
-        "d": setting.d,
-        "depth": setting.depth,
-        "loss": setting.loss,
-        "optimizer": setting.optimizer,
-        "rho": setting.rho,
-        "init_kind": setting.init.kind,
-        "balanced": setting.balanced,
-        "layers0": setting.layers0,
-        "separable": True,
-        "separator": beta,
-        "separator_min_margin": float(margins.min()),
-        **reach.as_dict(),
-    })
+    return SettingSummary({**common, "separable": True, "separator": beta,
+                           "separator_min_margin": float(margins.min()), **setting.reachable().as_dict()})
 
 
 # ---------------------------------------------------------------------------- experiments
 class ReproduceResult(Record):
-    """Keys: out (the folder), summary_file (DIR/SUMMARY.md), experiments (one report each:
-    name, title, figures, data, summary, deviations, seconds). ``reports``: the Report objects."""
+    """The experiments run: what ``theorycheck reproduce --json`` prints (docs/commands/reproduce.md).
+    ``reports``: the Report objects."""
+
+    KEYS = Keys("reproduce", "out", "summary_file", experiments=ListOf(Report.KEYS))
 
     __slots__ = ("reports",)
 
@@ -255,7 +326,7 @@ def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = 
            profile: str = "fast", pack: str | None = None,
            on_claim: Callable[..., None] | None = None,
            progress: bool | None = None, prove: bool = False,
-           prove_seconds: float = 10.0) -> VerifyResult:
+           prove_seconds: float = 10.0, grid: bool = True) -> VerifyResult:
     """Run claims and give their verdicts (a :class:`~theorycheck.claims.runner.VerifyResult`).
 
     ``claims``: keys or prefixes (``"C4"`` selects ``C4.*``; a comma-separated string is
@@ -265,39 +336,156 @@ def verify(claims: Sequence[str] | str | None = None, *, examples: int | None = 
     run). ``on_claim(i, n, claim)`` is called before each claim; ``progress``
     (True, False, None: when stderr is a terminal) reports the inputs tried on stderr. ``prove``: claims
     that state boxes are first decided on them by ball arithmetic (``prove_seconds`` per box): verdict
-    ``proved`` (for every input in the boxes), or a counterexample."""
+    ``proved`` (for every input in the boxes), or a counterexample. ``grid``: check every input of the
+    claims' fixed grids and report each failure rate (the verdict's ``grid``: tried, failed); False skips
+    the grids. Every verdict carries its ``strength``."""
     from theorycheck import packs
     from theorycheck.claims.runner import verify_claims
     from theorycheck.progress import input_reporter
 
     return verify_claims(packs.candidates(pack), claims, examples=examples, seed=seed, profile=profile,
                          on_claim=on_claim, progress=input_reporter(progress), prove=prove,
-                         prove_seconds=prove_seconds)
+                         prove_seconds=prove_seconds, grid=grid)
 
 
 def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max: float | None = None,
-               progress: bool | None = None, prove: bool = False, certificate=None) -> ThresholdsResult:
-    """The regime thresholds in α of ``setting``'s problem (its example(s), optimizer, depth, ρ;
-    what ``theorycheck thresholds --json`` prints). One example: ℓ2-SAM, L = 2 (z > 0):
-    ``alpha_all_shrink``, ``alpha_gd_like`` (closed forms) and ``alpha_collapse`` (α_c to
-    ``digits`` certified digits); L ≥ 3: the derived initial-rate thresholds and α_c(L) for
-    even L; ℓ∞-SAM: per coordinate, from the setting's α; GD: the predicted limit index.
-    ``place``: also place the setting's α (its initial index, regime and the trajectory's
-    switches up to ``t_max``, rescaled τ, default 40/min|z_j|). Several examples (ℓ2-SAM,
-    L = 2): α_c(Z) from full integrations, not certified. ``prove`` (ℓ2-SAM, L = 2 or even L ≥ 4):
-    ``alpha_collapse["proof"]``, a proved bracket of α_c; ``certificate`` (a path, L = 2 or even L ≥ 4): its steps as data."""
-    from theorycheck.predict.regimes import thresholds as one_example
-    from theorycheck.predict.regimes import thresholds_data
+               progress: bool | None = None, prove: bool = False, certificate=None, alpha_range=None,
+               max_seconds: float = 120.0) -> ThresholdsResult | RegimeMap:
+    """The regime thresholds in α of ``setting``'s problem (its example(s), optimizer, depth, ρ; what
+    ``theorycheck thresholds --json`` prints), each with its ``strength``, and the exact ``inputs`` they are
+    about. One example: ℓ2-SAM, L = 2 (z > 0): ``alpha_all_shrink``, ``alpha_gd_like`` (closed forms) and
+    ``alpha_collapse`` (α_c to ``digits`` digits, a floating-point check); L ≥ 3: the derived initial-rate
+    thresholds and α_c(L) for even L; ℓ∞-SAM: per coordinate, from the setting's α; GD: the predicted limit
+    index. ``place``: also place the setting's α (its initial index, regime and the trajectory's switches up
+    to ``t_max``, rescaled τ, default 40/min|z_j|). Several examples (ℓ2-SAM, L = 2): α_c(Z) from full
+    integrations. ``prove`` (ℓ2-SAM, L = 2 or even L ≥ 4): ``alpha_collapse["proof"]``, a bracket of α_c
+    proved about the exact inputs (:func:`theorycheck.setting.exact_inputs`); ``certificate`` (a path):
+    its steps as data. ``alpha_range`` (with ``prove``; "A:B" or a pair, read exactly): the proved regime map
+    of [A, B] instead (:func:`theorycheck.proved.regime_map.proved_regime_map`, budget ``max_seconds``)."""
+    from theorycheck.predict.regimes import ThresholdsResult, overall_strength, thresholds_data
+    from theorycheck.predict.regimes import thresholds as floating
 
     setting = _setting(setting)
+    if alpha_range is not None:
+        return _regime_map(setting, alpha_range, prove, max_seconds)
+    _check_proof_request(setting, prove, certificate, digits)
     if not setting.single:
         return thresholds_data(setting, progress=progress)
-    alpha = None
-    if place or setting.optimizer == "sam-linf":
-        v = np.asarray(setting.init.value, dtype=float)
-        alpha = float(v.reshape(-1)[0]) if v.size == 1 else v
-    return one_example(setting.z, setting.rho, optimizer=setting.optimizer, alpha=alpha, depth=setting.depth,
-                       t_max=t_max, digits=digits, progress=progress, prove=prove, certificate=certificate)
+    # with prove (L = 2) the floating α_c is computed once, 3 digits beyond the proof's: the proof's start
+    ahead = 3 if prove and setting.depth == 2 else 0
+    res = floating(setting, place=place or optimizers.get(setting.optimizer).discontinuous, t_max=t_max, digits=digits,
+                   alpha_c_digits=digits + ahead, progress=progress)
+    if not prove:
+        return res
+    out = res.as_dict()
+    out["alpha_collapse"]["proof"] = _collapse_proof(setting, out["alpha_collapse"], digits, certificate)
+    out["strength"] = overall_strength(out).as_dict()
+    return ThresholdsResult(out)
+
+
+def _check_proof_request(setting: Setting, prove: bool, certificate, digits: int) -> None:
+    """One-line errors for a proof that cannot be asked for, before any work (the certificate's path too)."""
+    if certificate is not None and not prove:
+        raise ArgumentError("certificate needs prove=True (a certificate is the data of a proof)", "certificate",
+                            "prove")
+    if not prove:
+        return
+    L = setting.depth
+    if not optimizers.get(setting.optimizer).normalised:
+        raise ArgumentError("prove=True: a proved α_c exists for ℓ2-SAM only (the other optimizers have closed forms)",
+                            "prove")
+    if not setting.single:
+        raise ArgumentError("prove=True: a proved α_c exists for one example (several: a floating-point bracket)",
+                            "prove")
+    if L != 2 and (L < 4 or L % 2):
+        raise ArgumentError(f"prove=True: depth={L} has no collapse threshold to prove (L = 2 or even L ≥ 4)",
+                            "prove", "depth")
+    if L == 2 and not 1 <= int(digits) <= 60:
+        raise ArgumentError(f"digits={digits}: give 1 to 60 for a proved α_c", "digits")
+    if certificate is not None:
+        from theorycheck.outputs import output_file
+        from theorycheck.proved.alpha_c import rescaled
+        from theorycheck.setting import exact_inputs
+
+        output_file(certificate, "certificate")
+        if L == 2 and min(setting.z) > 0 and setting.rho > 0 and rescaled(exact_inputs(setting, alpha=False)):
+            raise ArgumentError("certificate: not written for z or rho beyond 2^±64 in scale (the proof runs on the "
+                                "exactly rescaled problem); rescale the inputs", "certificate")
+
+
+def _collapse_proof(setting: Setting, ac: dict, digits: int, certificate) -> dict:
+    """The proof of α_c for ``setting`` at its exact inputs (``ac``: the floating α_c, the L = 2 start), with
+    its certificate written when it is proved."""
+    from theorycheck.setting import exact_inputs
+
+    inp = exact_inputs(setting, alpha=False)
+    record = certificate is not None
+    if setting.depth == 2:
+        from theorycheck.proved.alpha_c import prove_alpha_c
+
+        guess = ac["value_text"] if ac["value"] is not None and setting.rho > 0 else None
+        proof = prove_alpha_c(inp.z, inp.rho, digits=digits, guess=guess, record=record)
+    else:
+        from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
+
+        proof = _depth_lemmas(prove_alpha_c_depth(setting.z, setting.rho, setting.depth, digits=digits,
+                                                  record=record), setting)
+    out = proof.as_dict()
+    if certificate is not None and proof.status == "proved":
+        from theorycheck.outputs import make_parent
+
+        make_parent(Path(certificate), "certificate")
+        if setting.depth == 2:
+            from theorycheck.proved.certificate import write_certificate
+
+            write_certificate(certificate, proof, inp.z, inp.rho)
+        else:
+            from theorycheck.proved.certificate_depth import write_certificate_depth
+
+            write_certificate_depth(certificate, proof, setting.z, setting.rho, setting.depth)
+        out["certificate"] = str(certificate)
+    return out
+
+
+#: the lemmas the even-L ≥ 4 bracket rests on (the ratio reduction and its blow-up, the persisting sets, P3)
+DEPTH_LEMMAS = ("P3", "P4", "P5", "P6")
+
+
+def _depth_lemmas(proof, setting: Setting):
+    """A depth-L bracket assembled with the strength of its lemmas for (L, d) when
+    :mod:`theorycheck.proved.alpha_c_depth` did not (its floats are the inputs: their binary values)."""
+    if proof.strength is not None:
+        return proof
+    from dataclasses import replace
+
+    from theorycheck.proved.bracket import assemble
+    from theorycheck.setting import exact_inputs
+
+    inp = exact_inputs(setting, alpha=False)  # the floats' values: exact where float64 holds the number typed
+    inputs = replace(inp, z=tuple(e.as_float_used() for e in inp.z), rho=inp.rho.as_float_used())
+    if proof.collapses is None or proof.grows is None:
+        proof.inputs = inputs
+        return proof
+    return assemble(proof.collapses.alpha, proof.grows.alpha, proof.collapses, proof.grows,
+                    digits=min(proof.digits_requested, 13), digits_asked=proof.digits_requested, method=proof.method,
+                    lemmas=DEPTH_LEMMAS, inputs=inputs, seconds=proof.seconds,
+                    note=proof.note if "digits asked" in proof.note else "")
+
+
+def _regime_map(setting: Setting, alpha_range, prove: bool, max_seconds: float):
+    """The proved regime map of the exact range ``alpha_range`` for ``setting``'s example."""
+    from theorycheck.exact import exact_range
+    from theorycheck.proved.regime_map import proved_regime_map
+    from theorycheck.setting import exact_inputs
+
+    if not prove:
+        raise ArgumentError("alpha_range is mapped with prove=True (a proved regime map)", "alpha_range", "prove")
+    if not setting.single:
+        raise ArgumentError("alpha_range: a proved regime map is for one example", "alpha_range")
+    lo, hi = exact_range(alpha_range, "alpha_range")
+    inp = exact_inputs(setting, alpha=False)  # z and ρ as typed: the map is about them
+    return proved_regime_map(inp.z, inp.rho, (lo.value, hi.value), optimizer=setting.optimizer,
+                             depth=setting.depth, max_seconds=_positive(max_seconds, "max_seconds"))
 
 
 def heatmap(setting: Setting, *, alphas, times, method: str = "auto", opts: RunOptions | None = None,
@@ -310,9 +498,7 @@ def heatmap(setting: Setting, *, alphas, times, method: str = "auto", opts: RunO
     budget, array backend; ``backend``: serial | processes | dask (``scheduler``: its address)."""
     from theorycheck.sweep.recipes import heatmap as sweep_heatmap
 
-    setting = _setting(setting)
-    return sweep_heatmap(setting.Z, optimizer=setting.optimizer, rho=setting.rho, alphas=alphas, times=times,
-                         depth=setting.depth, loss=setting.loss, method=method, opts=opts, backend=backend,
+    return sweep_heatmap(_setting(setting), alphas=alphas, times=times, method=method, opts=opts, backend=backend,
                          workers=workers, scheduler=scheduler, progress=progress)
 
 

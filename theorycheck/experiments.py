@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from theorycheck.record import Keys
+
 __all__ = ["Context", "Report", "redraw", "run", "write_summary"]
 
 
@@ -44,7 +46,10 @@ class Context:
 
 @dataclass
 class Report:
-    """What one experiment produced."""
+    """What one experiment produced (one item of ``theorycheck reproduce --json``'s ``experiments``:
+    docs/commands/reproduce.md)."""
+
+    KEYS = Keys("reproduce.experiment", "name", "pack", "title", "figures", "data", "summary", "deviations", "seconds")
 
     name: str
     title: str
@@ -95,6 +100,7 @@ def _save(results: dict, folder: Path) -> list[Path]:
 
 def _load(folder: Path) -> tuple[dict, list[Path]]:
     """The results :func:`_save` wrote into ``folder``: a KEY.json beside a KEY.npz is a SweepResult."""
+    from theorycheck.jsonio import read_json
     from theorycheck.sweep.result import SweepResult
 
     results: dict = {}
@@ -106,7 +112,7 @@ def _load(folder: Path) -> tuple[dict, list[Path]]:
             results[key] = SweepResult.load(folder / key)
             paths += [npz, f]
         else:
-            results[key] = json.loads(f.read_text())
+            results[key] = read_json(f, "saved experiment result")
             paths.append(f)
     return results, paths
 

@@ -21,6 +21,8 @@ import mpmath
 import numpy as np
 from scipy.optimize import brentq
 
+from theorycheck.optimizers import SAM_L2
+from theorycheck.optimizers import get as get_optimizer
 from theorycheck.solvers.trajectory import Trajectory
 from theorycheck.symbolic import forms as C
 from theorycheck.vocabulary import TIE_RTOL as _TIE_RTOL
@@ -383,19 +385,19 @@ def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, i
     k = int(index) - 1
     if k < 0:
         return False, "β = 0"
-    z, L, opt = np.asarray(s.z, float), s.depth, s.optimizer
-    rho = 0.0 if opt == "gd" else float(s.rho)
+    z, L, opt = np.asarray(s.z, float), s.depth, get_optimizer(s.optimizer)
+    rho = opt.radius(s.rho)
     if L == 1:  # w_j = α_j + z_j τ for every optimizer (the gradient does not depend on w)
         if abs(z[k]) == np.max(np.abs(z)) and np.sign(z[k]) == sg[k]:
             return True, ("j† has the largest |z_j| and moves away from 0: |w_j†| − |w_j| never "
                       "decreases (L = 1)")
         return False, f"j† = {k + 1} is not the coordinate of the largest |z_j| moving outwards"
-    slid = opt == "sam-linf" and L >= 2  # ℓ∞: a coordinate at u_j = 0 slides there for good
+    slid = opt.discontinuous and L >= 2  # ℓ∞: a coordinate at u_j = 0 slides there for good
     pos = (sg >= 0) & (np.isfinite(la) | (slid & (la == -np.inf)))
     if not (np.all(np.asarray(s.layers0)[0] > 0) and np.all(pos) and sg[k] > 0 and np.isfinite(la[k])):
         return False, "the lemma needs every u_j > 0"
     theta = la / L  # ln u_j, β_j = u_j^L
-    if opt == "sam-linf":
+    if opt.discontinuous:
         if np.any(z <= 0):
             return False, "the ℓ∞ lemma is derived for z > 0"
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -413,7 +415,7 @@ def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, i
         return (True, f"{why} (ℓ∞: GD on w = u − ρ)") if ok else (False, why)
     # GD (ρ = 0) and ℓ2-SAM
     if L == 2:
-        if opt == "sam-l2" and (np.any(z < 0) or not np.any(z > 0)):
+        if opt.normalised and (np.any(z < 0) or not np.any(z > 0)):
             return False, "the L = 2 lemma is derived for z ≥ 0"
         equal = bool(np.all(z == z[0]))
         if equal and rho == 0:
@@ -426,7 +428,7 @@ def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, i
         level = float(C.l2_lockin_level()(1.0, nxt / sc, rho))
         ln_level = math.log(level) + math.log(sc) if level > 0 else -math.inf
         with np.errstate(divide="ignore"):
-            lnN = 0.5 * _logsumexp(np.asarray(C.balanced_log_field(2, "sam-l2").log_summand(z / sc, theta), float))
+            lnN = 0.5 * _logsumexp(np.asarray(C.balanced_log_field(2, SAM_L2).log_summand(z / sc, theta), float))
             lnN += math.log(sc)
         if rho == 0:
             return True, ("j† = argmax z: every gap θ_j† − θ_j = ln(α_j†/α_j) + (z_j† − z_j)τ grows "
@@ -503,7 +505,7 @@ def _finite_or_none(key: str, v: float, overflow: list[str]) -> float | None:
 
 
 def summary(traj: Trajectory) -> dict:
-    """The observables the CLI reports (JSON keys documented in the README)."""
+    """The observables the CLI reports (JSON keys: docs/commands/trajectory.md)."""
     chain = index_chain(traj)
     status, reason = final_index_status(traj, chain)
     out = {
@@ -538,7 +540,7 @@ def summary(traj: Trajectory) -> dict:
 
 
 def report(traj: Trajectory) -> dict:
-    """What ``theorycheck trajectory --json`` prints (keys documented in the README): the
+    """What ``theorycheck trajectory --json`` prints (keys: docs/commands/trajectory.md): the
     :func:`summary`, how it ran, the setting, and the angles between the final direction and
     the ℓ1 / ℓ2 max-margin solutions. :meth:`Trajectory.as_dict` returns this."""
     from theorycheck.solvers.maxmargin import angle_degrees, max_margin

@@ -3,7 +3,8 @@ sweep's prefix, an output folder), used by the library and, with its option name
 
 The rule (:data:`RULE`): an output is written where it is named, and missing folders on the
 way are created — checked before any work starts: the nearest existing folder must be
-writable and nothing on the way may be a file. A folder given where a file or a prefix is
+writable (a file is created and removed there to find out) and nothing on the way may be a
+file; an existing output file must open for writing. A folder given where a file or a prefix is
 expected is refused with an example of what to give; so is a figure name whose suffix
 matplotlib does not write. Plain Python (no numpy), so every stage can use it.
 """
@@ -11,6 +12,7 @@ matplotlib does not write. Plain Python (no numpy), so every stage can use it.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from theorycheck.errors import ArgumentError, TheorycheckError
@@ -53,7 +55,9 @@ def _names_a_folder(text: str) -> bool:
 
 def _check_ancestors(p: Path, name: str, shown: str) -> None:
     """The folder ``p`` goes into exists and is writable, or can be created: its nearest
-    existing ancestor is a writable folder (never a file)."""
+    existing ancestor is a writable folder (never a file), tried by creating and removing a
+    file in it (permission bits say nothing for root, nor on a read-only or virtual file
+    system such as /proc, where the write failed after the work)."""
     q = p.parent if str(p.parent) else Path(".")
     while not q.exists():
         if q.parent == q:
@@ -63,6 +67,24 @@ def _check_ancestors(p: Path, name: str, shown: str) -> None:
         raise _error(name, shown, f"{str(q)!r} is a file, not a folder")
     if not os.access(q, os.W_OK | os.X_OK):
         raise _error(name, shown, f"folder {str(q)!r} is not writable")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".theorycheck-probe-", dir=q)
+    except OSError as exc:
+        raise _error(name, shown, f"folder {str(q)!r} is not writable ({exc.strerror or exc})") from None
+    os.close(fd)
+    try:
+        os.unlink(probe)
+    except OSError:  # pragma: no cover - a file we just created
+        pass
+
+
+def _check_writable_file(p: Path, name: str, shown: str) -> None:
+    """An existing output file can be opened for writing (opened to append, nothing written)."""
+    try:
+        with open(p, "ab"):
+            pass
+    except OSError as exc:
+        raise _error(name, shown, f"the file exists and cannot be written ({exc.strerror or exc})") from None
 
 
 def _guard(fn, path, name: str, *args):
@@ -98,6 +120,8 @@ def _output_file(text: str, name: str, suffixes) -> Path:
     _check_ancestors(p, name, shown)
     if p.exists() and not os.access(p, os.W_OK):
         raise _error(name, shown, "the file exists and is not writable")
+    if p.exists():
+        _check_writable_file(p, name, shown)
     return p
 
 
@@ -126,6 +150,8 @@ def _output_prefix(text: str, name: str) -> tuple[Path, Path]:
         _check_ancestors(f, name, shown)
         if f.exists() and not os.access(f, os.W_OK):
             raise _error(name, shown, f"{str(f)!r} exists and is not writable")
+        if f.exists():
+            _check_writable_file(f, name, shown)
     return files
 
 
@@ -140,11 +166,7 @@ def _output_folder(text: str, name: str) -> Path:
     p = Path(text)
     if p.exists() and not p.is_dir():
         raise _error(name, shown, "is a file; give a folder (it is created when missing)")
-    if p.is_dir():
-        if not os.access(p, os.W_OK | os.X_OK):
-            raise _error(name, shown, "folder is not writable")
-        return p
-    _check_ancestors(p / "x", name, shown)
+    _check_ancestors(p / "x", name, shown)  # an existing folder is its own nearest ancestor
     return p
 
 

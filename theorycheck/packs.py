@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.record import Keys, ListOf
 
 #: the pack author's API, loaded on first use: public name → the module that defines it
 _AUTHOR_API = {**dict.fromkeys(("Theorem", "Step", "Identity", "Fact", "StepResult", "verified", "refuted",
@@ -201,7 +202,10 @@ def select_claims(pack: str | None, prefixes=None) -> list[tuple[Pack, Any]]:
 
 class PackList(list):
     """Every installed pack's :meth:`Pack.as_dict` (a list); ``as_dict()`` is what
-    ``theorycheck packs --json`` prints."""
+    ``theorycheck packs --json`` prints (docs/commands/packs.md)."""
+
+    KEYS = Keys("packs", packs=ListOf(Keys("packs.pack", "name", "title", "reference", "theorems", "claims",
+                                            "experiments", "predict", "theory")))
 
     def as_dict(self) -> dict:
         return {"packs": list(self)}

@@ -33,8 +33,14 @@ def pytest_addoption(parser) -> None:
 def pack_tests(pack: str | None = None, *, profile: str = "fast", examples: int | None = None, seed: int = 0,
                claims: Iterable[str] | None = None, expect_fail: Iterable[str] = (), inconclusive: str = "skip"):
     """A pytest test function parametrised over the claims of ``pack`` (None: every installed
-    pack), optionally only those matching ``claims`` (keys or prefixes, as ``verify --claims``)."""
-    import pytest
+    pack), optionally only those matching ``claims`` (keys or prefixes, as ``verify --claims``).
+    Needs pytest (the extra ``theorycheck[pack]``)."""
+    try:
+        import pytest
+    except ImportError:
+        from theorycheck.errors import TheorycheckError
+
+        raise TheorycheckError("pack_tests needs pytest: pip install 'theorycheck[pack]' (or pip install pytest)") from None
 
     from theorycheck import packs
 

@@ -21,6 +21,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from theorycheck.record import Keys, ListOf
 from theorycheck.symbolic.compiler import residual_functions
 
 
@@ -196,6 +197,11 @@ class ProveResult:
     """The results of :func:`prove`, in the order run. ``refuted``: keys of the theorems with a
     refuted or crashed step (the CLI's exit status is 1 when it is non-empty)."""
 
+    #: what :meth:`as_dict` may emit (meanings: docs/commands/prove.md)
+    KEYS = Keys("prove", "seconds", "refuted", theorems=ListOf(Keys(
+        "prove.theorem", "key", "title", "statement", "status", "pack",
+        steps=ListOf(Keys("prove.step", "statement", "status", "detail", "counterexample", "seconds")))))
+
     results: list[TheoremResult]
     seconds: float
     #: theorem key → the pack it belongs to
@@ -216,8 +222,7 @@ class ProveResult:
         raise KeyError(key)
 
     def as_dict(self) -> dict:
-        """Keys: theorems (one dict per theorem: key, title, statement, status, steps, pack),
-        seconds, refuted."""
+        """What ``theorycheck prove --json`` prints (docs/commands/prove.md)."""
         return {"theorems": [{**r.as_dict(), "pack": self.packs.get(r.theorem.key)} for r in self.results],
                 "seconds": round(self.seconds, 2), "refuted": self.refuted}
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from enum import StrEnum
+from typing import Any
 
 from theorycheck.errors import SettingError
 
-__all__ = ["REGIMES", "REGIME_DESCRIPTIONS", "TimeKind", "OPTIMIZERS", "LOSSES", "REGRESSION_LOSSES", "OPTIMIZER_DESCRIPTIONS",
-           "LOSS_DESCRIPTIONS", "PARAMETRISATIONS", "SOLVE_METHODS", "TIME_CHOICES", "SWEEP_METHODS", "SWEEP_BACKENDS", "DASK_LOCAL_SCHEDULERS",
+__all__ = ["REGIMES", "REGIME_DESCRIPTIONS", "TimeKind", "LOSSES", "REGRESSION_LOSSES",
+           "LOSS_DESCRIPTIONS", "PARAMETRISATIONS", "REGRESSION_PARAMETRISATIONS", "check_param", "check_combination", "SOLVE_METHODS", "TIME_CHOICES", "SWEEP_METHODS", "SWEEP_BACKENDS", "DASK_LOCAL_SCHEDULERS",
            "ARRAY_BACKENDS", "PROFILES", "NORMS", "CNN_DATASETS", "CNN_UPSAMPLING", "CNN_DEVICES", "check_optimizer",
            "check_loss", "check_depth", "check_rho", "TIE_RTOL", "TIE_LOG", "counted"]
 
@@ -50,12 +51,6 @@ REGIMES: dict[int, tuple[str, str]] = {
 REGIME_DESCRIPTIONS: dict[int, str] = {k: v[1] for k, v in REGIMES.items() if k}
 
 
-#: optimizer name -> one line
-OPTIMIZER_DESCRIPTIONS: dict[str, str] = {
-    "gd": "gradient descent (its flow): w' = -∇L(w)",
-    "sam-l2": "ℓ2-SAM: the gradient at w + ρ ∇L/‖∇L‖₂",
-    "sam-linf": "ℓ∞-SAM: the gradient at w + ρ sign(∇L)",
-}
 #: loss name -> one line
 LOSS_DESCRIPTIONS: dict[str, str] = {
     "logistic": "ℓ(s) = log(1 + exp(-s))",
@@ -68,12 +63,24 @@ LOSS_DESCRIPTIONS: dict[str, str] = {
 TIE_RTOL = 1e-9
 TIE_LOG = -math.log1p(-TIE_RTOL)
 
-OPTIMIZERS: tuple[str, ...] = tuple(OPTIMIZER_DESCRIPTIONS)
 LOSSES: tuple[str, ...] = tuple(LOSS_DESCRIPTIONS)
-#: losses of the regression setting (real labels; with the signed parametrisation pm)
+#: losses of the regression setting (real labels; with the parametrisations pm and uv)
 REGRESSION_LOSSES: tuple[str, ...] = ("squared",)
-#: β = w_1 ⊙ … ⊙ w_L (product) or β = w₊^D − w₋^D (pm, the signed parametrisation)
-PARAMETRISATIONS: tuple[str, ...] = ("product", "pm")
+#: β = w_1 ⊙ … ⊙ w_L (product), β = w₊^D − w₋^D (pm, the signed parametrisation) or β = u ⊙ v (uv)
+PARAMETRISATIONS: tuple[str, ...] = ("product", "pm", "uv")
+#: the parametrisations of the regression flows (squared loss, real labels)
+REGRESSION_PARAMETRISATIONS: tuple[str, ...] = ("pm", "uv")
+
+
+def __getattr__(name: str):
+    """``OPTIMIZERS`` (the registered names) and ``OPTIMIZER_DESCRIPTIONS`` (name → one line): read
+    from the optimizers' registry (:mod:`theorycheck.optimizers`) when asked, so that no name is
+    written here."""
+    if name in ("OPTIMIZERS", "OPTIMIZER_DESCRIPTIONS"):
+        from theorycheck.optimizers import registry
+
+        return registry.names() if name == "OPTIMIZERS" else registry.descriptions()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The names every entry point accepts, defined once (the CLI's choices come from here).
 #: how ``solve`` integrates one trajectory
@@ -99,10 +106,50 @@ CNN_DEVICES: tuple[str, ...] = ("cpu", "cuda")
 
 
 def check_optimizer(optimizer: str) -> str:
-    """``optimizer`` if it is one of :data:`OPTIMIZERS`, else a one-line SettingError."""
-    if optimizer not in OPTIMIZERS:
-        raise SettingError(f"unknown optimizer {optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
-    return optimizer
+    """``optimizer`` if it is a registered optimizer's name (:mod:`theorycheck.optimizers`), else a
+    one-line SettingError naming the choices."""
+    from theorycheck.optimizers.registry import check_optimizer as check
+
+    return check(optimizer)
+
+
+def _refusal(message: str) -> SettingError:
+    err = SettingError(message)
+    err.arguments = ("param", "loss", "optimizer", "depth")  # the CLI writes them as its flags
+    return err
+
+
+def check_combination(param: str, loss: str, optimizer, depth: int) -> Any:
+    """The optimizer object when the engine integrates its flow for (param, loss, depth) — the loss
+    fits the parametrisation and :meth:`Optimizer.supports` agrees — else a one-line SettingError that
+    names the arguments (``arguments``: param, loss, optimizer, depth) and says what is integrated."""
+    from theorycheck.optimizers.registry import registered, supported_names
+
+    if param not in PARAMETRISATIONS:
+        raise _refusal(f"param={param!r}: choose one of {', '.join(PARAMETRISATIONS)}")
+    if param in REGRESSION_PARAMETRISATIONS and loss not in REGRESSION_LOSSES:
+        raise _refusal(f"param={param!r} goes with loss='squared' and " + ("depth ≥ 2" if param == "pm" else "depth=2"))
+    if param not in REGRESSION_PARAMETRISATIONS and loss not in LOSSES:
+        raise _refusal(f"loss={loss!r} goes with param='pm' or param='uv'" if loss in REGRESSION_LOSSES
+                      else f"unknown loss {loss!r}: choose one of {', '.join(LOSSES)}")
+    if param == "uv" and depth != 2:
+        raise _refusal(f"param='uv' is β = u ⊙ v: depth=2 only (got depth={depth})")
+    if param == "pm" and depth < 2:
+        raise _refusal(f"param='pm' goes with loss='squared' and depth ≥ 2 (got depth={depth})")
+    opt = registered(optimizer)
+    why = opt.supports(param, loss, depth)
+    if why is not None:
+        ok = ", ".join(supported_names(param, loss, depth)) or "none"
+        raise _refusal(f"optimizer={opt.name!r} with param={param!r}, loss={loss!r}, depth={depth}: {why} "
+                      f"(integrated here: {ok})")
+    return opt
+
+
+def check_param(param: str) -> str:
+    """``param`` if it is one of :data:`PARAMETRISATIONS`, else a one-line SettingError."""
+    if param not in PARAMETRISATIONS:
+        raise SettingError(f"unknown parametrisation {param!r}: choose one of {', '.join(PARAMETRISATIONS)}")
+    return param
 
 
 def check_loss(loss: str) -> str:

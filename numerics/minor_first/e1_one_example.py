@@ -116,7 +116,17 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
     summary.append(f"GD: j† = {d} on {gd['jdag'].size - bad} of {gd['jdag'].size} cells (τ ≥ 1e-3, every α).")
     if bad:
         dev.append(f"GD: j† ≠ {d} on {bad} cells (THEORY.md C6 says argmax z from the start).")
-    # ℓ2: regimes
+    _summarize_l2(l2, summary, dev)
+    _summarize_linf(results, summary, dev)
+    return summary, dev
+
+
+def _summarize_l2(l2, summary: list[str], dev: list[str]) -> None:
+    """ℓ2-SAM's three regimes on the heatmap: collapse ⇔ α < α_c, minor first / major last in
+    between (and whether the path is monotone), GD-like above, monotone in α at fixed τ."""
+    d = len(Z)
+    alphas, m = l2["alpha"], l2.meta
+    ac, shrink, gdl = m["alpha_c"], m["alpha_all_shrink"], m["alpha_gd_like"]
     coll = l2["status"] == COLLAPSE
     below = alphas < shrink
     summary.append(f"ℓ2-SAM: {int(coll.sum())} of {alphas.size} α collapse (j† → 0); every α < alpha_all_shrink "
@@ -157,7 +167,12 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
     summary.append(f"ℓ2-SAM: j† nondecreasing in α at fixed τ (cells before collapse): {n_dec} violations.")
     if n_dec:
         dev.append(f"ℓ2-SAM: j† decreases with α at fixed τ on {n_dec} cell pairs.")
-    # ℓ∞ uniform α
+
+
+def _summarize_linf(results: dict, summary: list[str], dev: list[str]) -> None:
+    """ℓ∞-SAM: the uniform-α heatmap (slide to 0 below ρ, the major feature above) and the
+    per-coordinate seeds against the closed-form prediction (C2, C3)."""
+    d, li = len(Z), results["sam-linf"]
     li_coll = li["status"] == COLLAPSE
     summary.append(f"ℓ∞-SAM, uniform α: α < ρ → {int(np.sum(li_coll & (li['alpha'] < RHO)))} of "
                    f"{int(np.sum(li['alpha'] < RHO))} slide to 0 (j† = 1 until the last coordinate reaches 0); "
@@ -184,4 +199,3 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
                        f"z_j): observed {sorted(set(final[miss[below]].tolist()))}.")
         if (~below).any():
             dev.append(f"ℓ∞-SAM, L = {L}: {counted(int((~below).sum()), 'seed')} end at a j† other than the closed form's.")
-    return summary, dev

@@ -40,7 +40,7 @@ def compute(*, quick: bool, ctx) -> dict:
     rhos = np.geomspace(0.1, 10.0, 8 if quick else 30)
     alphas = np.geomspace(0.003, 20.0, 30 if quick else 100)
     taus = S.time_grid(60.0, 200, log=True, t_min=1e-4)
-    return {"regimes": S.regime_map(Z, alphas=alphas, rhos=rhos, times=taus, **ctx.kw())}
+    return {"regimes": S.regime_grid(Z, alphas=alphas, rhos=rhos, times=taus, **ctx.kw())}
 
 
 def draw(results: dict, out: Path) -> list[Path]:

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from theorycheck.record import Keys
+
+#: what :func:`predict` returns (meanings: docs/commands/predict.md)
+KEYS = Keys("predict.lp-margin", "beta", "objective", "kkt_residual", "depth", "vertices_tried", "multipliers",
+            "beta_l1_orthant", "l1_orthant", "beta_l1_unrestricted", "l1_unrestricted")
+
 
 def predict(X, y, *, depth: int = 2, loss: str = "exponential", **_ignored) -> dict:
     """The global ℓ_{2/L} max margin over the reachable orthant (vertex enumeration) with its KKT

@@ -4,18 +4,35 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: coordinates with |β_j| ≥ (1 − TIE)·max|β| count as tied for j† (observe.TIE_RTOL)
 TIE = 1e-9
 
+#: the claims' flows stop on steps and field evaluations, never on seconds, so that a verdict
+#: cannot change with the host's load (it was 30 s). The flows of `verify --pack minor-first`
+#: take at most ~2,200 steps and ~33,000 evaluations (1.5 s of CPU); these budgets are far above
+#: that and end a run that goes astray within about a minute.
+CLAIM_MAX_STEPS = 200_000
+CLAIM_MAX_EVALUATIONS = 1_000_000
 
-def solve(setting, t_max: float, **kw):
-    """integrate.solve with a 30 s budget unless another is given."""
-    from theorycheck.solvers.integrate import solve as _solve
+
+def claim_budget(**kw):
+    """The claims' Budget: :data:`CLAIM_MAX_STEPS`, :data:`CLAIM_MAX_EVALUATIONS`, no seconds
+    (keywords override)."""
     from theorycheck.solvers.trajectory import Budget
 
-    kw.setdefault("budget", Budget(max_seconds=30.0))
+    return Budget(**{"max_steps": CLAIM_MAX_STEPS, "max_evaluations": CLAIM_MAX_EVALUATIONS,
+                     "max_seconds": math.inf, **kw})
+
+
+def solve(setting, t_max: float, **kw):
+    """integrate.solve with the claims' step and evaluation budget unless another is given."""
+    from theorycheck.solvers.integrate import solve as _solve
+
+    kw.setdefault("budget", claim_budget())
     return _solve(setting, t_max=t_max, **kw)
 
 

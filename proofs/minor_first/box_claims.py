@@ -219,7 +219,7 @@ def domain_box(z: Sequence[tuple[float, float]], alpha: Sequence[tuple[float, fl
 def alpha_box_prover(z: Sequence[float], rho: float, boxes: Sequence[tuple[str, str, Callable, str]],
                      rests_on: tuple[str, ...] = ("C4", "C5", "LOCK")) -> Callable[..., list[BoxProof]]:
     """A prover for a C4/C5 claim on α boxes of one example: each box (lo, hi, statement, what) is mapped by
-    :func:`theorycheck.proved.regime_map.regime_map` (every α of a proved piece: its fate and j† sequence)
+    :func:`theorycheck.proved.regime_map.proved_regime_map` (every α of a proved piece: its fate and j† sequence)
     and ``statement(piece)`` is checked on every proved piece: all proved and true → proved; true nowhere
     on a proved piece → refuted (its midpoint is the counterexample); else undecided."""
     from fractions import Fraction
@@ -227,12 +227,12 @@ def alpha_box_prover(z: Sequence[float], rho: float, boxes: Sequence[tuple[str, 
     def run(max_seconds: float = 10.0) -> list[BoxProof]:
         import time
 
-        from theorycheck.proved.regime_map import regime_map
+        from theorycheck.proved.regime_map import proved_regime_map
 
         out = []
         for lo, hi, statement, what in boxes:
             t0 = time.perf_counter()
-            r = regime_map(z, rho, (Fraction(lo), Fraction(hi)), max_seconds=max_seconds, box_seconds=max_seconds)
+            r = proved_regime_map(z, rho, (Fraction(lo), Fraction(hi)), max_seconds=max_seconds)
             box = Box.of({"alpha": (float(lo), float(hi))}, {"d": len(z)})
             pieces = r.pieces
             bad = next((p for p in pieces if p.status == "proved" and not statement(p)), None)

@@ -76,52 +76,58 @@ THEOREM = Theorem(
 
 
 # ---------------------------------------------------------------------------- claims
-def _c1_claims():
-    import numpy as np
+# Each claim's check and its strategy are module functions (numpy, hypothesis and the solvers
+# imported inside them, so that `theorycheck prove` stays symbolic); _c1_claims assembles them.
+#: C1.several-examples: the times at which the angle is read, and the flow's budget in field
+#: evaluations (not seconds: a verdict must not depend on the host's load). The drawn inputs reach
+#: t = 1e100 in 26,000–44,000 evaluations (about a second of CPU).
+DECADES = (1e10, 1e25, 1e50, 1e100)
+SEVERAL_MAX_EVALUATIONS = 400_000
+
+
+def _one_example():
     from hypothesis import strategies as st
-    from theorycheck.proofs.minor_first import _numerics as num
 
     from theorycheck.claims import strategies as tcs
-    from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.setting import Setting
-    from theorycheck.symbolic import forms as C
-    found: list[Claim] = []
-
-    w_of = C.l1_solution()
 
     @st.composite
     def inputs(draw):
         return {"z": draw(tcs.single_examples(d=(1, 4))).tolist(), "alpha": draw(tcs.init_scales(0.01, 3.0)),
                 "rho": draw(st.floats(0.0, 2.0)), "optimizer": draw(st.sampled_from(sy.OPTIMIZERS))}
 
-    def check(x) -> Outcome:
-        z = np.array(x["z"])
-        s = Setting.from_z(z, depth=1, optimizer=x["optimizer"], rho=x["rho"], alpha=x["alpha"])
-        T = 1e4
-        tr = num.solve(s, T)
-        if not tr.successful:
-            return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        beta = tr.beta()[-1]
-        pred = w_of(x["alpha"], z, T)
-        rel = float(np.max(np.abs(beta - pred) / np.abs(pred)))
-        d = num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1])
-        angle = float(np.arccos(np.clip(d @ z / np.linalg.norm(z), -1, 1)))
-        a = x["alpha"] * np.sqrt(z.size)
-        bound = a / (T * np.linalg.norm(z) - a)  # sin(angle(α + zT, z)) ≤ ‖α‖/‖α + zT‖
-        ok = rel <= 1e-8 and np.sin(angle) <= bound * (1 + 1e-9) + 1e-15
-        return Outcome(ok, angle, {"relative_error_vs_alpha_plus_z_tau": rel, "angle_at_T": angle,
-                                   "angle_bound": float(bound), "T": T})
+    return inputs()
 
-    found.append(Claim(
-        key="C1.one-example",
-        statement="L = 1, one example, GD / ℓ2-SAM / ℓ∞-SAM: w(τ) = α + zτ and the direction converges to "
-                  "z/‖z‖ at rate ‖α‖/(τ‖z‖)",
-        inputs=inputs(), check=check,
-        tolerance="β(τ=1e4) within 1e-8 (relative) of α + zτ; sin(angle to z) ≤ ‖α‖/(τ‖z‖ − ‖α‖)",
-        pinned=[{"z": [1.0], "alpha": 1.0, "rho": 0.0, "optimizer": "gd"},
-                {"z": [2.0, 2.0], "alpha": 0.5, "rho": 1.0, "optimizer": "sam-linf"}],
-    ))
 
+def _check_one_example(x):
+    import numpy as np
+    from theorycheck.proofs.minor_first import _numerics as num
+
+    from theorycheck.claims.claim import Outcome
+    from theorycheck.setting import Setting
+    from theorycheck.symbolic import forms as C
+
+    z = np.array(x["z"])
+    s = Setting.from_z(z, depth=1, optimizer=x["optimizer"], rho=x["rho"], alpha=x["alpha"])
+    T = 1e4
+    tr = num.solve(s, T)
+    if not tr.successful:
+        return Outcome(None, detail={"stopped_because": tr.stopped_because})
+    beta = tr.beta()[-1]
+    pred = C.l1_solution()(x["alpha"], z, T)
+    rel = float(np.max(np.abs(beta - pred) / np.abs(pred)))
+    d = num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1])
+    angle = float(np.arccos(np.clip(d @ z / np.linalg.norm(z), -1, 1)))
+    a = x["alpha"] * np.sqrt(z.size)
+    bound = a / (T * np.linalg.norm(z) - a)  # sin(angle(α + zT, z)) ≤ ‖α‖/‖α + zT‖
+    ok = rel <= 1e-8 and np.sin(angle) <= bound * (1 + 1e-9) + 1e-15
+    return Outcome(ok, angle, {"relative_error_vs_alpha_plus_z_tau": rel, "angle_at_T": angle,
+                               "angle_bound": float(bound), "T": T})
+
+
+def _several():
+    from hypothesis import strategies as st
+
+    from theorycheck.claims import strategies as tcs
 
     @st.composite
     def several(draw):
@@ -129,53 +135,83 @@ def _c1_claims():
         return {"X": X.tolist(), "y": y.tolist(), "alpha": draw(tcs.init_scales(0.05, 1.0)),
                 "rho": draw(st.floats(0.0, 0.5)), "optimizer": draw(st.sampled_from(sy.OPTIMIZERS))}
 
-    decades = np.array([1e10, 1e25, 1e50, 1e100])
-    # the flow's budget, in field evaluations (not seconds: a verdict must not depend on the host's load).
-    # The drawn inputs reach t = 1e100 in 26,000–44,000 evaluations (about a second of CPU).
-    max_evaluations = 400_000
+    return several()
 
-    def check_several(x) -> Outcome:
-        from theorycheck.solvers.maxmargin import l2_max_margin
-        from theorycheck.solvers.trajectory import Budget
 
-        s = Setting(np.array(x["X"]), np.array(x["y"]), depth=1, optimizer=x["optimizer"], rho=x["rho"],
-                    alpha=x["alpha"])
-        tr = num.solve(s, float(decades[-1]), budget=Budget(max_seconds=float("inf"), max_evaluations=max_evaluations))
-        if not tr.successful or tr.t_end < decades[-1]:
-            return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        b = l2_max_margin(s.Z).direction
-        ang = np.array([np.degrees(np.arccos(np.clip(num.direction(*tr.at(T)) @ b, -1, 1))) for T in decades])
-        # GD on separable data: w = ŵ log t + O(log log t), so the angle is O(log log t / log t); extrapolate
-        # linearly in x = log log t / log t to x = 0 (t = ∞) from the three latest times
-        x_ = np.log(np.log(decades)) / np.log(decades)
-        # two 2-point extrapolations to x = 0: their difference is the error bar of the estimate
-        ext = [ang[i + 1] - (ang[i + 1] - ang[i]) / (x_[i + 1] - x_[i]) * x_[i + 1] for i in (1, 2)]
-        intercept, err = float(ext[1]), float(abs(ext[1] - ext[0]))
-        # the angle can dip through 0 and come back (the residual's orthogonal part changes sign), so ask for
-        # an overall decrease, or an angle already below 0.1°
-        decreased = bool(ang[-1] < ang[0] or ang[-1] < 0.1)
-        if decreased and abs(intercept) <= 0.5:
-            ok = True
-        elif not decreased or abs(intercept) - err > 0.5:
-            ok = False
-        else:
-            return Outcome(None, abs(intercept), {"angles_deg": ang.tolist(), "extrapolated_angle_deg": intercept,
-                                                  "error_bar_deg": err, "note": "extrapolation not resolved"})
-        return Outcome(ok, abs(intercept), {"angles_deg": ang.tolist(), "t": decades.tolist(),
-                                            "extrapolated_angle_deg": intercept, "error_bar_deg": err})
+def _angles(x):
+    """(angles in degrees to the ℓ2 max-margin direction at :data:`DECADES`, None) or (None, trajectory)."""
+    import numpy as np
+    from theorycheck.proofs.minor_first import _numerics as num
 
-    found.append(Claim(
+    from theorycheck.setting import Setting
+    from theorycheck.solvers.maxmargin import l2_max_margin
+
+    decades = np.array(DECADES)
+    s = Setting(np.array(x["X"]), np.array(x["y"]), depth=1, optimizer=x["optimizer"], rho=x["rho"], alpha=x["alpha"])
+    tr = num.solve(s, float(decades[-1]), budget=num.claim_budget(max_evaluations=SEVERAL_MAX_EVALUATIONS))
+    if not tr.successful or tr.t_end < decades[-1]:
+        return None, tr
+    b = l2_max_margin(s.Z).direction
+    return np.array([np.degrees(np.arccos(np.clip(num.direction(*tr.at(T)) @ b, -1, 1))) for T in decades]), tr
+
+
+def _check_several(x):
+    import numpy as np
+
+    from theorycheck.claims.claim import Outcome
+
+    ang, tr = _angles(x)
+    if ang is None:
+        return Outcome(None, detail={"stopped_because": tr.stopped_because})
+    decades = np.array(DECADES)
+    # GD on separable data: w = ŵ log t + O(log log t), so the angle is O(log log t / log t); extrapolate
+    # linearly in x = log log t / log t to x = 0 (t = ∞) from the three latest times
+    x_ = np.log(np.log(decades)) / np.log(decades)
+    # two 2-point extrapolations to x = 0: their difference is the error bar of the estimate
+    ext = [ang[i + 1] - (ang[i + 1] - ang[i]) / (x_[i + 1] - x_[i]) * x_[i + 1] for i in (1, 2)]
+    intercept, err = float(ext[1]), float(abs(ext[1] - ext[0]))
+    # the angle can dip through 0 and come back (the residual's orthogonal part changes sign), so ask for
+    # an overall decrease, or an angle already below 0.1°
+    decreased = bool(ang[-1] < ang[0] or ang[-1] < 0.1)
+    if decreased and abs(intercept) <= 0.5:
+        ok = True
+    elif not decreased or abs(intercept) - err > 0.5:
+        ok = False
+    else:
+        return Outcome(None, abs(intercept), {"angles_deg": ang.tolist(), "extrapolated_angle_deg": intercept,
+                                              "error_bar_deg": err, "note": "extrapolation not resolved"})
+    return Outcome(ok, abs(intercept), {"angles_deg": ang.tolist(), "t": decades.tolist(),
+                                        "extrapolated_angle_deg": intercept, "error_bar_deg": err})
+
+
+def _describe_several(x) -> dict:
+    import numpy as np
+
+    return {k: (np.round(v, 6).tolist() if isinstance(v, list) else v) for k, v in x.items()}
+
+
+def _c1_claims():
+    from theorycheck.claims.claim import Claim
+
+    return [Claim(
+        key="C1.one-example",
+        statement="L = 1, one example, GD / ℓ2-SAM / ℓ∞-SAM: w(τ) = α + zτ and the direction converges to "
+                  "z/‖z‖ at rate ‖α‖/(τ‖z‖)",
+        inputs=_one_example(), check=_check_one_example,
+        tolerance="β(τ=1e4) within 1e-8 (relative) of α + zτ; sin(angle to z) ≤ ‖α‖/(τ‖z‖ − ‖α‖)",
+        pinned=[{"z": [1.0], "alpha": 1.0, "rho": 0.0, "optimizer": "gd"},
+                {"z": [2.0, 2.0], "alpha": 0.5, "rho": 1.0, "optimizer": "sam-linf"}],
+    ), Claim(
         key="C1.several-examples",
         statement="L = 1, several examples, real time: GD, ℓ2-SAM and ℓ∞-SAM converge in direction to the ℓ2 "
                   "max-margin classifier",
-        inputs=several(), check=check_several,
+        inputs=_several(), check=_check_several,
         tolerance="the angle to the ℓ2 max-margin direction is smaller at t = 1e100 than at 1e10 (or < 0.1°), and "
                   "its extrapolation to t = ∞, linear in log log t / log t (GD's rate) through t = 1e50, 1e100, is "
                   "within 0.5° of 0; fails only when it is farther than 0.5° by more than its error bar (the change "
                   "from the extrapolation through 1e25, 1e50), else inconclusive",
-        describe=lambda x: {k: (np.round(v, 6).tolist() if isinstance(v, list) else v) for k, v in x.items()},
-    ))
-    return found
+        describe=_describe_several,
+    )]
 
 
 @functools.cache

@@ -110,21 +110,13 @@ THEOREM = Theorem(
 
 
 # ---------------------------------------------------------------------------- claims
-def _c2_claims():
-    import numpy as np
+# Each claim's check and its strategy are module functions (numpy, hypothesis and the solvers
+# imported inside them, so that `theorycheck prove` stays symbolic); _c2_claims assembles them.
+def _inputs(ties: bool = False):
+    """(z, α, ρ): each α_j above or below ρ (``ties``: also equal to ρ, and ties in z)."""
     from hypothesis import strategies as st
-    from theorycheck.proofs.minor_first import _numerics as num
-    from theorycheck.proofs.minor_first import box_claims as bc
 
     from theorycheck.claims import strategies as tcs
-    from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.setting import Setting
-    from theorycheck.symbolic import forms as C
-    found: list[Claim] = []
-
-    # a box of the claims' domain (d = 3; no tie of z, α_j − ρ of certain sign): proved, with enclosures
-    DOMAIN = bc.domain_box([(0.5, 1.0), (1.5, 2.0), (2.5, 3.0)], [(1.5, 2.0), (0.2, 0.5), (1.2, 1.4)], (0.9, 1.0))
-    u_of, tau0_of = C.linf_l2_solution()
 
     @st.composite
     def inputs(draw, ties=False):
@@ -141,100 +133,142 @@ def _c2_claims():
                 alpha.append(r * draw(st.floats(0.05, 0.95)))
         return {"z": z.tolist(), "alpha": alpha, "rho": r}
 
-    def setting(x):
-        return Setting.from_z(x["z"], depth=2, optimizer="sam-linf", rho=x["rho"], alpha=x["alpha"])
+    return inputs(ties=ties)
 
-    def check_solution(x) -> Outcome:
-        z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
-        T = 2.0 / z.min()
-        tr = num.solve(setting(x), T)
-        if not tr.successful:
-            return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        worst = 0.0
-        slides = {e.index: e.time for e in tr.events if e.kind == "slide"}
-        la = tr.log_abs_beta[-1]
-        for j in range(z.size):
-            if a[j] > r:
-                pred = np.log(u_of(a[j], z[j], r, T))
-                worst = max(worst, abs(0.5 * la[j] - pred) / max(1.0, abs(pred)))
-            elif a[j] == r:  # stationary
-                worst = max(worst, abs(0.5 * la[j] - np.log(r)) / max(1.0, abs(np.log(r))))
-            else:
-                t0 = float(tau0_of(a[j], z[j], r))
-                if t0 < T:
-                    if j + 1 not in slides:
-                        return Outcome(False, np.inf, {"missing_slide": j + 1, "tau_j": t0})
-                    worst = max(worst, abs(slides[j + 1] - t0) / t0)
-                    if np.isfinite(la[j]) and la[j] > -50:
-                        return Outcome(False, np.inf, {"left_zero": j + 1, "log_abs_beta": float(la[j])})
-        return Outcome(worst <= 1e-8, worst, {"T": T, "slide_times": slides})
 
-    found.append(Claim(
+def _setting(x):
+    from theorycheck.setting import Setting
+
+    return Setting.from_z(x["z"], depth=2, optimizer="sam-linf", rho=x["rho"], alpha=x["alpha"])
+
+
+def _solution_forms():
+    from theorycheck.symbolic import forms as C
+
+    return C.linf_l2_solution()  # (u_of, tau0_of), compiled from C2's solution
+
+
+def _check_solution(x):
+    import numpy as np
+    from theorycheck.proofs.minor_first import _numerics as num
+
+    from theorycheck.claims.claim import Outcome
+
+    u_of, tau0_of = _solution_forms()
+    z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
+    T = 2.0 / z.min()
+    tr = num.solve(_setting(x), T)
+    if not tr.successful:
+        return Outcome(None, detail={"stopped_because": tr.stopped_because})
+    worst = 0.0
+    slides = {e.index: e.time for e in tr.events if e.kind == "slide"}
+    la = tr.log_abs_beta[-1]
+    for j in range(z.size):
+        if a[j] > r:
+            pred = np.log(u_of(a[j], z[j], r, T))
+            worst = max(worst, abs(0.5 * la[j] - pred) / max(1.0, abs(pred)))
+        elif a[j] == r:  # stationary
+            worst = max(worst, abs(0.5 * la[j] - np.log(r)) / max(1.0, abs(np.log(r))))
+        else:
+            t0 = float(tau0_of(a[j], z[j], r))
+            if t0 < T:
+                if j + 1 not in slides:
+                    return Outcome(False, np.inf, {"missing_slide": j + 1, "tau_j": t0})
+                worst = max(worst, abs(slides[j + 1] - t0) / t0)
+                if np.isfinite(la[j]) and la[j] > -50:
+                    return Outcome(False, np.inf, {"left_zero": j + 1, "log_abs_beta": float(la[j])})
+    return Outcome(worst <= 1e-8, worst, {"T": T, "slide_times": slides})
+
+
+def _limit_T(z, a, r):
+    """A horizon at which non-maximal coordinates are negligible: e^(−2·gap·T) < 1e-14."""
+    import numpy as np
+
+    zs = np.unique(z[a > r]) if np.any(a > r) else np.unique(z)
+    gap = np.min(np.diff(zs)) if zs.size > 1 else 1.0
+    return min(20.0 / gap, 1e5), 20.0 / gap <= 1e5
+
+
+def _observed_direction(x):
+    import numpy as np
+    from theorycheck.proofs.minor_first import _numerics as num
+
+    _, tau0_of = _solution_forms()
+    z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
+    T, ok = _limit_T(z, a, r)
+    tr = num.solve(_setting(x), max(T, 2 * float(np.max(tau0_of(np.minimum(a, r * 0.999), z, r)))))
+    if not ok or not tr.successful:
+        return None, tr
+    return num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1]), tr
+
+
+def _check_limit(x):
+    import numpy as np
+
+    from theorycheck.claims.claim import Outcome
+
+    d, tr = _observed_direction(x)
+    if d is None:
+        return Outcome(None, detail={"stopped_because": tr.stopped_because})
+    z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
+    want = np.zeros(z.size)  # THEORY.md literally: e_(j°), j° = argmax{z_j : α_j > ρ}, or 0
+    j = int(np.argmax(np.where(a > r, z, -np.inf))) + 1 if np.any(a > r) else 0
+    if j:
+        want[j - 1] = 1.0
+    dev = float(np.linalg.norm(d - want))
+    return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
+
+
+def _check_limit_refined(x):
+    import numpy as np
+
+    from theorycheck.claims.claim import Outcome
+    from theorycheck.predict.thresholds import linf_limit_direction
+
+    d, tr = _observed_direction(x)
+    if d is None:
+        return Outcome(None, detail={"stopped_because": tr.stopped_because})
+    want = linf_limit_direction(x["z"], x["alpha"], x["rho"], 2)
+    dev = float(np.linalg.norm(d - want))
+    return Outcome(dev <= 1e-6, dev, {"predicted_direction": want.tolist(), "observed_direction": d.tolist()})
+
+
+def _c2_claims():
+    from theorycheck.proofs.minor_first import box_claims as bc
+
+    from theorycheck.claims.claim import Claim
+
+    # a box of the claims' domain (d = 3; no tie of z, α_j − ρ of certain sign): proved, with enclosures
+    DOMAIN = bc.domain_box([(0.5, 1.0), (1.5, 2.0), (2.5, 3.0)], [(1.5, 2.0), (0.2, 0.5), (1.2, 1.4)], (0.9, 1.0))
+    tie = {"z": [1.0, 1.0], "alpha": [2.0, 3.0], "rho": 1.0}
+    boundary = {"z": [1.0, 2.0], "alpha": [1.0, 0.5], "rho": 1.0}
+    solution = Claim(
         key="C2.solution",
         statement="ℓ∞-SAM, L = 2: u_j = ρ + (α_j − ρ)e^(z_j τ) for α_j > ρ; for α_j < ρ, u_j hits 0 at "
                   "τ_j = ln(ρ/(ρ − α_j))/z_j and stays there (sliding)",
-        inputs=inputs(), check=check_solution,
+        inputs=_inputs(), check=_check_solution,
         pinned=[{"z": [1.0], "alpha": [1.0], "rho": 1.0},  # d = 1, α = ρ
                 {"z": [1.0, 2.0, 2.0], "alpha": [2.0, 0.5, 1.5], "rho": 1.0}],
         prover=bc.prover(bc.c2_solution, [bc.input_box({"z": [1.0], "alpha": [1.0], "rho": 1.0}),
                                           bc.input_box({"z": [1.0, 2.0, 2.0], "alpha": [2.0, 0.5, 1.5], "rho": 1.0}),
                                           DOMAIN], ("C2",)),
         tolerance="relative 1e-8 on ln u_j and on τ_j; after τ_j, |β_j| < e^(−50)",
-    ))
-
-    def limit_T(z, a, r):
-        """A horizon at which non-maximal coordinates are negligible: e^(−2·gap·T) < 1e-14."""
-        zs = np.unique(z[a > r]) if np.any(a > r) else np.unique(z)
-        gap = np.min(np.diff(zs)) if zs.size > 1 else 1.0
-        return min(20.0 / gap, 1e5), 20.0 / gap <= 1e5
-
-    def observed_direction(x):
-        z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
-        T, ok = limit_T(z, a, r)
-        tr = num.solve(setting(x), max(T, 2 * float(np.max(tau0_of(np.minimum(a, r * 0.999), z, r)))))
-        if not ok or not tr.successful:
-            return None, tr
-        return num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1]), tr
-
-    def check_limit(x) -> Outcome:
-        d, tr = observed_direction(x)
-        if d is None:
-            return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        z, a, r = np.array(x["z"]), np.array(x["alpha"]), x["rho"]
-        want = np.zeros(z.size)  # THEORY.md literally: e_(j°), j° = argmax{z_j : α_j > ρ}, or 0
-        j = int(np.argmax(np.where(a > r, z, -np.inf))) + 1 if np.any(a > r) else 0
-        if j:
-            want[j - 1] = 1.0
-        dev = float(np.linalg.norm(d - want))
-        return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
-
-    def check_limit_refined(x) -> Outcome:
-        from theorycheck.predict.thresholds import linf_limit_direction
-
-        d, tr = observed_direction(x)
-        if d is None:
-            return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        want = linf_limit_direction(x["z"], x["alpha"], x["rho"], 2)
-        dev = float(np.linalg.norm(d - want))
-        return Outcome(dev <= 1e-6, dev, {"predicted_direction": want.tolist(), "observed_direction": d.tolist()})
-
-    tie = {"z": [1.0, 1.0], "alpha": [2.0, 3.0], "rho": 1.0}
-    boundary = {"z": [1.0, 2.0], "alpha": [1.0, 0.5], "rho": 1.0}
+    )
     refined = Claim(
         key="C2.limit-refined",
         statement="(refined by theorycheck) ℓ∞-SAM, L = 2: the limit direction is ∝ ((α_j − ρ)²) over the maximisers "
                   "of z among {α_j > ρ}; if no α_j > ρ, ∝ 1[α_j = ρ]; 0 iff every α_j < ρ",
-        inputs=inputs(ties=True), check=check_limit_refined, pinned=[tie, boundary],
+        inputs=_inputs(ties=True), check=_check_limit_refined, pinned=[tie, boundary],
         tolerance="‖direction(T) − prediction‖ ≤ 1e-6 at T = 20/gap",
     )
-    found.append(Claim(
+    limit = Claim(
         key="C2.limit",
         statement="ℓ∞-SAM, L = 2: the limit direction is e_(j°), j° = argmax{z_j : α_j > ρ}, or 0 when no α_j > ρ",
-        inputs=inputs(ties=True), check=check_limit, pinned=[tie, boundary], refined=refined,
+        inputs=_inputs(ties=True), check=_check_limit, pinned=[tie, boundary], refined=refined,
         prover=bc.prover(bc.c2_limit, [DOMAIN, bc.input_box(tie), bc.input_box(boundary)], ("C2",)),
         tolerance="‖direction(T) − e_(j°)‖ ≤ 1e-6 at T = 20/gap (gap: smallest difference of distinct z)",
-    ))
-    return found
+    )
+    return [solution, limit]
 
 
 @functools.cache

@@ -108,21 +108,13 @@ THEOREM = Theorem(
 
 
 # ---------------------------------------------------------------------------- claims
-def _c3_claims():
-    import numpy as np
+# Each claim's check and its strategy are module functions (numpy, hypothesis and the solvers
+# imported inside them, so that `theorycheck prove` stays symbolic); _c3_claims assembles them.
+def _inputs(below: bool = False):
+    """(z, α, ρ, L) with L ∈ {3, 4, 5}: some α_j > ρ (``below``: every α_j < ρ)."""
     from hypothesis import strategies as st
-    from theorycheck.proofs.minor_first import _numerics as num
-    from theorycheck.proofs.minor_first import box_claims as bc
 
     from theorycheck.claims import strategies as tcs
-    from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.setting import Setting
-    from theorycheck.symbolic import forms as C
-    found: list[Claim] = []
-
-    # boxes of the claims' domain (L = 3 and 4, d = 2; the minor coordinate wins; no tie of the score)
-    DOMAIN3 = bc.domain_box([(0.5, 1.0), (2.0, 3.0)], [(3.0, 4.0), (1.1, 1.2)], (0.9, 1.0), L=3)
-    DOMAIN4 = bc.domain_box([(0.5, 1.0), (2.0, 3.0)], [(3.0, 4.0), (1.1, 1.2)], (0.9, 1.0), L=4)
 
     @st.composite
     def inputs(draw, below=False):
@@ -137,104 +129,143 @@ def _c3_claims():
                 alpha[draw(st.integers(0, z.size - 1))] = r * draw(st.floats(1.05, 3.0))
         return {"z": z.tolist(), "alpha": alpha, "rho": r, "L": L}
 
-    def run(x, T):
-        s = Setting.from_z(x["z"], depth=x["L"], optimizer="sam-linf", rho=x["rho"], alpha=x["alpha"])
-        return num.solve(s, T)
+    return inputs(below=below)
 
-    def predicted(x):
-        z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(a > r, C.linf_blowup_time(L)(a, z, r), np.inf)
 
-    def check_time(x) -> Outcome:
-        ts = predicted(x)
-        tr = run(x, 2 * float(ts.min()))
-        if tr.stopped_because != "blowup":
-            return Outcome(None if not tr.successful else False, np.inf, {"stopped_because": tr.stopped_because})
-        rel = abs(tr.blowup_time - ts.min()) / ts.min()
-        return Outcome(rel <= 1e-6, rel, {"observed": tr.blowup_time, "predicted": float(ts.min())})
+def _run(x, T):
+    from theorycheck.proofs.minor_first import _numerics as num
 
-    found.append(Claim(
-        key="C3.blowup-time",
-        statement="ℓ∞-SAM, L ≥ 3: the flow blows up at min_j τ_j*, τ_j* = 1/((L−2) z_j (α_j − ρ)^(L−2)) over α_j > ρ",
-        inputs=inputs(), check=check_time, tolerance="relative 1e-6 on the blow-up time",
-        prover=bc.prover(bc.c3_blowup_time, [DOMAIN3, DOMAIN4], ("C3",)),
-    ))
+    from theorycheck.setting import Setting
 
-    def winner_direction(x):
-        ts = predicted(x)
-        tr = run(x, 2 * float(ts.min()))
-        if tr.stopped_because != "blowup":
-            return None, tr
-        return num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1]), tr
+    s = Setting.from_z(x["z"], depth=x["L"], optimizer="sam-linf", rho=x["rho"], alpha=x["alpha"])
+    return num.solve(s, T)
 
-    def check_winner(x) -> Outcome:
-        d, tr = winner_direction(x)
-        if d is None:
+
+def _predicted(x):
+    """τ_j* (C3, compiled), inf for α_j ≤ ρ."""
+    import numpy as np
+
+    from theorycheck.symbolic import forms as C
+
+    z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(a > r, C.linf_blowup_time(L)(a, z, r), np.inf)
+
+
+def _check_time(x):
+    import numpy as np
+
+    from theorycheck.claims.claim import Outcome
+
+    ts = _predicted(x)
+    tr = _run(x, 2 * float(ts.min()))
+    if tr.stopped_because != "blowup":
+        return Outcome(None if not tr.successful else False, np.inf, {"stopped_because": tr.stopped_because})
+    rel = abs(tr.blowup_time - ts.min()) / ts.min()
+    return Outcome(rel <= 1e-6, rel, {"observed": tr.blowup_time, "predicted": float(ts.min())})
+
+
+def _winner_direction(x):
+    from theorycheck.proofs.minor_first import _numerics as num
+
+    ts = _predicted(x)
+    tr = _run(x, 2 * float(ts.min()))
+    if tr.stopped_because != "blowup":
+        return None, tr
+    return num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1]), tr
+
+
+def _check_winner(x):
+    import numpy as np
+
+    from theorycheck.claims.claim import Outcome
+
+    d, tr = _winner_direction(x)
+    if d is None:
+        return Outcome(None, detail={"stopped_because": tr.stopped_because})
+    j = int(np.argmin(_predicted(x))) + 1  # THEORY.md literally: the first to blow up, argmax of the score
+    e = np.zeros(d.size)
+    e[j - 1] = 1
+    dev = float(np.linalg.norm(d - e))
+    return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
+
+
+def _check_winner_refined(x):
+    import numpy as np
+
+    from theorycheck.claims.claim import Outcome
+    from theorycheck.predict.thresholds import linf_limit_direction
+
+    d, tr = _winner_direction(x)
+    if d is None:
+        return Outcome(None, detail={"stopped_because": tr.stopped_because})
+    want = linf_limit_direction(x["z"], x["alpha"], x["rho"], x["L"])
+    dev = float(np.linalg.norm(d - want))
+    return Outcome(dev <= 1e-4, dev, {"predicted_direction": want.tolist(), "observed_direction": d.tolist()})
+
+
+def _check_below(x):
+    import numpy as np
+
+    from theorycheck.claims.claim import Outcome
+
+    z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]
+    if L % 2 == 1:
+        T = 1e4 / z.min()
+        tr = _run(x, T)
+        if not tr.successful:
             return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        j = int(np.argmin(predicted(x))) + 1  # THEORY.md literally: the first to blow up, argmax of the score
-        e = np.zeros(d.size)
-        e[j - 1] = 1
-        dev = float(np.linalg.norm(d - e))
-        return Outcome(dev <= 1e-6, dev, {"predicted_index": j, "observed_direction": d.tolist()})
+        u = np.exp(tr.log_abs_beta[-1] / L)
+        # u = ρ − v with v^(−(L−2)) = (ρ−α)^(−(L−2)) + (L−2) z T
+        v = ((r - a) ** (-(L - 2)) + (L - 2) * z * T) ** (-1.0 / (L - 2))
+        dev = float(np.max(np.abs((r - u) - v) / v))
+        ok = bool(np.all(u < r)) and dev <= 1e-6
+        return Outcome(ok, dev, {"u_T": u.tolist(), "T": T})
+    tau0 = ((r - a) ** (-(L - 2)) - r ** (-(L - 2))) / ((L - 2) * z)
+    tr = _run(x, 2 * float(tau0.max()))
+    slides = {e.index: e.time for e in tr.events if e.kind == "slide"}
+    if set(slides) != set(range(1, z.size + 1)):
+        return Outcome(False, np.inf, {"slides": slides, "predicted": tau0.tolist()})
+    dev = max(abs(slides[j + 1] - tau0[j]) / tau0[j] for j in range(z.size))
+    return Outcome(dev <= 1e-8, dev, {"slides": slides, "predicted": tau0.tolist(), "collapsed": tr.collapsed})
 
-    def check_winner_refined(x) -> Outcome:
-        from theorycheck.predict.thresholds import linf_limit_direction
 
-        d, tr = winner_direction(x)
-        if d is None:
-            return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        want = linf_limit_direction(x["z"], x["alpha"], x["rho"], x["L"])
-        dev = float(np.linalg.norm(d - want))
-        return Outcome(dev <= 1e-4, dev, {"predicted_direction": want.tolist(), "observed_direction": d.tolist()})
+def _c3_claims():
+    from theorycheck.proofs.minor_first import box_claims as bc
 
+    from theorycheck.claims.claim import Claim
+
+    # boxes of the claims' domain (L = 3 and 4, d = 2; the minor coordinate wins; no tie of the score)
+    DOMAIN3 = bc.domain_box([(0.5, 1.0), (2.0, 3.0)], [(3.0, 4.0), (1.1, 1.2)], (0.9, 1.0), L=3)
+    DOMAIN4 = bc.domain_box([(0.5, 1.0), (2.0, 3.0)], [(3.0, 4.0), (1.1, 1.2)], (0.9, 1.0), L=4)
     tie = {"z": [1.0, 2.0], "alpha": [3.0, 2.0], "rho": 1.0, "L": 3}
     minor = {"z": [1.0, 2.0], "alpha": [3.0, 1.2], "rho": 1.0, "L": 3}
-    found.append(Claim(
+    return [Claim(
+        key="C3.blowup-time",
+        statement="ℓ∞-SAM, L ≥ 3: the flow blows up at min_j τ_j*, τ_j* = 1/((L−2) z_j (α_j − ρ)^(L−2)) over α_j > ρ",
+        inputs=_inputs(), check=_check_time, tolerance="relative 1e-6 on the blow-up time",
+        prover=bc.prover(bc.c3_blowup_time, [DOMAIN3, DOMAIN4], ("C3",)),
+    ), Claim(
         key="C3.winner",
         statement="ℓ∞-SAM, L ≥ 3: the first coordinate to blow up wins: the direction tends to e_j, "
                   "j = argmax z_j (α_j − ρ)^(L−2) among α_j > ρ (it can be a minor coordinate)",
-        inputs=inputs(), check=check_winner, pinned=[minor, tie],
+        inputs=_inputs(), check=_check_winner, pinned=[minor, tie],
         tolerance="‖direction at blow-up − e_j‖ ≤ 1e-6",
         prover=bc.prover(bc.c3_winner, [DOMAIN3, DOMAIN4, bc.input_box(minor), bc.input_box(tie)], ("C3",)),
         refined=Claim(
             key="C3.winner-refined",
             statement="(refined by theorycheck) at a tie of the top score the coordinates blow up together and the "
                       "direction tends to ∝ z_j^(−L/(L−2)) over the tied coordinates (e_j when unique)",
-            inputs=inputs(), check=check_winner_refined, pinned=[minor, tie],
+            inputs=_inputs(), check=_check_winner_refined, pinned=[minor, tie],
             tolerance="‖direction at blow-up − prediction‖ ≤ 1e-4 (the integrator stops at a finite distance from τ*)"),
-    ))
-
-    def check_below(x) -> Outcome:
-        z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]
-        if L % 2 == 1:
-            T = 1e4 / z.min()
-            tr = run(x, T)
-            if not tr.successful:
-                return Outcome(None, detail={"stopped_because": tr.stopped_because})
-            u = np.exp(tr.log_abs_beta[-1] / L)
-            # u = ρ − v with v^(−(L−2)) = (ρ−α)^(−(L−2)) + (L−2) z T
-            v = ((r - a) ** (-(L - 2)) + (L - 2) * z * T) ** (-1.0 / (L - 2))
-            dev = float(np.max(np.abs((r - u) - v) / v))
-            ok = bool(np.all(u < r)) and dev <= 1e-6
-            return Outcome(ok, dev, {"u_T": u.tolist(), "T": T})
-        tau0 = ((r - a) ** (-(L - 2)) - r ** (-(L - 2))) / ((L - 2) * z)
-        tr = run(x, 2 * float(tau0.max()))
-        slides = {e.index: e.time for e in tr.events if e.kind == "slide"}
-        if set(slides) != set(range(1, z.size + 1)):
-            return Outcome(False, np.inf, {"slides": slides, "predicted": tau0.tolist()})
-        dev = max(abs(slides[j + 1] - tau0[j]) / tau0[j] for j in range(z.size))
-        return Outcome(dev <= 1e-8, dev, {"slides": slides, "predicted": tau0.tolist(), "collapsed": tr.collapsed})
-
-    found.append(Claim(
+    ), Claim(
         key="C3.below-rho",
         statement="(found by theorycheck) ℓ∞-SAM, L ≥ 3, α_j < ρ: for odd L, u_j rises to ρ (u = ρ − v, "
                   "v^(−(L−2)) = (ρ−α)^(−(L−2)) + (L−2)zτ), never reaching 0; for even L, u_j hits 0 at "
                   "τ0 = ((ρ−α)^(−(L−2)) − ρ^(−(L−2)))/((L−2)z) and slides",
-        inputs=inputs(below=True), check=check_below,
+        inputs=_inputs(below=True), check=_check_below,
         tolerance="odd L: relative 1e-6 on ρ − u at τ = 1e4/z_min; even L: relative 1e-8 on τ0",
-    ))
-    return found
+    )]
 
 
 @functools.cache

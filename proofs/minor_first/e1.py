@@ -35,24 +35,30 @@ from __future__ import annotations
 import functools
 
 
-def _e1_claims():
+# Each claim's check and its strategy are module functions (numpy, hypothesis and the solvers
+# imported inside them, so that `theorycheck prove` stays symbolic); _e1_claims and _e1_sam_claims
+# assemble them.
+def _check_gd_static(x, refined: bool):
     import numpy as np
-    from hypothesis import strategies as st
     from theorycheck.proofs.minor_first import _numerics as num
 
-    from theorycheck.claims.claim import Claim, Outcome
+    from theorycheck.claims.claim import Outcome
     from theorycheck.setting import Setting
-    found: list[Claim] = []
 
-    def check(x, refined: bool) -> Outcome:
-        Z = np.array(x["Z"], float)
-        s = Setting(Z, np.ones(Z.shape[0]), depth=2, optimizer="gd", alpha=x["alpha"])
-        tr = num.solve(s, x["t_max"])
-        if not tr.successful and tr.stopped_because not in ("t_max",):
-            return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        sw = num.switches(tr)
-        first = num.index_at(tr, min(1e-6, tr.t_end))
-        return Outcome(not sw, float(len(sw)), {"initial_index": first, "switches": [list(w) for w in sw]})
+    Z = np.array(x["Z"], float)
+    s = Setting(Z, np.ones(Z.shape[0]), depth=2, optimizer="gd", alpha=x["alpha"])
+    tr = num.solve(s, x["t_max"])
+    if not tr.successful and tr.stopped_because not in ("t_max",):
+        return Outcome(None, detail={"stopped_because": tr.stopped_because})
+    sw = num.switches(tr)
+    first = num.index_at(tr, min(1e-6, tr.t_end))
+    return Outcome(not sw, float(len(sw)), {"initial_index": first, "switches": [list(w) for w in sw]})
+
+
+def _datasets(dominant: bool):
+    """n, d ∈ {2, 3}, entries in [0.2, 3] (``dominant``: one column has the largest entry of every row)."""
+    import numpy as np
+    from hypothesis import strategies as st
 
     @st.composite
     def datasets(draw, dominant: bool):
@@ -66,21 +72,26 @@ def _e1_claims():
             Z[:, j] = Z.max(axis=1) + rng.uniform(0.05, 1.0, size=n)
         return {"Z": Z.round(3).tolist(), "alpha": float(draw(st.floats(0.05, 1.0))), "t_max": 60.0}
 
+    return datasets(dominant)
+
+
+def _e1_claims():
+    from theorycheck.claims.claim import Claim
+
     counterexample = {"Z": [[4.0, 1.0], [-1.0, 1.0]], "alpha": 0.1, "t_max": 60.0}
-    found.append(Claim(
+    return [Claim(
         key="E1.gd-static",
         statement="E1 (several examples): GD's j† does not move (balanced, L = 2, uniform α)",
-        inputs=datasets(False), check=lambda x: check(x, False), pinned=[counterexample], max_examples=4,
-        tolerance="exact: no switch of j† between feature values on (0, t_max]",
+        inputs=_datasets(False), check=functools.partial(_check_gd_static, refined=False), pinned=[counterexample],
+        max_examples=4, tolerance="exact: no switch of j† between feature values on (0, t_max]",
         refined=Claim(
             key="E1.gd-static-refined",
             statement="(refined by theorycheck) GD's j† does not move when one coordinate has the largest entry of "
                       "every example (then d(ln u_j − ln u_k)/dt = Σ_i w_i (z_ij − z_ik) ≥ 0); otherwise it can: "
                       "Z = ((4, 1), (−1, 1)), α = 0.1 goes 1 → 2 (the ℓ1 max margin is e_2)",
-            inputs=datasets(True), check=lambda x: check(x, True), max_examples=4,
+            inputs=_datasets(True), check=functools.partial(_check_gd_static, refined=True), max_examples=4,
             tolerance="exact: no switch of j† on (0, t_max]"),
-    ))
-    return found
+    )]
 
 
 #: the heatmap of E1.sam-order: α geometric on [0.02, 3], t geometric on [1e-2, 1e5] (real time)
@@ -145,27 +156,27 @@ def sam_order(Z, rho: float, order: str = "sum", rtol: float = 1e-8, atol: float
     return out
 
 
-def _e1_sam_claims():
+def _check_order(x, refined: bool):
+    from theorycheck.claims.claim import Outcome
+
+    o = sam_order(x["Z"], x["rho"])
+    bad = (o["unimodal"] if refined else o["time"]) + o["alpha"]
+    if bad:
+        return Outcome(False, float(len(bad)), o)
+    if o["unfinished"]:
+        return Outcome(None, detail=o)
+    return Outcome(True, 0.0, o)
+
+
+def _features(common: bool):
+    """E1's construction: z_ij = s_j (1 + 0.3 g_ij), s_j ∈ [0.3, 2] sorted (feature 1 the most
+    minor), entries clipped at 0.05; ``common``: each example's entries sorted, so that one
+    order of the features holds in every example."""
     import numpy as np
     from hypothesis import strategies as st
 
-    from theorycheck.claims.claim import Claim, Outcome
-    found: list[Claim] = []
-
-    def check_order(x, refined: bool) -> Outcome:
-        o = sam_order(x["Z"], x["rho"])
-        bad = (o["unimodal"] if refined else o["time"]) + o["alpha"]
-        if bad:
-            return Outcome(False, float(len(bad)), o)
-        if o["unfinished"]:
-            return Outcome(None, detail=o)
-        return Outcome(True, 0.0, o)
-
     @st.composite
     def features(draw, common: bool):
-        """E1's construction: z_ij = s_j (1 + 0.3 g_ij), s_j ∈ [0.3, 2] sorted (feature 1 the most
-        minor), entries clipped at 0.05; ``common``: each example's entries sorted, so that one
-        order of the features holds in every example."""
         n = draw(st.integers(2, 3))
         d = draw(st.integers(2, 3))
         rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
@@ -175,70 +186,61 @@ def _e1_sam_claims():
             Z = np.sort(Z, axis=1)
         return {"Z": Z.round(3).tolist(), "rho": round(float(draw(st.floats(0.2, 1.0))), 3)}
 
-    # general data: up-then-down along t in the column-sum order (down-then-up in the min order), and
-    # not monotone in α in either order
-    cross = {"Z": [[1.2, 1.5], [2.7, 2.0]], "rho": 0.5}
-    # one order in every example (the refinement's hypothesis): still down before up along t
-    common_down = {"Z": [[0.4, 1.2, 1.8], [0.2, 0.5, 1.1]], "rho": 0.8}
-    found.append(Claim(
-        key="E1.sam-order",
-        statement="E1 (several examples): ℓ2-SAM's j† moves from minor to major features with time and with α "
-                  "(balanced, L = 2, uniform α, real time; features ordered by strength Σ_i z_ij): along t the "
-                  "visited j† have nondecreasing Σ_i z_ij, and at each t Σ_i z_ij† is nondecreasing in α",
-        inputs=features(False), check=lambda x: check_order(x, False), pinned=[cross, common_down],
-        tolerance="exact on the grid α ∈ geomspace(0.02, 3, 16) × t ∈ geomspace(1e-2, 1e5, 80): no resolved cell "
-                  "(top gap > 10 (rtol|θ| + atol)) with a move to a smaller Σ_i z_ij (deviation: number of violations)",
-        refined=Claim(
-            key="E1.sam-order-refined",
-            statement="(refined by theorycheck) when one order of the features holds in every example (z_ij ≤ z_ik "
-                      "for all i whenever feature j ≼ k), ℓ2-SAM's j† along t goes down, then up (at most one "
-                      "change of direction, down first, as C4 for one example), and at each t it is nondecreasing "
-                      "in α. Without a common order neither holds: Z = ((1.2, 1.5), (2.7, 2.0)), ρ = 0.5 goes 2 → 1 "
-                      "→ 2 at α = 0.40 and has j† 2 at α = 0.40 but 1 at α = 0.56 (t = 0.01)",
-            inputs=features(True), check=lambda x: check_order(x, True), pinned=[common_down],
-            tolerance="exact on the same grid: the resolved path is down*, up*; no resolved move to a smaller "
-                      "Σ_i z_ij across α"),
-    ))
+    return features(common)
 
-    def check_limit(x) -> Outcome:
-        from theorycheck.proofs.minor_first import _numerics as num
 
-        from theorycheck.claims.trend import tends_to_zero
-        from theorycheck.setting import Setting
-        from theorycheck.solvers.lp_flow import orthant_l1_max_margin
-        from theorycheck.solvers.trajectory import Budget
+def _limit_gaps(tr, Z, ln_t, l1: float) -> tuple[list, list]:
+    """The relative ℓ1-margin gaps |‖β/min_i⟨z_i, β⟩‖₁ − l1|/l1 and the directions at the checkpoints."""
+    import numpy as np
 
-        Z = np.array(x["Z"], float)
-        s = Setting(Z, np.ones(Z.shape[0]), depth=2, optimizer="sam-l2", rho=x["rho"], alpha=x["alpha"])
-        reach = s.reachable()
-        if not reach.separable:
-            return Outcome(None, detail={"why": "no reachable β separates the data (outside the claim's hypotheses)"})
-        o = orthant_l1_max_margin(Z)
-        ln_t = LIMIT_TOP * 2.0 ** (-np.arange(9, -1, -1) / 2)
-        tr = num.solve(s, float(np.exp(LIMIT_TOP)),
-                       budget=Budget(max_steps=LIMIT_MAX_STEPS, max_evaluations=50 * LIMIT_MAX_STEPS,
-                                     max_seconds=float("inf")))
-        detail = {"stopped_because": tr.stopped_because, "t_end": tr.t_end, "signs": reach.signs,
-                  "l1_orthant": o["l1_norm"], "beta_l1_orthant": o["beta"], "l1_unrestricted": o["unrestricted_l1_norm"]}
-        if tr.collapsed:
-            return Outcome(None, detail={**detail, "why": "collapse: α below the data set's α_c (outside the claim)"})
-        ln_t = ln_t[ln_t <= np.log(tr.t_end) * (1 + 1e-12)]
-        if ln_t.size < 5:
-            return Outcome(None, detail={**detail, "why": "fewer than 5 checkpoints before the run stopped"})
-        gaps, dirs = [], []
-        for lt in ln_t:
-            lab, sg = tr.at(float(np.exp(lt)))[:2]
-            b = sg * np.exp(lab - lab.max())
-            nb = b / np.min(Z @ b)
-            gaps.append(abs(float(np.abs(nb).sum()) - o["l1_norm"]) / o["l1_norm"])
-            dirs.append((b / np.linalg.norm(b)).tolist())
-        detail["direction"] = dirs[-1]
-        return tends_to_zero(ln_t.tolist(), np.array(gaps), detail)
+    gaps, dirs = [], []
+    for lt in ln_t:
+        lab, sg = tr.at(float(np.exp(lt)))[:2]
+        b = sg * np.exp(lab - lab.max())
+        nb = b / np.min(Z @ b)
+        gaps.append(abs(float(np.abs(nb).sum()) - l1) / l1)
+        dirs.append((b / np.linalg.norm(b)).tolist())
+    return gaps, dirs
+
+
+def _check_limit(x):
+    import numpy as np
+    from theorycheck.proofs.minor_first import _numerics as num
+
+    from theorycheck.claims.claim import Outcome
+    from theorycheck.claims.trend import tends_to_zero
+    from theorycheck.setting import Setting
+    from theorycheck.solvers.lp_flow import orthant_l1_max_margin
+
+    Z = np.array(x["Z"], float)
+    s = Setting(Z, np.ones(Z.shape[0]), depth=2, optimizer="sam-l2", rho=x["rho"], alpha=x["alpha"])
+    reach = s.reachable()
+    if not reach.separable:
+        return Outcome(None, detail={"why": "no reachable β separates the data (outside the claim's hypotheses)"})
+    o = orthant_l1_max_margin(Z)
+    ln_t = LIMIT_TOP * 2.0 ** (-np.arange(9, -1, -1) / 2)
+    tr = num.solve(s, float(np.exp(LIMIT_TOP)),
+                   budget=num.claim_budget(max_steps=LIMIT_MAX_STEPS, max_evaluations=50 * LIMIT_MAX_STEPS))
+    detail = {"stopped_because": tr.stopped_because, "t_end": tr.t_end, "signs": reach.signs,
+              "l1_orthant": o["l1_norm"], "beta_l1_orthant": o["beta"], "l1_unrestricted": o["unrestricted_l1_norm"]}
+    if tr.collapsed:
+        return Outcome(None, detail={**detail, "why": "collapse: α below the data set's α_c (outside the claim)"})
+    ln_t = ln_t[ln_t <= np.log(tr.t_end) * (1 + 1e-12)]
+    if ln_t.size < 5:
+        return Outcome(None, detail={**detail, "why": "fewer than 5 checkpoints before the run stopped"})
+    gaps, dirs = _limit_gaps(tr, Z, ln_t, o["l1_norm"])
+    detail["direction"] = dirs[-1]
+    return tends_to_zero(ln_t.tolist(), np.array(gaps), detail)
+
+
+def _limit_inputs():
+    """n ∈ {1, 2, 3}, d ∈ {2, 3}, entries in [−1, 3] with one column made positive (separable in
+    β ≥ 0), ρ ∈ [0.05, 0.3], α ∈ [0.5, 1.5] (above collapse for these sizes)."""
+    import numpy as np
+    from hypothesis import strategies as st
 
     @st.composite
     def limit_inputs(draw):
-        """n ∈ {1, 2, 3}, d ∈ {2, 3}, entries in [−1, 3] with one column made positive (separable in
-        β ≥ 0), ρ ∈ [0.05, 0.3], α ∈ [0.5, 1.5] (above collapse for these sizes)."""
         n = draw(st.integers(1, 3))
         d = draw(st.integers(2, 3))
         rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
@@ -248,22 +250,50 @@ def _e1_sam_claims():
         return {"Z": Z.round(3).tolist(), "rho": round(float(draw(st.floats(0.05, 0.3))), 3),
                 "alpha": round(float(draw(st.floats(0.5, 1.5))), 3)}
 
-    found.append(Claim(
+    return limit_inputs()
+
+
+def _e1_sam_claims():
+    from theorycheck.claims.claim import Claim
+
+    # general data: up-then-down along t in the column-sum order (down-then-up in the min order), and
+    # not monotone in α in either order
+    cross = {"Z": [[1.2, 1.5], [2.7, 2.0]], "rho": 0.5}
+    # one order in every example (the refinement's hypothesis): still down before up along t
+    common_down = {"Z": [[0.4, 1.2, 1.8], [0.2, 0.5, 1.1]], "rho": 0.8}
+    order = Claim(
+        key="E1.sam-order",
+        statement="E1 (several examples): ℓ2-SAM's j† moves from minor to major features with time and with α "
+                  "(balanced, L = 2, uniform α, real time; features ordered by strength Σ_i z_ij): along t the "
+                  "visited j† have nondecreasing Σ_i z_ij, and at each t Σ_i z_ij† is nondecreasing in α",
+        inputs=_features(False), check=functools.partial(_check_order, refined=False), pinned=[cross, common_down],
+        tolerance="exact on the grid α ∈ geomspace(0.02, 3, 16) × t ∈ geomspace(1e-2, 1e5, 80): no resolved cell "
+                  "(top gap > 10 (rtol|θ| + atol)) with a move to a smaller Σ_i z_ij (deviation: number of violations)",
+        refined=Claim(
+            key="E1.sam-order-refined",
+            statement="(refined by theorycheck) when one order of the features holds in every example (z_ij ≤ z_ik "
+                      "for all i whenever feature j ≼ k), ℓ2-SAM's j† along t goes down, then up (at most one "
+                      "change of direction, down first, as C4 for one example), and at each t it is nondecreasing "
+                      "in α. Without a common order neither holds: Z = ((1.2, 1.5), (2.7, 2.0)), ρ = 0.5 goes 2 → 1 "
+                      "→ 2 at α = 0.40 and has j† 2 at α = 0.40 but 1 at α = 0.56 (t = 0.01)",
+            inputs=_features(True), check=functools.partial(_check_order, refined=True), pinned=[common_down],
+            tolerance="exact on the same grid: the resolved path is down*, up*; no resolved move to a smaller "
+                      "Σ_i z_ij across α"),
+    )
+    limit = Claim(
         key="E1.sam-limit",
         statement="E1 (several examples): ℓ2-SAM's limit direction (balanced, L = 2, uniform α above collapse, "
                   "logistic, real time) is the ℓ1 max margin over the directions the network reaches (β ≥ 0): "
                   "‖β/min_i⟨z_i, β⟩‖_1 → min{Σβ_j : Zβ ≥ 1, β ≥ 0}",
-        inputs=limit_inputs(), check=check_limit,
+        inputs=_limit_inputs(), check=_check_limit,
         pinned=[{"Z": [[-1.0, 0.5]], "rho": 0.3, "alpha": 1.0},  # orthant optimum (0, 2), unrestricted (−1, 0)
                 {"Z": [[4.0, 1.0], [-1.0, 1.0]], "rho": 0.3, "alpha": 0.5}],  # gap 1e-2 → 0 as (log t)^(−p)
         tolerance="relative ℓ1-margin gap at ln t = 320·2^(−k/2), k = 9..0 (step budget 1e5): "
                   "lp-margin's rule — extrapolated (Aitken) within 3 s.e. + 1e-6 of 0 with 3 s.e. ≤ 1e-3; fails only "
                   "when > 1e-3 under every rate model a + c·(log t or log log t)^(−p) and no longer decreasing",
         max_examples=4,
-    ))
-    return found
-
-
+    )
+    return [order, limit]
 
 
 @functools.cache

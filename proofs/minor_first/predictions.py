@@ -7,8 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.record import Keys
 
-__all__ = ["predict"]
+__all__ = ["KEYS", "predict"]
+
+#: what :func:`predict` returns (meanings: docs/commands/predict.md)
+KEYS = Keys("predict.minor-first", "optimizer", "depth", "rho", "alpha", "alpha_collapse", "initial_index",
+            "limit_index", "limit_direction", "rests_on")
 
 
 def _example(X, y) -> np.ndarray:
@@ -54,7 +59,7 @@ def predict(X, y, *, optimizer: str = "sam-l2", rho: float = 1.0, alpha: float =
     ac = th.collapse_threshold(z, rho, digits=6)
     if ac.value is None:
         raise TheorycheckError(f"α_c could not be decided for z = {z.tolist()}, ρ = {rho}")
-    lo, hi = (float(x) for x in ac.certificate["bracket"]) if ac.certificate else (ac.value, ac.value)
+    lo, hi = (float(x) for x in ac.check["bracket"]) if ac.check else (ac.value, ac.value)
     if lo < alpha < hi:
         raise TheorycheckError(f"α = {alpha} lies in α_c's bracket [{lo}, {hi}]: the fate is not decided here")
     i, direction = _top(z) if alpha >= hi else (0, [0.0] * d)

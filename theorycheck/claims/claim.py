@@ -13,6 +13,12 @@ Claim) that the tool found to hold where the original fails. The runner gives a
 - ``inconclusive``: no disagreement, but some check ran out of budget (never "holds");
 - ``error``: a check raised (a bug of the tool, reported with the input, never hidden).
 
+A claim may also declare a fixed ``grid`` of inputs (e.g. 40 regression problems): every one is
+checked, none shrunk, and the verdict reports how many fail (:class:`GridCount`: "fails on 36 of 40
+problems") beside the counterexample hypothesis shrank to. Every verdict carries a
+:class:`~theorycheck.strength.Strength` (``strength``): proved, a floating-point check (a
+disagreement found at the check's precision), holds on N inputs, or not decided.
+
 The runner is :mod:`theorycheck.claims.runner`, the registry :mod:`theorycheck.claims.registry`;
 a pack's manifest lists its claims; a user registers their own with :func:`theorycheck.register_claim`.
 """
@@ -24,8 +30,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from theorycheck.record import Keys, ListOf
+from theorycheck.strength import KEYS as STRENGTH_KEYS
+from theorycheck.strength import Strength
+
 if TYPE_CHECKING:  # hypothesis is imported by the runner, when claims run
     from hypothesis import strategies as st
+
+#: the columns of a verdict table (notebook view)
+COLUMNS = ("claim", "verdict", "strength", "tried", "worst deviation", "statement")
 
 class Verdict(StrEnum):
     """What a claim's check found (a member is its word: it prints and serialises to JSON as
@@ -79,11 +92,67 @@ class Claim:
     #: ``prover(max_seconds=…) -> list[BoxProof]`` (proved/boxes.py): the claim decided on stated boxes of
     #: inputs by ball arithmetic (``verify --prove``); None: the claim is only sampled
     prover: Callable[..., list] | None = None
+    #: a fixed grid of inputs, every one checked (none shrunk): the verdict's failure rate on it
+    #: (:class:`GridCount`); a callable is called once, when the claim runs (building a grid may cost)
+    grid: Sequence[Any] | Callable[[], Sequence[Any]] = ()
+    #: the working precision of one check (None: float64; D: mpmath at D digits): the strength of a
+    #: disagreement the check finds
+    digits: int | None = None
+    #: checks hypothesis may spend shrinking a disagreement once it found one (None: no limit); past it,
+    #: inputs not yet checked count as agreeing, so the counterexample is the smallest failing input found
+    #: so far (for expensive checks: a budget in checks, not seconds)
+    shrink_budget: int | None = None
+
+    def grid_inputs(self) -> list:
+        """The claim's grid of inputs (``grid`` called when it is a callable)."""
+        return list(self.grid() if callable(self.grid) else self.grid)
+
+
+#: failing grid inputs kept per verdict (shown by ``theorycheck verify``)
+MAX_GRID_SHOWN = 3
+
+
+@dataclass
+class GridCount:
+    """A claim's failure rate on its fixed grid: ``tried`` inputs checked, ``failed`` of them
+    disagree, ``inconclusive`` ran out of budget; ``failures``: the first few failing inputs,
+    each {"input", "deviation"}."""
+
+    tried: int = 0
+    failed: int = 0
+    inconclusive: int = 0
+    failures: list = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """"fails on 36 of 40 grid inputs" (with "(2 out of budget)" when some ran out)."""
+        what = f"fails on {self.failed} of {self.tried} grid inputs" if self.failed else \
+            f"no failure on {self.tried} grid inputs"
+        return what + (f" ({self.inconclusive} out of budget)" if self.inconclusive else "")
+
+    def as_dict(self) -> dict:
+        """The ``grid`` key of a verdict's JSON: tried, failed, inconclusive, failures, text."""
+        return {"tried": self.tried, "failed": self.failed, "inconclusive": self.inconclusive,
+                "failures": list(self.failures), "text": self.text}
 
 
 @dataclass
 class ClaimVerdict:
-    """A claim's verdict with its numbers (``status`` a :class:`Verdict`)."""
+    """A claim's verdict with its numbers (``status`` a :class:`Verdict`). ``KEYS``: a verdict as
+    ``verify --json`` prints it (``pack`` is added there; a refined statement has none; meanings:
+    docs/commands/verify.md); a ``proof`` item is a box proof (:class:`theorycheck.proved.boxes.BoxProof`)."""
+
+    KEYS = Keys("verify.claim", "key", "statement", "status", "tried", "pinned", "drawn", "requested", "cap",
+                "inconclusive", "worst_deviation", "tolerance", "seconds", "counterexample",
+                "counterexample_detail", "message", "pack",
+                grid=Keys("verify.grid", "tried", "failed", "inconclusive", "text",
+                          failures=ListOf(Keys("verify.grid_failure", "input", "deviation"))),
+                strength=STRENGTH_KEYS,
+                inconclusive_examples=ListOf(Keys("verify.inconclusive_example", "input", "detail")),
+                proof=ListOf(Keys("verify.box_proof", "status", "box", "rests_on", "proved_pieces",
+                                  "undecided_count", "facts", "evaluations", "seconds", "precision_bits", "stopped",
+                                  undecided=ListOf(Keys("verify.undecided_box", "box", "width")),
+                                  counterexample=Keys("verify.box_counterexample", "input", "detail"))))
 
     key: str
     statement: str
@@ -109,27 +178,35 @@ class ClaimVerdict:
     #: ``max_examples``) when it is below that; hypothesis draws at most min(requested, cap)
     requested: int = 0
     cap: int | None = None
+    #: the failure rate on the claim's fixed grid (None: the claim declares none, or grids were skipped)
+    grid: GridCount | None = None
+    #: how strong the verdict is (:mod:`theorycheck.strength`); None only while the runner builds it
+    strength: Strength | None = None
 
     def rows(self, depth: int = 0) -> list[tuple]:
         """Table rows (claim, verdict, tried, worst deviation, statement or counterexample) of this
         verdict and its refined statement's, for :meth:`_repr_markdown_`."""
         from theorycheck.markdown import number
 
-        tried = f"{self.tried} ({self.pinned} pinned + {self.drawn} drawn"
+        tried = f"{self.tried} ({self.pinned} pinned + " + (f"{self.grid.tried} grid + " if self.grid else "")
+        tried += f"{self.drawn} drawn"
         tried += f"; capped at {self.cap} of {self.requested}" if self.cap is not None else ""
         tried += f"; {self.inconclusive} out of budget)" if self.inconclusive else ")"
         what = self.statement
+        if self.grid is not None:
+            what += f" — {self.grid.text}"
         if self.counterexample is not None:
             what += f" — counterexample: {self.counterexample}"
         elif self.message:
             what += f" — {self.message}"
-        out = [("↳ " * depth + self.key, self.status, tried, number(self.worst_deviation, 3), what)]
+        out = [("↳ " * depth + self.key, self.status, self.strength.text if self.strength else "—", tried,
+                number(self.worst_deviation, 3), what)]
         return out + (self.refined.rows(depth + 1) if self.refined is not None else [])
 
     def _repr_markdown_(self) -> str:
         from theorycheck.markdown import table
 
-        return table(("claim", "verdict", "tried", "worst deviation", "statement"), self.rows())
+        return table(COLUMNS, self.rows())
 
     def as_dict(self) -> dict:
         d = {k: getattr(self, k) for k in ("key", "statement", "status", "tried", "pinned", "drawn", "requested",
@@ -137,5 +214,10 @@ class ClaimVerdict:
                                             "counterexample", "counterexample_detail", "message",
                                             "inconclusive_examples", "proof")}
         d["seconds"] = round(self.seconds, 3)
+        d["grid"] = self.grid.as_dict() if self.grid is not None else None
+        d["strength"] = self.strength.as_dict() if self.strength is not None else None
         d["refined"] = self.refined.as_dict() if self.refined else None
         return d
+
+
+ClaimVerdict.KEYS.nest({"refined": ClaimVerdict.KEYS})  # a refined statement has a verdict of its own

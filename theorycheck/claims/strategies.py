@@ -23,8 +23,13 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from theorycheck.optimizers import get as get_optimizer
+from theorycheck.optimizers import supporting
 from theorycheck.setting import Setting
-from theorycheck.vocabulary import LOSSES, OPTIMIZERS
+from theorycheck.vocabulary import LOSSES
+
+#: the optimizers of the classification flows these strategies draw (product parametrisation)
+OPTIMIZERS: tuple[str, ...] = tuple(o.name for o in supporting("product", "logistic", 2))
 
 __all__ = [
     "feature_values",
@@ -136,7 +141,7 @@ def _settings(draw, optimizers, depths, losses, rho, single, per_coordinate, d):
     opt = draw(st.sampled_from(optimizers))
     L = draw(st.sampled_from(depths))
     loss = draw(st.sampled_from(losses))
-    r = 0.0 if opt == "gd" else draw(st.floats(min_value=rho[0], max_value=rho[1]))
+    r = draw(st.floats(min_value=rho[0], max_value=rho[1])) if get_optimizer(opt).perturbs else 0.0
     if single:
         z = draw(single_examples(d))
         X, y = z[None, :], np.ones(1)

@@ -11,7 +11,8 @@ import math
 from typing import Any
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.vocabulary import ARRAY_BACKENDS, LOSSES, OPTIMIZERS, REGRESSION_LOSSES, SWEEP_BACKENDS
+from theorycheck.optimizers.registry import default_name, names
+from theorycheck.vocabulary import ARRAY_BACKENDS, LOSSES, REGRESSION_LOSSES, SWEEP_BACKENDS
 
 
 def add_setting_arguments(p: argparse.ArgumentParser, *, optimizer: bool = True, alpha: bool = True,
@@ -20,29 +21,35 @@ def add_setting_arguments(p: argparse.ArgumentParser, *, optimizer: bool = True,
     (``regression``: the squared loss is offered too)."""
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--z", metavar="Z1,Z2,…", help="one example z = y·x, comma-separated (label +1)")
-    src.add_argument("--data", metavar="FILE.csv", help="examples as CSV rows x1,…,xd,y (y = ±1)")
+    src.add_argument("--data", metavar="FILE.csv",
+                     help="examples as CSV rows x1,…,xd,y (y = ±1" + ("; real y with --param pm|uv)" if regression else ")"))
     p.add_argument("--depth", "-L", type=int, default=2, help="number of layers L ≥ 1 (default 2)")
     if optimizer:
-        p.add_argument("--optimizer", choices=list(OPTIMIZERS), default="sam-l2", help="flow to follow (default sam-l2)")
-    p.add_argument("--rho", type=float, default=1.0, help="SAM radius ρ ≥ 0 (default 1)")
+        p.add_argument("--optimizer", choices=names(), default=None,
+                       help=f"flow to follow (default {default_name()}" + ("; with --param pm|uv, the first whose "
+                                                                            "regression flow is integrated)" if regression else ")"))
+    p.add_argument("--rho", default="1", metavar="R", help="SAM radius ρ ≥ 0 (default 1), read exactly (0.1 is 1/10)")
     if alpha:
         p.add_argument("--alpha", default="1", metavar="A|A1,…,Ad",
-                       help="initialisation: one scale α for all layers, or one per feature (default 1)")
+                       help="initialisation: one scale α for all layers, or one per feature (default 1), read exactly")
     losses = [*LOSSES, *REGRESSION_LOSSES] if regression else list(LOSSES)
-    p.add_argument("--loss", choices=losses, default="logistic",
-                   help="loss ℓ (default logistic" + ("; squared: regression, with --param pm)" if regression else ")"))
+    p.add_argument("--loss", choices=losses, default=None,
+                   help="loss ℓ (default logistic" + ("; squared with --param pm|uv, its default there)" if regression
+                                                       else ")"))
 
 
 def setting_from_args(args: argparse.Namespace, **overrides: Any):
-    """Build and validate a Setting from the options of :func:`add_setting_arguments`."""
-    from theorycheck.setting import Setting, parse_floats
+    """Build and validate a Setting from the options of :func:`add_setting_arguments`: the numbers typed
+    (``--z``, ``--rho``, ``--alpha``) go to the Setting as text, read there once and exactly."""
+    from theorycheck.setting import Setting
 
-    kw = dict(depth=args.depth, loss=args.loss, rho=args.rho)
+    param = getattr(args, "param", "product")
+    loss = args.loss if args.loss is not None else (REGRESSION_LOSSES[0] if param != "product" else LOSSES[0])
+    kw = dict(depth=args.depth, loss=loss, rho=args.rho, param=param)
     if hasattr(args, "optimizer"):
         kw["optimizer"] = args.optimizer
     if hasattr(args, "alpha"):
-        a = parse_floats(args.alpha, "alpha")
-        kw["alpha"] = float(a[0]) if a.size == 1 else a
+        kw["alpha"] = args.alpha
     kw.update(overrides)
     if args.z is not None:
         return Setting.from_z(args.z, **kw)
@@ -100,16 +107,6 @@ def parse_range(text: str, what: str, *, log: bool = False):
             raise TheorycheckError(f"{what} {text!r}: a log grid needs LO > 0")
         return np.geomspace(lo, hi, n)
     return np.linspace(lo, hi, n)
-
-
-def floats_or_scalar(text: str | None, what: str):
-    """``"0.5"`` -> 0.5, ``"0.5,2"`` -> array, None -> None (for --alpha)."""
-    if text is None:
-        return None
-    from theorycheck.setting import parse_floats
-
-    a = parse_floats(text, what)
-    return float(a[0]) if a.size == 1 else a
 
 
 def positive(text: str) -> float:

@@ -20,6 +20,7 @@ FLAG_OF: dict[tuple[str, str], str] = {
     ("trajectory", "path"): "--plot",
     ("heatmap", "path"): "--out",
     ("reproduce", "path"): "--out",
+    ("thresholds", "alpha_range"): "--alpha",
 }
 
 

@@ -36,7 +36,9 @@ from theorycheck.cnn.gradcam import UPSAMPLING, Fields, gradcam, receptive_field
 from theorycheck.cnn.models import SmallCNN, parameter_norm
 from theorycheck.cnn.sam import SAM
 from theorycheck.errors import ArgumentError
-from theorycheck.record import Record
+from theorycheck.optimizers import GD
+from theorycheck.optimizers import get as get_optimizer
+from theorycheck.record import Keys, ListOf, Record
 from theorycheck.symbolic.model import OPTIMIZERS
 from theorycheck.vocabulary import CNN_DEVICES as DEVICES
 
@@ -56,7 +58,7 @@ class Config:
     """Everything that determines the numbers (the same Config gives the same results)."""
 
     dataset: str = "mnist"
-    optimizers: tuple[str, ...] = ("gd", "sam-l2", "sam-linf")
+    optimizers: tuple[str, ...] = OPTIMIZERS
     init_scales: tuple[float, ...] = (0.7, 1.0, 2.0)
     rho: float | None = None         # ℓ2-SAM radius; None: DEFAULT_RHO[dataset]
     rho_linf: float | None = None    # ℓ∞-SAM radius; None: rho/√P (the same ‖ε‖₂ as ℓ2)
@@ -82,7 +84,7 @@ class Config:
         """Check every field; returns the Config with ρ resolved (one-line errors)."""
         if self.dataset not in D.DATASETS:
             raise ArgumentError(f"dataset={self.dataset!r}: choose one of {', '.join(D.DATASETS)}", "dataset")
-        if not self.optimizers or "gd" not in self.optimizers or len(set(self.optimizers)) != len(self.optimizers):
+        if not self.optimizers or GD.name not in self.optimizers or len(set(self.optimizers)) != len(self.optimizers):
             raise ArgumentError("optimizers must list gd (the reference of every comparison) and SAM "
                                 "variants, each once, e.g. gd,sam-l2,sam-linf", "optimizers")
         bad = [o for o in self.optimizers if o not in OPTIMIZERS]
@@ -201,7 +203,7 @@ def _evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch: int = 1
 def _train_run(model: nn.Module, run: Run, order: np.ndarray, T: _Tensors, cfg: Config, fields: Fields,
                checkpoints: Sequence[int], n_classes: int, keep_grid: bool, log: Callable[[str], None]) -> Run:
     lossf = nn.CrossEntropyLoss()
-    if run.optimizer == "gd":
+    if not get_optimizer(run.optimizer).perturbs:
         opt: torch.optim.Optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr)
     else:
         opt = SAM(model.parameters(), torch.optim.SGD, rho=run.rho, optimizer=run.optimizer, model=model, lr=cfg.lr)
@@ -291,11 +293,11 @@ def compare(runs: list[Run], cfg: Config) -> list[dict]:
     """Paired SAM − GD differences of the background fraction, per SAM variant and α."""
     by = {(r.optimizer, r.alpha, r.seed): r for r in runs}
     out = []
-    for opt in [o for o in cfg.optimizers if o != "gd"]:
+    for opt in [o for o in cfg.optimizers if get_optimizer(o).perturbs]:
         for alpha in cfg.init_scales:
             pairs, stalled = [], []
             for s in range(cfg.seed, cfg.seed + cfg.seeds):
-                g, v = by[("gd", alpha, s)], by[(opt, alpha, s)]
+                g, v = by[(GD.name, alpha, s)], by[(opt, alpha, s)]
                 (stalled if (g.stalled or v.stalled) else pairs).append((g, v))
             for matched in ("steps", "loss"):
                 diffs, fg, fv, kg, kv = [], [], [], [], []
@@ -317,7 +319,7 @@ def compare(runs: list[Run], cfg: Config) -> list[dict]:
                     kv.append(v.steps[iv])
                 d = np.array(diffs)
                 mean, ci = _t_interval(d) if len(d) else (None, None)
-                ref = pairs[0][0] if pairs else by[("gd", alpha, cfg.seed)]
+                ref = pairs[0][0] if pairs else by[(GD.name, alpha, cfg.seed)]
                 out.append({
                     "optimizer": opt, "alpha": alpha, "matched": matched,
                     "n_pairs": len(d), "n_stalled_pairs": len(stalled), "n_all_blank_pairs": no_map,
@@ -380,14 +382,19 @@ def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict:
-    """Train every (seed, α, optimizer), compare, and return the JSON-ready result
-    (figures are made by :mod:`theorycheck.cnn.figures`, from ``result["_grid"]``)."""
-    cfg = cfg.validate()
+def _torch_settings(cfg: Config) -> None:
+    """torch's threads, and deterministic cuDNN kernels on CUDA (the runs must be reproducible)."""
     torch.set_num_threads(cfg.threads)
     if cfg.device == "cuda":
         torch.backends.cudnn.deterministic = True
         torch.backends.cudnn.benchmark = False
+
+
+def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict:
+    """Train every (seed, α, optimizer), compare, and return the JSON-ready result
+    (figures are made by :mod:`theorycheck.cnn.figures`, from ``result["_grid"]``)."""
+    cfg = cfg.validate()
+    _torch_settings(cfg)
     t_start = time.perf_counter()
     full = D.load(cfg.dataset, cfg.data_dir)
     ds = full.subset(cfg.train_size, cfg.test_size, seed=0)
@@ -423,9 +430,9 @@ def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict
             model0 = build(alpha, seed)
             init_norm = parameter_norm(model0)
             for opt in cfg.optimizers:
-                rho = 0.0 if opt == "gd" else (rho_linf if opt == "sam-linf" else cfg.rho)
-                # ‖ε‖₂ relative to ‖θ₀‖: ρ for ℓ2, ρ√P for ℓ∞
-                eps_norm = rho * (math.sqrt(n_params) if opt == "sam-linf" else 1.0)
+                rho = get_optimizer(opt).radius(rho_linf if get_optimizer(opt).discontinuous else cfg.rho)
+                # ‖ε‖₂ relative to ‖θ₀‖: ρ for ℓ2, ρ√P for ℓ∞ (the optimizer's; nan where it depends on ∇L)
+                eps_norm = get_optimizer(opt).torch_ascent_norm(rho, n_params) or (0.0 if rho == 0 else math.nan)
                 run = Run(opt, alpha, seed, rho, eps_norm / init_norm, init_norm)
                 log(f"[cnn] run {len(runs) + 1}/{n_runs}: {opt} α={alpha:g} seed={seed} "
                     f"(ρ={rho:.4g}, ‖ε‖/‖θ₀‖={run.rho_relative:.4f})")
@@ -471,9 +478,27 @@ def _background_definition(name: str) -> str:
 
 
 class CnnResult(Record):
-    """The E2 experiment's results (keys documented in the README: command, dataset, data_source,
-    config, runs, comparisons, summary, figures, …); :meth:`as_dict` is what ``theorycheck cnn
-    --json`` prints and what ``DIR/results.json`` holds."""
+    """The E2 experiment's results; :meth:`as_dict` is what ``theorycheck cnn --json`` prints and what
+    ``DIR/results.json`` holds (keys and meanings: docs/commands/cnn.md)."""
+
+    KEYS = Keys(
+        "cnn", "command", "dataset", "data_source", "n_params", "n_train", "n_test", "steps", "checkpoint_steps",
+        "stall_rule",
+        config=Keys("cnn.config", "dataset", "optimizers", "init_scales", "rho", "rho_linf", "lr", "epochs",
+                    "batch_size", "seed", "seeds", "train_size", "test_size", "cam_images", "eval_train",
+                    "checkpoints", "widths", "batchnorm", "upsample", "grid_images", "device", "threads", "data_dir"),
+        background=Keys("cnn.background", "definition", "upsample", "cam_images", "target", "cells_per_side",
+                        "receptive_field"),
+        runs=ListOf(Keys("cnn.run", "optimizer", "alpha", "seed", "rho", "rho_relative", "init_norm", "final_norm",
+                         "stalled", "steps", "train_loss", "train_accuracy", "test_accuracy", "background_fraction",
+                         "blank_maps", "baseline_pixels", "baseline_cells")),
+        comparisons=ListOf(Keys("cnn.comparison", "optimizer", "alpha", "matched", "n_pairs", "n_stalled_pairs",
+                                "n_all_blank_pairs", "stalled_seeds", "differences", "mean_difference", "ci95",
+                                "verdict", "gd_fraction", "sam_fraction", "gd_steps", "sam_steps", "baseline_pixels",
+                                "baseline_cells")),
+        summary=Keys("cnn.summary", "verdict", "supported", "counts",
+                     settings=ListOf(Keys("cnn.setting", "optimizer", "alpha", "steps", "loss", "verdict"))),
+        figures=Keys("cnn.figures", "gradcam_grid", "curves"))
 
 
 def cnn(cfg: Config, out: str | Path, *, log: Callable[[str], None] = _stderr) -> CnnResult:

@@ -6,9 +6,12 @@ from pathlib import Path
 
 import numpy as np
 
+from theorycheck.optimizers import get as get_optimizer
+from theorycheck.optimizers import names as optimizer_names
+
 __all__ = ["curves", "gradcam_grid"]
 
-_COLOURS = {"gd": "tab:blue", "sam-l2": "tab:red", "sam-linf": "tab:green"}
+_COLOURS = {n: get_optimizer(n).color for n in optimizer_names()}
 
 
 def _plt():

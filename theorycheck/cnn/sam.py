@@ -1,9 +1,10 @@
-"""A torch SAM optimizer (ℓ2 and ℓ∞) that wraps any base optimizer.
+"""A torch SAM optimizer (ℓ2, ℓ∞, n-SAM: any registered optimizer with a full-batch step) that wraps
+any base optimizer.
 
-``w ← w − η ∇Lo(w + ε(w))`` (THEORY.md, Setting), with ε from the symbolic layer
-(:func:`theorycheck.symbolic.perturbation_coordinate`, compiled by
-:func:`theorycheck.compile.perturbation` for torch): ℓ2 ``ρ g / S`` with ``S`` the ℓ2 norm
-of the gradient over *all* parameters jointly, ℓ∞ ``ρ sign(g)``. The base optimizer (SGD
+``w ← w − η ∇Lo(w + ε(w))`` (THEORY.md, Setting), with ε the optimizer object's own torch step
+(:meth:`theorycheck.optimizers.Optimizer.torch_perturbation`: its symbolic ascent compiled for torch):
+ℓ2 ``ρ g / S`` with ``S`` the ℓ2 norm of the gradient over *all* parameters jointly, ℓ∞
+``ρ sign(g)``, n-SAM ``ρ g``. The base optimizer (SGD
 with lr η gives the plain SAM iteration) takes its step from the original weights with
 the gradient computed at the perturbed ones.
 
@@ -23,8 +24,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from theorycheck.symbolic.forms import perturbation as compiled_perturbation
-from theorycheck.symbolic.model import check_optimizer
+from theorycheck.optimizers import SAM_L2
+from theorycheck.optimizers import get as get_optimizer
 
 __all__ = ["SAM", "frozen_bn_statistics"]
 
@@ -63,8 +64,10 @@ class SAM(torch.optim.Optimizer):
             parameter groups with ``**base_kwargs``.
         rho: the SAM radius ρ ≥ 0 (stored per group, so schedulers may change it; the ℓ2
             norm S is always taken over all groups jointly).
-        optimizer: ``"sam-l2"`` or ``"sam-linf"`` (``"gd"`` gives ε = 0: the base optimizer
-            with a second, identical gradient evaluation).
+        optimizer: a registered optimizer's name or object with a full-batch step
+            (:attr:`~theorycheck.optimizers.Optimizer.has_torch_step`: ℓ2-SAM, the default; ℓ∞-SAM;
+            n-SAM; gradient descent gives ε = 0: the base optimizer with a second, identical
+            gradient evaluation). 1-SAM perturbs each example apart and is refused (ValueError).
         model: the module being trained; when given, the closure ``step`` freezes its
             BatchNorm statistics during the perturbed forward pass.
 
@@ -79,16 +82,17 @@ class SAM(torch.optim.Optimizer):
     """
 
     def __init__(self, params, base_optimizer: type[torch.optim.Optimizer], *, rho: float = 0.05,
-                 optimizer: str = "sam-l2", model: nn.Module | None = None, **base_kwargs: Any) -> None:
-        check_optimizer(optimizer)
+                 optimizer: str = SAM_L2.name, model: nn.Module | None = None, **base_kwargs: Any) -> None:
+        self.opt = get_optimizer(optimizer)
+        if not self.opt.has_torch_step:
+            raise ValueError(f"{self.opt.title} has no full-batch step: the torch SAM takes {optimizer!r} only per example")
         if not rho >= 0:
             raise ValueError(f"rho must be ≥ 0, got {rho!r}")
         if isinstance(base_optimizer, torch.optim.Optimizer):
             raise TypeError("pass the base optimizer class (e.g. torch.optim.SGD) and its keyword arguments")
         super().__init__(params, dict(rho=float(rho), **base_kwargs))
-        self.kind = optimizer
+        self.kind = self.opt.name
         self.model = model
-        self._eps = compiled_perturbation(optimizer, "torch")
         self.base_optimizer = base_optimizer(self.param_groups, **base_kwargs)
         # one list of groups shared by both: schedulers acting on SAM act on the base
         self.param_groups = self.base_optimizer.param_groups
@@ -111,12 +115,11 @@ class SAM(torch.optim.Optimizer):
         """Move to ``w + ε(∇Lo(w))`` and remember ``w``. With S = 0 (a stationary point) the
         ℓ2 direction is undefined and ε = 0 is used."""
         S = self.grad_norm()
-        degenerate = self.kind == "sam-l2" and not bool(S > 0)
         for group, p in self._params_with_grad():
             self.state[p]["old_p"] = p.detach().clone()
-            if degenerate:
-                continue
-            p.add_(self._eps(p.grad, S.to(p.grad.dtype), group["rho"]))
+            eps = self.opt.torch_perturbation(p.grad, S.to(p.grad.dtype), group["rho"])  # the optimizer's own step
+            if eps is not None:  # None: ε undefined here (ℓ2 at ∇Lo = 0), w is kept
+                p.add_(eps)
         if zero_grad:
             self.zero_grad()
 

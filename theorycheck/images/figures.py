@@ -9,11 +9,13 @@ from pathlib import Path
 import numpy as np
 
 from theorycheck import observe_pixels as ob
+from theorycheck.optimizers import get as get_optimizer
+from theorycheck.optimizers import names as optimizer_names
 from theorycheck.report.plots import figure, save
 
 __all__ = ["draw_all", "beta_grid", "background_curves", "jdag_heatmap"]
 
-COLORS = {"gd": "tab:blue", "sam-l2": "tab:red", "sam-linf": "tab:green"}
+COLORS = {n: get_optimizer(n).color for n in optimizer_names()}
 
 
 def _image(beta: np.ndarray, shape) -> np.ndarray:

@@ -15,25 +15,39 @@ from __future__ import annotations
 import time
 
 from theorycheck.errors import ArgumentError, TheorycheckError
+from theorycheck.optimizers import GD, supporting
 from theorycheck.pixel_task import parse_classes
-from theorycheck.record import Record
+from theorycheck.record import Keys, ListOf, MapOf, Record
 
 __all__ = ["linear_images_pairs", "PairsResult", "VERDICT_WORDS"]
 
 #: the verdict rule's three answers (proofs/e2_linear.py's ok: True / False / None)
 VERDICT_WORDS = {True: "holds", False: "fails", None: "inconclusive"}
-SAM_VARIANTS = ("sam-l2", "sam-linf")
+SAM_VARIANTS = tuple(o.name for o in supporting("product", "logistic", 2) if o.perturbs)
 
 _IMAGES: dict = {}
 
 
 class PairsResult(Record):
-    """Keys (README, "linear-images", class pairs): config {pairs, optimizers, n_train, depth,
-    rho, loss_target, max_steps, linf_max_steps, gd_scan_hi, collapse_brackets_given, limit, array_backend,
-    scheduler, workers}, results {optimizer: {verdict
-    {verdict, ok, pairs_used, pairs_left_out, differences, positive, mean, ci95, why}, pairs [one
-    row per pair]}}, execution {scheduler, workers, tasks[, address]}, seconds {total, tasks [per
-    pair {classes, wall, cpu}]}."""
+    """What ``theorycheck linear-images --pairs … --json`` prints (keys and meanings:
+    docs/commands/linear-images.md); ``results`` is keyed by optimizer."""
+
+    KEYS = Keys(
+        "linear-images.pairs",
+        config=Keys("linear-images.pairs.config", "pairs", "optimizers", "n_train", "depth", "rho", "loss_target",
+                    "max_steps", "linf_max_steps", "gd_scan_hi", "collapse_brackets_given", "limit", "array_backend",
+                    "scheduler", "workers"),
+        results=MapOf(Keys(
+            "linear-images.pairs.result",
+            verdict=Keys("linear-images.pairs.verdict", "verdict", "ok", "pairs_used", "pairs_left_out",
+                         "differences", "positive", "mean", "ci95", "why"),
+            pairs=ListOf(Keys("linear-images.pairs.pair", "classes", "n_train", "alpha_collapse", "alpha_gd_like",
+                              "usable", "why", "alpha", "rho", "status", "matched_loss", GD.name, "sam", "difference",
+                              "flat_baseline", "l1_limit_background", "l1_limit_why",
+                              angle_to_l1=Keys("linear-images.pairs.angle_to_l1", GD.name, "sam"))))),
+        execution=Keys("linear-images.pairs.execution", "scheduler", "workers", "tasks", "address"),
+        seconds=Keys("linear-images.pairs.seconds", "total",
+                     tasks=ListOf(Keys("linear-images.pairs.task", "classes", "wall", "cpu"))))
 
 
 def _pair_task(job: dict) -> dict:

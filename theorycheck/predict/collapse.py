@@ -14,10 +14,11 @@ The method (THEORY.md C4/C5):
   N carried by the z_min coordinates) obeys dx/dτ = z_min x exactly, so
   q_T(α) = x(T) e^{−z_min T} is a smooth function of α whose root tends to α_c as T grows.
   Its roots are found by safeguarded false position (Illinois) on a ladder of horizons T.
-- The proposed value is then *certified* on both sides: α(1 − w) is integrated until
+- The proposed value is then *checked* on both sides: α(1 − w) is integrated until
   N < ρ z_+ (every rate is negative from then on: collapse) and α(1 + w) until N ≥ ρ z_max
-  (every rate is nonnegative from then on: growth), at the working precision. Only a
-  certified bracket yields a value; otherwise the answer is inconclusive (value None).
+  (every rate is nonnegative from then on: growth), at the working precision (float64 or
+  mpmath digits: a floating-point check, not a proof — :mod:`theorycheck.proved.alpha_c` proves).
+  Only a checked bracket yields a value; otherwise the answer is inconclusive (value None).
 
 α_c is exactly proportional to ρ and invariant under z → c z (c > 0), so the work is done
 for ρ = 1 and z scaled by a power of two (exact in binary) into [1/2, 1), and scaled back.
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 import mpmath as mp
 import numpy as np
 
+from theorycheck.proved.decimals import common_digits
 from theorycheck.solvers.taylor import ReducedFlow, TaylorRun
 from theorycheck.status import BudgetExhausted, Fate, Status
 from theorycheck.symbolic import forms as C
@@ -42,93 +44,81 @@ __all__ = ["AlphaC", "ReducedFlow", "TaylorRun", "alpha_c_unit"]
 # ------------------------------------------------------------------ the root search
 @dataclass
 class AlphaC:
-    """α_c for ρ = 1: ``lo`` (certified to collapse), ``hi`` (certified to grow),
-    ``value``, ``digits`` (significant digits every point of [lo, hi] shares with ``value``), the
-    ``text`` of those digits, the ``certificates`` of both sides, and ``stopped`` (why the
-    answer is inconclusive, None when certified)."""
+    """α_c for ρ = 1: ``lo`` (checked to collapse), ``hi`` (checked to grow), ``value``, ``digits``
+    (significant digits every point of [lo, hi] shares with ``value``), the ``text`` of those digits, the
+    ``checks`` of both sides (the persisting condition each run reached), and ``stopped`` (why the answer
+    is inconclusive, None when both sides were checked)."""
 
     lo: object
     hi: object
     value: object
     digits: int
     text: str | None
-    certificates: dict
+    checks: dict
     stopped: str | None
     method: str
     evaluations: int
     seconds: float
 
 
-def _certified_digits(lo, hi, dps: int) -> tuple[int, str | None]:
-    """The most significant digits D such that lo and hi round to the same D-digit decimal;
-    (0, None) when none."""
-    best = (0, None)
-    with mp.workdps(dps + 10):
-        for D in range(1, dps + 1):
-            a = mp.nstr(mp.mpf(lo), D, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)
-            b = mp.nstr(mp.mpf(hi), D, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)
-            if a != b:
-                break
-            best = (D, a)
-    return best
+METHOD = ("Taylor series integration of C4's reduced ODE; false position on the saddle's unstable coordinate "
+          "over a ladder of horizons; both sides checked by a persisting condition at the working precision")
 
 
-def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=None) -> AlphaC:
-    """α_c for ρ = 1 and z scaled by a power of two into [1/2, 1) (see the module docstring), with at least
-    ``digits`` certified significant digits or an inconclusive answer (``stopped``).
-    Certificates are made at float64 for digits ≤ 11, else at digits + 12 mpmath digits."""
-    t0 = time.perf_counter()
-    deadline = t0 + max_seconds
-    z = np.asarray(z, float)
-    # α_c is invariant under z → c z; scale by a power of two only, which is exact in binary
-    # (z / max z would round the entries, and change α_c in the 17th digit)
-    z = np.ldexp(z, -int(np.frexp(z.max())[1]))
-    zpos = z[z > 0]
-    zm = float(zpos.min())
-    norm = float(np.sqrt(np.sum(z**2)))
-    lo0 = float(C.alpha_all_shrink()(zm, norm, 1.0))  # proved to collapse (C5)
-    top = z.max()
-    hi0 = float(C.alpha_gd_like()(top, z[z < top].max(), norm, 1.0))  # proved to grow (C5)
-    evals = [0]
-    report = progress or (lambda f: None)
-    state = {"lo": lo0, "hi": hi0}
+class _Search:
+    """The state of one α_c search on z scaled into [1/2, 1) with ρ = 1: the bracket of α checked so far
+    (``lo`` collapses, ``hi`` grows), the evaluations, the deadline and the progress callback."""
 
-    def f_of(flow, a, T):
-        fate = flow.run(a, T, deadline=deadline, lower=0.2)
-        evals[0] += 1
+    def __init__(self, z: np.ndarray, deadline: float, report):
+        self.z, self.deadline, self.report = z, deadline, report
+        self.zm = float(z[z > 0].min())
+        norm = float(np.sqrt(np.sum(z**2)))
+        top = z.max()
+        self.lo0 = float(C.alpha_all_shrink()(self.zm, norm, 1.0))  # collapses (C5)
+        self.hi0 = float(C.alpha_gd_like()(top, z[z < top].max(), norm, 1.0))  # grows (C5)
+        self.lo, self.hi = self.lo0, self.hi0
+        self.evals = 0
+
+    def q(self, flow, a, T):
+        """q_T(α): −∞ (collapsed), +∞ (grew), or the saddle's unstable coordinate at the horizon T."""
+        fate = flow.run(a, T, deadline=self.deadline, lower=0.2)
+        self.evals += 1
         if fate.fate == Fate.COLLAPSE:
-            state["lo"] = max(state["lo"], a)
+            self.lo = max(self.lo, a)
             return -math.inf
         if fate.fate == Fate.GROWTH:
-            state["hi"] = min(state["hi"], a)
+            self.hi = min(self.hi, a)
             return math.inf
         if fate.at_horizon:
             return fate.q
         raise BudgetExhausted(fate.status or Status.MAX_STEPS, f"at α = {a}: {fate.why}")
 
-    def rung(flow, T, guess, span, rtol):
-        """The root of q_T near ``guess``: secant steps (q_T is close to linear in α there), and
-        false position (Illinois) on the certified bracket when a step leaves it."""
-        lo, hi = state["lo"], state["hi"]
-        a1, a2 = max(lo, guess * (1 - span)), min(hi, guess * (1 + span))
-        f1, f2 = f_of(flow, a1, T), f_of(flow, a2, T)
+    def rung(self, flow, T, guess, span, rtol):
+        """The root of q_T near ``guess``: secant steps (q_T is close to linear in α there), and false
+        position (Illinois) on the checked bracket when a step leaves it."""
+        a1, a2 = max(self.lo, guess * (1 - span)), min(self.hi, guess * (1 + span))
+        f1, f2 = self.q(flow, a1, T), self.q(flow, a2, T)
         for _ in range(12):
             if not (math.isfinite(float(f1)) and math.isfinite(float(f2))) or f1 == f2:
                 break
             a3 = a2 - f2 * (a2 - a1) / (f2 - f1)
-            if not (state["lo"] < a3 < state["hi"]):
+            if not (self.lo < a3 < self.hi):
                 break
-            f3 = f_of(flow, a3, T)
+            f3 = self.q(flow, a3, T)
             a1, f1, a2, f2 = a2, f2, a3, f3
             if abs(a2 - a1) <= rtol * abs(a2) or f3 == 0:
                 return a3
-        # bracketed fallback
         if f1 < 0 < f2 or f2 < 0 < f1:
             (a1, f1), (a2, f2) = sorted([(a1, f1), (a2, f2)], key=lambda t: t[0])
         else:
-            a1, f1, a2, f2 = state["lo"], -math.inf, state["hi"], math.inf
+            a1, f1, a2, f2 = self.lo, -math.inf, self.hi, math.inf
         if not f1 < 0 < f2:
-            a1, f1, a2, f2 = state["lo"], -math.inf, state["hi"], math.inf
+            a1, f1, a2, f2 = self.lo, -math.inf, self.hi, math.inf
+        return self.illinois(flow, T, a1, f1, a2, f2, rtol)
+
+    def illinois(self, flow, T, a1, f1, a2, f2, rtol):
+        """False position with the Illinois modification on [a1, a2] (f1 < 0 < f2), bisection where a
+        side is infinite (a fate rather than a q_T)."""
         side, prev = 0, None
         for _ in range(300):
             fin = math.isfinite(float(f1)) and math.isfinite(float(f2))
@@ -137,7 +127,7 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
                 a = (a1 + a2) / 2
             if a in (a1, a2):
                 return a
-            f = f_of(flow, a, T)
+            f = self.q(flow, a, T)
             if f < 0:
                 a1, f1 = a, f
                 if side == -1 and fin:
@@ -157,9 +147,10 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
             prev = a
         return (a1 + a2) / 2
 
-    def ladder(flow, guess, unc, target, n_min):
-        """Roots of q_T on growing horizons T (each at least 1.6 times the last, and long enough
-        for the current uncertainty to grow to 1e-3), until two in a row agree to ``target``."""
+    def ladder(self, flow, guess, unc, target, n_min):
+        """Roots of q_T on growing horizons T (each at least 1.6 times the last, and long enough for the
+        current uncertainty to grow to 1e-3), until two in a row agree to ``target``."""
+        zm = self.zm
         prev, root, T = None, guess, None
         for i in range(40):
             T_want = math.log(1e-3 / max(float(unc), 1e-300)) / zm
@@ -171,73 +162,95 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
             span = max(span, float(target))
             if isinstance(target, mp.mpf):
                 span = mp.mpf(span)  # 1 ± span at the working precision, not in float64
-            root = rung(flow, T, root, span, float(target) / 100)
+            root = self.rung(flow, T, root, span, float(target) / 100)
             if prev is not None:
                 unc = max(abs(root - prev) / root, float(target) / 1e3)
                 if i + 1 >= n_min and abs(root - prev) <= target * root:
                     return root, unc
             else:
                 unc = min(float(unc), 1e-2)
-            report(min(0.9, 0.9 * math.log10(1 / float(unc)) / max(-math.log10(float(target)), 1)))
+            self.report(min(0.9, 0.9 * math.log10(1 / float(unc)) / max(-math.log10(float(target)), 1)))
             prev = root
         return root, unc
 
-    stopped, certs, value, lo_c, hi_c = None, {}, None, lo0, hi0
-    D, text = 0, None
+    def sides(self, flow, root, w):
+        """Run root·(1 ∓ w) to their persisting conditions: (collapse run, growth run)."""
+        fl = flow.run(root * (1 - w), None, deadline=self.deadline)
+        fh = flow.run(root * (1 + w), None, deadline=self.deadline)
+        self.evals += 2
+        return fl, fh
+
+
+def _refined_root(search: _Search, digits: int, dps: int):
+    """The root of q_T in float64, then (digits > 11) at ``dps`` mpmath digits; and the flow to check it with."""
+    root, unc = search.ladder(ReducedFlow(search.z, None), math.sqrt(search.lo0 * search.hi0), 0.3, 1e-12, 3)
+    if digits <= 11:
+        return ReducedFlow(search.z, None), root
+    flow = ReducedFlow(search.z, dps)
+    search.lo, search.hi = mp.mpf(search.lo), mp.mpf(search.hi)
+    root = mp.mpf(root)
+    w = mp.mpf(10) ** (-(digits + 2))
+    if digits > 13 or not all(f.fate == g for f, g in zip(search.sides(flow, root, w), (Fate.COLLAPSE, Fate.GROWTH))):
+        root, _ = search.ladder(flow, root, max(float(unc), 1e-13), mp.mpf(10) ** (-(digits + 3)), 2)
+    return flow, root
+
+
+def _checked_bracket(search: _Search, flow, root, digits: int, dps: int) -> dict:
+    """Check root·(1 ∓ w) on both sides, narrowing w while the ends straddle a rounding boundary and widening
+    it while a side fails: the bracket, its common digits and both runs (``stopped`` when a budget ran out)."""
+    out = {"value": None, "lo": search.lo0, "hi": search.hi0, "D": 0, "text": None, "checks": {}, "stopped": None}
+    w = (mp.mpf(10) if flow.dps else 10.0) ** (-(digits + 2))
+    for _attempt in range(4):
+        a_lo, a_hi = root * (1 - w), root * (1 + w)
+        fl, fh = search.sides(flow, root, w)
+        out["checks"] = {"collapses": _check_dict(a_lo, fl), "grows": _check_dict(a_hi, fh),
+                         "precision": f"{dps} digits (fixed point)" if flow.dps else "float64"}
+        if fl.fate == Fate.COLLAPSE and fh.fate == Fate.GROWTH:
+            D, text = common_digits(a_lo, a_hi, dps)
+            out.update(lo=a_lo, hi=a_hi, value=root, D=D, text=text)
+            if D >= digits:
+                break
+            w = w / 10  # lo and hi straddle a rounding boundary: a narrower checked bracket
+            continue
+        if any(r.fate == Fate.UNDECIDED and not r.at_horizon for r in (fl, fh)):  # a budget ran out
+            out["stopped"] = f"checking budget: {fl.why or fh.why}"
+            break
+        if out["value"] is not None:  # a narrower bracket failed: keep the checked wider one
+            break
+        w = w * 100
+    if out["value"] is None and out["stopped"] is None:
+        out["stopped"] = "no checked bracket around the computed root"
+    return out
+
+
+def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=None) -> AlphaC:
+    """α_c for ρ = 1 and z scaled by a power of two into [1/2, 1) (see the module docstring), with at least
+    ``digits`` checked significant digits or an inconclusive answer (``stopped``).
+    Checks are made in float64 for digits ≤ 11, else at digits + 12 mpmath digits."""
+    t0 = time.perf_counter()
+    z = np.asarray(z, float)
+    # α_c is invariant under z → c z; scale by a power of two only, which is exact in binary
+    # (z / max z would round the entries, and change α_c in the 17th digit)
+    z = np.ldexp(z, -int(np.frexp(z.max())[1]))
+    search = _Search(z, t0 + max_seconds, progress or (lambda f: None))
     dps = max(digits, 12) + 12
     try:
-        root, unc = ladder(ReducedFlow(z, None), math.sqrt(lo0 * hi0), 0.3, 1e-12, 3)
         with mp.workdps(dps):
-            if digits > 11:
-                flow = ReducedFlow(z, dps)
-                state["lo"], state["hi"] = mp.mpf(state["lo"]), mp.mpf(state["hi"])
-                root = mp.mpf(root)
-                if digits > 13 or not _certifies(flow, root, mp.mpf(10) ** (-(digits + 2)), deadline, evals):
-                    root, unc = ladder(flow, root, max(float(unc), 1e-13), mp.mpf(10) ** (-(digits + 3)), 2)
-            else:
-                flow = ReducedFlow(z, None)
-            w = (mp.mpf(10) if flow.dps else 10.0) ** (-(digits + 2))
-            for _attempt in range(4):
-                a_lo, a_hi = root * (1 - w), root * (1 + w)
-                fl = flow.run(a_lo, None, deadline=deadline)
-                fh = flow.run(a_hi, None, deadline=deadline)
-                evals[0] += 2
-                certs = {"collapses": _cert_dict(a_lo, fl), "grows": _cert_dict(a_hi, fh),
-                         "precision": f"{dps} digits (fixed point)" if flow.dps else "float64"}
-                if fl.fate == Fate.COLLAPSE and fh.fate == Fate.GROWTH:
-                    D, text = _certified_digits(a_lo, a_hi, dps)
-                    lo_c, hi_c, value = a_lo, a_hi, root
-                    if D >= digits:
-                        break
-                    w = w / 10  # lo and hi straddle a rounding boundary: a narrower certified bracket
-                    continue
-                if any(r.fate == Fate.UNDECIDED and not r.at_horizon for r in (fl, fh)):  # a budget ran out
-                    stopped = f"certificate budget: {fl.why or fh.why}"
-                    break
-                if value is not None:  # a narrower bracket failed: keep the certified wider one
-                    break
-                w = w * 100
-            if value is None and stopped is None:
-                stopped = "no certified bracket around the computed root"
+            flow, root = _refined_root(search, digits, dps)
+            r = _checked_bracket(search, flow, root, digits, dps)
     except BudgetExhausted as e:
-        stopped = f"time budget of {max_seconds:g} s ran out ({e})"
-    if stopped is not None:
-        value, D, text = None, 0, None
-    report(1.0)
-    return AlphaC(lo_c, hi_c, value, D, text, certs, stopped,
-                  "Taylor series integration of C4's reduced ODE; false position on the saddle's unstable "
-                  "coordinate over a ladder of horizons; both sides certified", evals[0], time.perf_counter() - t0)
+        r = {"value": None, "lo": search.lo0, "hi": search.hi0, "checks": {},
+             "stopped": f"time budget of {max_seconds:g} s ran out ({e})"}
+    search.report(1.0)
+    if r["stopped"] is not None:
+        return AlphaC(r["lo"], r["hi"], None, 0, None, r["checks"], r["stopped"], METHOD, search.evals,
+                      time.perf_counter() - t0)
+    return AlphaC(r["lo"], r["hi"], r["value"], r["D"], r["text"], r["checks"], None, METHOD, search.evals,
+                  time.perf_counter() - t0)
 
 
-def _certifies(flow, root, w, deadline, evals) -> bool:
-    """Whether root (1 ∓ w) collapse / grow (a quick check before a longer search)."""
-    evals[0] += 2
-    return (flow.run(root * (1 - w), None, deadline=deadline).fate == Fate.COLLAPSE
-            and flow.run(root * (1 + w), None, deadline=deadline).fate == Fate.GROWTH)
-
-
-def _cert_dict(alpha, run: TaylorRun) -> dict:
+def _check_dict(alpha, run: TaylorRun) -> dict:
     what = {Fate.COLLAPSE: "N < ρ z_min: every coordinate shrinks from then on",
             Fate.GROWTH: "N ≥ ρ z_max: every coordinate grows from then on"}.get(run.fate, run.why)
-    return {"alpha_unit": mp.nstr(mp.mpf(alpha), 40), "outcome": run.fate, "certificate": what,
+    return {"alpha_unit": mp.nstr(mp.mpf(alpha), 40), "outcome": run.fate, "condition": what,
             "time": float(run.tau), "N_scaled": float(run.N), "taylor_steps": run.steps}

@@ -1,6 +1,6 @@
 """The collapse threshold α_c(Z) of ℓ2-SAM for several examples (L = 2, balanced, uniform α).
 
-For one example C5's certificates persist (N < ρ z_min: every rate stays negative; N ≥ ρ z_max:
+For one example C5's conditions persist (N < ρ z_min: every rate stays negative; N ≥ ρ z_max:
 every rate stays ≥ 0). For several examples the rate of coordinate j is
 −Ĝ_j (1 − ρ G_j/S) (G = ∂Lo/∂β at the point, Ĝ at the perturbed point, S = ‖∇Lo‖): its sign
 mixes two gradients whose examples' weights change with the margins, and no persisting
@@ -8,7 +8,8 @@ condition is known. So α_c(Z) is found by bisection in ln α on the outcome of 
 integrations (:func:`theorycheck.solvers.integrate.solve`, real time): a side is "collapses"
 when the integrator's collapse event fired (β → 0 in finite time), "trains" when at t_max
 every margin is positive and the loss fell below half its initial value, and otherwise
-undecided. The answer is reported with that evidence and says that it is not certified.
+undecided. The answer is reported with that evidence; its strength is a floating-point check
+(:func:`theorycheck.strength.float_check`), and its note says that no persisting condition backs it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ import time
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import SAM_L2
+from theorycheck.proved.decimals import common_digits
 from theorycheck.status import Fate
+from theorycheck.strength import float_check, not_decided
 from theorycheck.symbolic import forms as C
 
 
@@ -28,7 +32,7 @@ def _outcome(setting_kw: dict, alpha: float, t_max: float, seconds: float) -> di
     from theorycheck.solvers.integrate import solve
     from theorycheck.solvers.trajectory import Budget
 
-    s = Setting(setting_kw["X"], setting_kw["y"], depth=2, optimizer="sam-l2", rho=setting_kw["rho"], alpha=alpha)
+    s = Setting(setting_kw["X"], setting_kw["y"], depth=2, optimizer=SAM_L2, rho=setting_kw["rho"], alpha=alpha)
     tr = solve(s, t_max=t_max, budget=Budget(max_seconds=seconds))
     Z = s.Z
     out = {"alpha": alpha, "stopped_because": tr.stopped_because}
@@ -59,7 +63,7 @@ def collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float 
                        progress: bool | None = None) -> dict:
     """α_c(Z) for ℓ2-SAM, L = 2, several examples: a bracket [collapses, trains] found on a
     geometric scan of α and narrowed by bisection to ``rel_tol``; see the module docstring for
-    what each side rests on (evidence, not a certificate). ``progress``: a bar on stderr (None:
+    what each side rests on (evidence from float64 integrations: a floating-point check). ``progress``: a bar on stderr (None:
     when stderr is a terminal) — the scan is the first half, the bisection the second."""
     from theorycheck.progress import Progress
 
@@ -94,8 +98,8 @@ def _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar
     if lo is None or hi is None:
         note = (f"no bracket [collapses, trains] on the scan α ∈ [{lo_a:.3g}, {hi_a:.3g}]: "
                 + ", ".join(f"{r['alpha']:.3g}: {r['kind']}" for r in rows))
-        return {"value": None, "value_text": None, "closed_form": False, "expression": None, "certified": False,
-                "note": note, "certificate": None, "evidence": evidence}
+        return {"value": None, "value_text": None, "closed_form": False, "expression": None,
+                "note": note, "check": None, "evidence": evidence, "strength": not_decided(note).as_dict()}
     stopped = None
     width0 = math.log(max(hi["alpha"] / lo["alpha"] - 1, rel_tol * 1.0000001))
     while hi["alpha"] / lo["alpha"] - 1 > rel_tol:
@@ -112,15 +116,14 @@ def _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar
         else:
             stopped = f"undecided at α = {mid!r} ({r['stopped_because']})"
             break
-    from theorycheck.predict.collapse import _certified_digits
-
     width = hi["alpha"] / lo["alpha"] - 1
-    digits, text = _certified_digits(lo["alpha"], hi["alpha"], 17)
+    digits, text = common_digits(lo["alpha"], hi["alpha"], 17)
     evidence.update(collapses=lo, trains=hi, relative_width=width, stopped=stopped)
     return {"value": math.sqrt(lo["alpha"] * hi["alpha"]), "value_text": text, "closed_form": False,
-            "expression": None, "certified": False,
-            "note": (f"bracket [{lo['alpha']!r}, {hi['alpha']!r}] from full integrations (not certified: for several "
-                     "examples no persisting condition is known): below, the collapse event fired; above, every margin "
+            "expression": None,
+            "note": (f"bracket [{lo['alpha']!r}, {hi['alpha']!r}] from full float64 integrations (a floating-point "
+                     "check: for several examples no persisting condition is known): below, the collapse event fired; above, every margin "
                      "is positive and the loss fell below half its start by t_max"
                      + (f"; stopped early: {stopped}" if stopped else "")),
-            "certificate": None, "evidence": evidence}
+            "check": None, "evidence": evidence,
+            "strength": float_check().as_dict()}

@@ -31,6 +31,7 @@ import numpy as np
 import sympy as sp
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import SAM_L2
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
@@ -112,7 +113,7 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_sec
     from theorycheck.symbolic.forms import balanced_field
 
     u = _z(z)
-    f = balanced_field(L, "sam-l2", log=True)
+    f = balanced_field(L, SAM_L2, log=True)
     lz = np.log(u) + math.log(rho)
 
     def lnN(th):
@@ -203,7 +204,7 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_sec
             lo_f = decided
         else:
             hi_f = decided
-    from theorycheck.predict.collapse import _certified_digits
+    from theorycheck.proved.decimals import common_digits as _certified_digits
 
     width = hi_f.alpha / lo_f.alpha - 1
     digits, text = _certified_digits(lo_f.alpha, hi_f.alpha, 17)
@@ -225,7 +226,7 @@ def _odd_evidence(u: np.ndarray, rho: float, L: int, a_grow: float) -> list[dict
 
     out = []
     for a in (a_grow / 4, a_grow / 16):
-        tr = solve(Setting.from_z(u, depth=L, optimizer="sam-l2", rho=rho, alpha=a), t_max=1e3 * a ** (2 - L),
+        tr = solve(Setting.from_z(u, depth=L, optimizer=SAM_L2, rho=rho, alpha=a), t_max=1e3 * a ** (2 - L),
                    budget=Budget(max_seconds=20.0))
         out.append({"alpha": a, "stopped_because": tr.stopped_because,
                     "blowup_time": None if tr.blowup_time is None else float(tr.blowup_time),

@@ -26,6 +26,7 @@ import numpy as np
 
 from theorycheck.batched.pixels import PixelFlow, device_ops, run_pixels
 from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import GD, SAM_L2
 
 __all__ = ["REGIME_NAMES", "alpha_collapse", "alpha_gd_like", "regime_of", "initial_pixel"]
 
@@ -35,7 +36,7 @@ STALL_FRACTION = 0.99
 REGIME_NAMES = {1: "collapse", 2: "intermediate", 3: "GD-like", None: "undecided"}
 
 
-def initial_pixel(Z, alphas, rho: float, *, depth: int, optimizer: str = "sam-l2", ops=None) -> np.ndarray:
+def initial_pixel(Z, alphas, rho: float, *, depth: int, optimizer: str = SAM_L2.name, ops=None) -> np.ndarray:
     """The pixel (1-based) whose copy grows fastest at t = 0 (argmax of the flow's dθ/dt, or
     du/dt for L = 1), for each α: j†(0+)."""
     alphas = np.asarray(alphas, float).reshape(-1)
@@ -51,7 +52,7 @@ def alpha_gd_like(Z, rho: float, *, depth: int, lo: float, hi: float, points: in
     """α_gd(Z) on a geometric scan of ``points`` values in [lo, hi] (module docstring)."""
     grid = np.geomspace(lo, hi, points)
     js = initial_pixel(Z, grid, rho, depth=depth, ops=ops)
-    jgd = int(initial_pixel(Z, grid[-1:], rho, depth=depth, optimizer="gd", ops=ops)[0])
+    jgd = int(initial_pixel(Z, grid[-1:], rho, depth=depth, optimizer=GD.name, ops=ops)[0])
     agree = js == jgd
     bad = np.flatnonzero(~agree)
     if agree.all():
@@ -71,7 +72,7 @@ def _fates(Z, alphas, rho, depth, t_max, ops_kw, max_steps):
 
     loss0 = float(C.stable_loss_functions("logistic", "numpy")[0](0.0))
     grid = np.concatenate([[0.0], np.geomspace(1e-3 * t_max, t_max, 40)])  # the loss is checked there
-    run = run_pixels(Z, ["sam-l2"] * len(alphas), alphas, rho, depth=depth, time_kind="tau", grid=grid,
+    run = run_pixels(Z, [SAM_L2.name] * len(alphas), alphas, rho, depth=depth, time_kind="tau", grid=grid,
                      loss_target=0.5 * loss0, max_steps=max_steps, **ops_kw)
     out = []
     for b, a in enumerate(alphas):

@@ -11,9 +11,14 @@
   writes z_(d−1), which is wrong at a tie at the top). Then every coordinate grows, N
   grows, and j† = d for all τ > 0: regime 3.
 - ``alpha_collapse``: the exact collapse threshold α_c has no closed form: it is found by
-  bisection on the reduced scalar ODE of C4 (:func:`collapse_threshold`), each trajectory
-  classified by a certificate: N < ρ z_min (every rate negative from then on: collapse) or
-  N ≥ ρ z_max (every rate nonnegative from then on: no collapse).
+  a root search on the reduced scalar ODE of C4 (:func:`collapse_threshold`), each trajectory
+  classified by a persisting condition reached in floating point: N < ρ z_min (every rate negative
+  from then on: collapse) or N ≥ ρ z_max (every rate nonnegative from then on: no collapse). A
+  floating-point check, not a proof: :mod:`theorycheck.proved.alpha_c` proves a bracket.
+
+Every answer carries its :class:`~theorycheck.strength.Strength`: the float64 closed forms and the
+floating α_c are floating-point checks; the closed forms at more than 15 digits
+(:func:`closed_form_enclosure`) are proved enclosures at the exact inputs.
 
 ℓ∞-SAM (C2/C3): per coordinate, α_j > ρ grows; the predicted limit index is
 argmax{z_j : α_j > ρ} (L = 2) or argmax z_j (α_j − ρ)^{L−2} (L ≥ 3), 0 when none.
@@ -29,30 +34,35 @@ from fractions import Fraction
 import numpy as np
 
 from theorycheck.errors import ArgumentError, TheorycheckError
+from theorycheck.optimizers import SAM_L2
 from theorycheck.status import Fate
+from theorycheck.strength import Strength, float_check, not_decided, proved
 from theorycheck.symbolic import forms as C
 
 
 @dataclass
 class Threshold:
     """A threshold in α: ``value`` (None when it does not exist for these inputs),
-    ``closed_form`` (bool) and ``expression`` (the sympy expression, when closed)."""
+    ``closed_form`` (bool) and ``expression`` (the sympy expression, when closed), ``check`` (the record
+    of a floating-point check: its bracket and runs), and ``strength`` (how strong ``value_text`` is)."""
 
     name: str
     value: float | None
     closed_form: bool
     expression: str | None = None
     note: str = ""
-    certificate: dict | None = field(default=None)
+    check: dict | None = field(default=None)
     value_text: str | None = None
+    strength: Strength = field(default_factory=float_check)
 
     def as_dict(self) -> dict:
+        """Keys: value, value_text, closed_form, expression, note, check, strength."""
         text = self.value_text
         if text is None and self.closed_form and self.value is not None:
             text = f"{self.value:.15g}"  # a closed form evaluated in float64
         return {"value": self.value, "value_text": text if self.value is not None else None,
                 "closed_form": self.closed_form, "expression": self.expression,
-                "note": self.note, "certificate": self.certificate}
+                "note": self.note, "check": self.check, "strength": self.strength.as_dict()}
 
 
 def _positive_z(z: np.ndarray) -> np.ndarray:
@@ -87,13 +97,19 @@ def alpha_all_shrink(z, rho: float) -> Threshold:
     return Threshold("alpha_all_shrink", float(f(zmin, float(np.linalg.norm(z)), rho)), True, form.text, note)
 
 
-def initial_norm_sign(z, alpha: float, rho: float, zref: float) -> int:
+def _rational(v) -> Fraction:
+    """A Fraction as it is, any other number as its float's exact binary value."""
+    return v if isinstance(v, Fraction) else Fraction(float(v))
+
+
+def initial_norm_sign(z, alpha, rho, zref) -> int:
     """sign(N0 − ρ·zref), N0 = α√2‖z‖₂ (C5's :func:`closed_forms.initial_norm`), decided exactly:
-    both sides are ≥ 0, so their squares are compared in rational arithmetic (float inputs are
-    rationals). With all z_j equal, −1 / 0 / +1 is collapse / the saddle (every rate 0: an
-    equilibrium) / growth, at any scale, including α exactly at α_c."""
-    S = sum(Fraction(float(v)) ** 2 for v in np.asarray(z, float).reshape(-1))
-    gap = Fraction(C.initial_norm_sq_exact()(Fraction(float(alpha)), S)) - (Fraction(float(rho)) * Fraction(float(zref))) ** 2
+    both sides are ≥ 0, so their squares are compared in rational arithmetic (float inputs are the
+    rationals they are, Fractions — the exact inputs — are kept). With all z_j equal, −1 / 0 / +1 is
+    collapse / the saddle (every rate 0: an equilibrium) / growth, at any scale, including α exactly at α_c."""
+    zs = list(z) if isinstance(z, (list, tuple)) else list(np.asarray(z, float).reshape(-1))
+    S = sum(_rational(v) ** 2 for v in zs)
+    gap = Fraction(C.initial_norm_sq_exact()(_rational(alpha), S)) - (_rational(rho) * _rational(zref)) ** 2
     return (gap > 0) - (gap < 0)
 
 
@@ -128,29 +144,55 @@ def alpha_gd_like(z, rho: float) -> Threshold:
     return Threshold("alpha_gd_like", float(f(top, nxt, nrm, rho)), True, form.text, note)
 
 
-def closed_form_text(name: str, z, rho: float, digits: int) -> str | None:
-    """``digits`` significant digits of the closed-form threshold ``name`` ("alpha_all_shrink"
-    or "alpha_gd_like"), evaluated by sympy at the exact binary values of z and ρ (the float64
-    ``value`` carries about 15)."""
-    t = {"alpha_all_shrink": alpha_all_shrink, "alpha_gd_like": alpha_gd_like}[name](z, rho)
-    if t.value is None:
-        return None
-    import mpmath as mp
+def _closed_form_arguments(name: str, zq: list[Fraction]) -> tuple | None:
+    """The arguments of the closed form ``name`` at the exact z (as alpha_all_shrink / alpha_gd_like choose
+    them): (z_min over the positive entries,) or (z_(d), z_next or 0); None when it does not exist."""
+    if name == "alpha_all_shrink":
+        if any(v == 0 for v in zq):
+            return None
+        return (min(v for v in zq if v > 0),)
+    top = max(zq)
+    below = [v for v in zq if v < top]
+    return (top, max(below) if below and max(below) > 0 else Fraction(0))
 
-    z = _positive_z(z)
-    with mp.workdps(int(digits) + 15):
-        zz = [mp.mpf(float(v)) for v in z]  # the exact binary values
-        nrm = mp.sqrt(mp.fsum(v**2 for v in zz))
-        r = mp.mpf(float(rho))
-        if name == "alpha_all_shrink":
-            f = C.alpha_all_shrink("mpmath").fn
-            val = f(min(v for v in zz if v > 0), nrm, r)
-        else:
-            f = C.alpha_gd_like("mpmath").fn
-            top = max(zz)
-            below = [v for v in zz if v < top]
-            val = f(top, max(below) if below and max(below) > 0 else mp.mpf(0), nrm, r)
-        return mp.nstr(val, int(digits), strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)
+
+def closed_form_enclosure(name: str, z, rho, digits: int) -> dict | None:
+    """The closed-form threshold ``name`` ("alpha_all_shrink" or "alpha_gd_like", the symbolic layer's
+    expression) enclosed in ball arithmetic at the exact inputs ``z``, ``rho`` (what
+    :func:`theorycheck.exact.exact` reads: "0.1" is 1/10, a float its binary value): ``text`` (the
+    significant digits, at most ``digits``, every point of the enclosure rounds to), ``digits`` (how many),
+    ``enclosure`` ([lo, hi], outward decimals) and ``strength`` (proved). None when the threshold does not
+    exist for z. The precision is doubled until ``digits`` digits are common (at most 4 times: a value
+    exactly at a rounding boundary keeps fewer)."""
+    from theorycheck.exact import exact, exact_vector
+    from theorycheck.proved.decimals import common_digits, lo_hi
+    from theorycheck.proved.validated import arb_context
+
+    ez, er = exact_vector(z, "z"), exact(rho, "rho")
+    args = _closed_form_arguments(name, [e.value for e in ez])
+    if args is None:
+        return None
+    form = {"alpha_all_shrink": C.alpha_all_shrink, "alpha_gd_like": C.alpha_gd_like}[name]()
+    f = C.arb_function(form.args, [form.expression])
+    prec = int(digits * 3.33) + 64
+    for _ in range(4):
+        with arb_context(prec=prec):
+            zb = [e.ball() for e in ez]
+            norm = sum((v * v for v in zb[1:]), zb[0] * zb[0]).sqrt()
+            v = f(*[exact(a).ball() for a in args], norm, er.ball())[0]
+            lo, hi = lo_hi(v, int(digits) + 6)
+        D, text = common_digits(lo, hi, int(digits))
+        if D >= digits:
+            break
+        prec *= 2
+    return {"text": text, "digits": D, "enclosure": [lo, hi], "strength": proved()}
+
+
+def closed_form_text(name: str, z, rho, digits: int) -> str | None:
+    """``digits`` significant digits of the closed-form threshold ``name`` at the exact inputs z, ρ (every
+    one proved: :func:`closed_form_enclosure`), or None when it does not exist."""
+    enc = closed_form_enclosure(name, z, rho, digits)
+    return None if enc is None else enc["text"]
 
 
 def initial_norm(z, alpha: float) -> float:
@@ -249,14 +291,14 @@ def linf_prediction(z, alpha, rho: float, L: int) -> int:
 # ---------------------------------------------------------------------------- α_c
 @dataclass
 class Classification:
-    """One trajectory's :class:`~theorycheck.status.Fate` with its certificate: collapse (N fell
-    below ρ z_min: every rate is negative from then on), growth (N reached ρ z_max: every rate
-    is ≥ 0 from then on), or undecided (no certificate within the budget: inconclusive);
-    ``collapses`` is True, False or None accordingly (the JSON key)."""
+    """One trajectory's :class:`~theorycheck.status.Fate` with the persisting condition it reached in floating
+    point (``condition``): collapse (N fell below ρ z_min: every rate is negative from then on), growth (N
+    reached ρ z_max: every rate is ≥ 0 from then on), or undecided (no condition within the budget:
+    inconclusive); ``collapses`` is True, False or None accordingly (the JSON key)."""
 
     alpha: float
     fate: Fate
-    certificate: str
+    condition: str
     time: float | None
     N: float | None
     method: str
@@ -266,7 +308,7 @@ class Classification:
         return self.fate.collapses
 
     def as_dict(self) -> dict:
-        return {"alpha": self.alpha, "collapses": self.collapses, "certificate": self.certificate,
+        return {"alpha": self.alpha, "collapses": self.collapses, "condition": self.condition,
                 "time": self.time, "N": self.N, "method": self.method}
 
 
@@ -274,7 +316,7 @@ def _norm_path(tr, z: np.ndarray) -> np.ndarray:
     """N(τ) at the stored steps of an ℓ2, L = 2 trajectory: N² = Σ_j summand(z_j, u_j), u = |β|^{1/2}."""
     from theorycheck.symbolic.forms import balanced_field
 
-    f = balanced_field(2, "sam-l2")
+    f = balanced_field(2, SAM_L2)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         u = np.exp(0.5 * np.asarray(tr.log_abs_beta, dtype=float))
         return np.sqrt(np.nansum(f.summand(z[None, :], u), axis=1))
@@ -282,9 +324,9 @@ def _norm_path(tr, z: np.ndarray) -> np.ndarray:
 
 def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = None,
                       t_max: float | None = None, max_seconds: float = 60.0) -> Classification:
-    """Integrate C4's reduced ODE for (z, α, ρ) until a certificate of collapse or of growth
-    (ℓ2-SAM, L = 2, one example, z > 0). The horizon doubles from ``t_max`` (default
-    10/z_min) until a certificate or until ``max_seconds`` is spent."""
+    """Integrate C4's reduced ODE for (z, α, ρ) until a persisting condition of collapse or of growth
+    (ℓ2-SAM, L = 2, one example, z > 0; a floating-point check). The horizon doubles from ``t_max``
+    (default 10/z_min) until a condition is reached or until ``max_seconds`` is spent."""
     from theorycheck.setting import Setting
     from theorycheck.solvers.integrate import solve
     from theorycheck.solvers.trajectory import Budget
@@ -292,8 +334,8 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
     z = np.asarray(z, float)
     if np.any(z <= 0):
         raise TheorycheckError("the collapse threshold is computed for z > 0 (see alpha_all_shrink for other signs)")
-    s = Setting.from_z(z, depth=2, optimizer="sam-l2", rho=rho, alpha=alpha)
-    levels = C.l2_certificate_levels(z, rho)  # C5's certificates, from the symbolic layer
+    s = Setting.from_z(z, depth=2, optimizer=SAM_L2, rho=rho, alpha=alpha)
+    levels = C.l2_certificate_levels(z, rho)  # C5's persisting levels, from the symbolic layer
     lo_level, hi_level = float(levels["collapse"]), float(levels["no_collapse"])
     T = float(t_max or 10.0 / z.min())
     import time as _time
@@ -303,7 +345,7 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
     while True:
         left = max_seconds - (_time.perf_counter() - t0)
         if left <= 0:
-            return Classification(alpha, Fate.UNDECIDED, f"no certificate by τ = {T / 2:g} within {max_seconds:g} s",
+            return Classification(alpha, Fate.UNDECIDED, f"no persisting condition by τ = {T / 2:g} within {max_seconds:g} s",
                                   None, None, method)
         tr = solve(s, t_max=T, method="reduced", precision=precision, budget=Budget(max_seconds=left))
         N = _norm_path(tr, z)
@@ -326,30 +368,66 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
         T *= 2
 
 
-def collapse_threshold(z, rho: float, *, digits: int = 12, max_seconds: float = 600.0,
+def exact_scale_floats(z) -> tuple[np.ndarray, bool]:
+    """Floats with the α_c of the exact ``z`` (numbers :func:`theorycheck.exact.exact` reads): z itself when
+    its entries are binary numbers, else the primitive integer vector of z (α_c(c z) = α_c(z), so a decimal
+    z = (0.52, 0.91, 1.77) is computed exactly as (52, 91, 177)); the flag says whether the floats are
+    exact (False: no integer vector fits in 53 bits, and the floats are z rounded)."""
+    import math
+    from functools import reduce
+
+    from theorycheck.exact import exact_vector
+
+    zq = [e.value for e in exact_vector(z, "z")]
+    if all(Fraction(float(v)) == v for v in zq):
+        return np.array([float(v) for v in zq]), True
+    den = reduce(lambda a, b: a * b // math.gcd(a, b), (v.denominator for v in zq), 1)
+    ints = [int(v * den) for v in zq]
+    g = reduce(math.gcd, (abs(n) for n in ints), 0) or 1
+    ints = [n // g for n in ints]
+    if max(abs(n) for n in ints) <= 2**53:
+        return np.array([float(n) for n in ints]), True
+    return np.array([float(v) for v in zq]), False
+
+
+def _mp_rho(rho):
+    """ρ (a float, Fraction, Exact or decimal string) as an mpf at the current mpmath precision."""
+    import mpmath as mp
+
+    from theorycheck.exact import exact
+
+    q = exact(rho, "rho").value
+    return mp.mpf(q.numerator) / q.denominator
+
+
+def collapse_threshold(z, rho, *, digits: int = 12, max_seconds: float = 600.0,
                        progress: bool | None = None) -> Threshold:
     """α_c: trajectories collapse for α < α_c and do not for α > α_c (ℓ2-SAM, L = 2, one
-    example, z > 0), with ``digits`` certified significant digits (:mod:`theorycheck.predict.collapse`:
-    Taylor integration of C4's reduced ODE, root of the saddle's unstable coordinate, both
-    sides certified). ``value`` is None (inconclusive, with ``note`` saying why) when a
-    certificate could not be completed; a budget never changes a certified value.
-    ``value_text`` carries every certified digit. All entries of z equal: α_c =
-    alpha_all_shrink exactly (closed form)."""
+    example, z > 0), with ``digits`` checked significant digits (:mod:`theorycheck.predict.collapse`:
+    Taylor integration of C4's reduced ODE, root of the saddle's unstable coordinate, both sides
+    checked by a persisting condition in floating point: a floating-point check, its ``strength``).
+    ``z``, ``rho``: floats, or exact numbers (decimal strings, Fractions, Exact): α_c is computed for
+    them exactly where the scalings allow (:func:`exact_scale_floats`; ρ enters as a factor).
+    ``value`` is None (inconclusive, with ``note`` saying why) when a check could not be completed;
+    a budget never changes a checked value. ``value_text`` carries every checked digit. All entries
+    of z equal: α_c = alpha_all_shrink exactly (closed form)."""
     from theorycheck.predict import collapse as col
     from theorycheck.progress import Progress
 
-    z = _positive_z(z)
+    zs, exact_floats = exact_scale_floats(z)
+    z = _positive_z(zs)
+    rho_f = float(rho)
     if np.any(z <= 0):
         raise TheorycheckError("the collapse threshold is computed for z > 0 (with a zero or negative entry the "
-                               "growth certificate N ≥ ρ z_max does not persist)")
-    if not (np.isfinite(rho) and rho >= 0):
+                               "growth condition N ≥ ρ z_max does not persist)")
+    if not (np.isfinite(rho_f) and rho_f >= 0):
         raise TheorycheckError("ρ must be a finite number ≥ 0")
     if not 1 <= int(digits) <= 200:
         raise ArgumentError(f"digits={digits!r}: give a whole number from 1 to 200", "digits")
-    if rho == 0:
+    if rho_f == 0:
         return Threshold("alpha_collapse", 0.0, True, "0", "ρ = 0 is GD: no collapse for any α > 0",
-                         value_text="0")
-    lo_t = alpha_all_shrink(z, rho)
+                         value_text="0", strength=proved())
+    lo_t = alpha_all_shrink(z, rho_f)
     if np.all(z == z[0]):
         return Threshold("alpha_collapse", lo_t.value, True, lo_t.expression,
                          "all entries of z equal: every coordinate has the same rate, so collapse ⇔ N0 < ρ z_min",
@@ -366,99 +444,115 @@ def collapse_threshold(z, rho: float, *, digits: int = 12, max_seconds: float = 
     finally:
         if _time.perf_counter() - t0 > 2.0:
             bar.close()
+    return _scaled_threshold(r, rho, int(digits), exact_floats)
+
+
+def _scaled_threshold(r, rho, digits: int, exact_floats: bool) -> Threshold:
+    """The Threshold of α_c(z, ρ) = ρ·α_c(z, 1) from the unit search ``r`` (:class:`collapse.AlphaC`)."""
     import mpmath as mp
 
-    cert = {"collapses": r.certificates.get("collapses"), "grows": r.certificates.get("grows"),
-            "precision": r.certificates.get("precision"), "method": r.method, "evaluations": r.evaluations,
-            "scaling": "α_c(z, ρ) = ρ · α_c(z / max z, 1) (exact symmetries of the flow)"}
+    from theorycheck.proved.decimals import common_digits, outward
+
+    check = {"collapses": r.checks.get("collapses"), "grows": r.checks.get("grows"),
+             "precision": r.checks.get("precision"), "method": r.method, "evaluations": r.evaluations,
+             "scaling": "α_c(z, ρ) = ρ · α_c(z / max z, 1) (exact symmetries of the flow)"}
+    if not exact_floats:
+        check["scaling"] += ("; z has no integer multiple within 53 bits: the float α_c is about z rounded to "
+                             "float64")
     if r.value is None:
-        return Threshold("alpha_collapse", None, False, None, f"inconclusive: {r.stopped}", cert)
+        return Threshold("alpha_collapse", None, False, None, f"inconclusive: {r.stopped}", check,
+                         strength=not_decided(r.stopped))
     with mp.workdps(max(digits, 15) + 15):
-        lo, hi, val = (mp.mpf(r.lo) * mp.mpf(rho), mp.mpf(r.hi) * mp.mpf(rho), mp.mpf(r.value) * mp.mpf(rho))
-        D, text = col._certified_digits(lo, hi, max(digits, 15) + 10)
+        rho_m = _mp_rho(rho)
+        lo, hi, val = (mp.mpf(r.lo) * rho_m, mp.mpf(r.hi) * rho_m, mp.mpf(r.value) * rho_m)
+        D, text = common_digits(lo, hi, max(digits, 15) + 10)
         width = float((hi - lo) / val)
-        cert.update(bracket=[mp.nstr(lo, D + 5), mp.nstr(hi, D + 5)], relative_width=width, significant_digits=D)
-    note = (f"certified bracket [{cert['bracket'][0]}, {cert['bracket'][1]}]: {D} significant digits "
-            f"(value_text); the lower end collapses, the upper end grows (certificates at {cert['precision']})")
-    return Threshold("alpha_collapse", float(val), False, None, note, cert, value_text=text)
+        check.update(bracket=[outward(lo, D + 5, "down"), outward(hi, D + 5, "up")], relative_width=width,
+                     significant_digits=D)
+    prec = check["precision"] or "float64"
+    note = (f"bracket [{check['bracket'][0]}, {check['bracket'][1]}] checked in floating point, {prec}: {D} "
+            "significant digits (value_text); the lower end reached N < ρ z_min (collapse persists), the upper "
+            "N ≥ ρ z_max (growth persists); a floating-point check, not a proof")
+    digits_of = None if prec == "float64" else int(prec.split()[0])
+    return Threshold("alpha_collapse", float(val), False, None, note, check, value_text=text,
+                     strength=float_check(digits_of))
+
+
+def _bisect(z, rho, lo_c: Classification, hi_c: Classification, precision: int | None, rel_tol: float,
+            deadline: float) -> tuple:
+    """Bisection in log α between a collapsing and a growing classification, to ``rel_tol``, at
+    ``precision`` (None: float64): (lo, hi, why it stopped early or None)."""
+    while hi_c.alpha / lo_c.alpha - 1 > rel_tol:
+        left = deadline - _time.perf_counter()
+        if left <= 0:
+            return lo_c, hi_c, "max_seconds"
+        mid = float(np.sqrt(lo_c.alpha * hi_c.alpha))
+        if mid in (lo_c.alpha, hi_c.alpha):
+            break
+        c = classify_collapse(z, mid, rho, precision=precision, max_seconds=max(1.0, left))
+        if c.collapses is None:
+            return lo_c, hi_c, f"inconclusive at α = {mid!r}: {c.condition}"
+        if c.collapses:
+            lo_c = c
+        else:
+            hi_c = c
+    return lo_c, hi_c, None
+
+
+def _recheck(z, rho, lo_c, hi_c, precision: int, rel_tol: float, deadline: float) -> tuple:
+    """Re-classify the float64 bracket at ``precision`` digits; where float64 misjudged an end, widen to a
+    consistent bracket and bisect at that precision: (lo, hi, why it stopped early or None)."""
+    def left() -> float:
+        return max(1.0, deadline - _time.perf_counter())
+
+    for _ in range(8):
+        lo_m, hi_m = (c if c.method == "closed form" else
+                      classify_collapse(z, c.alpha, rho, precision=precision, max_seconds=left())
+                      for c in (lo_c, hi_c))
+        if lo_m.collapses is None or hi_m.collapses is None:
+            return lo_c, hi_c, "high-precision check inconclusive"
+        if lo_m.collapses and not hi_m.collapses:
+            return lo_m, hi_m, None
+        w = hi_c.alpha / lo_c.alpha  # float64 was wrong at one end: widen, then bisect at high precision
+        if not lo_m.collapses:
+            hi_c = lo_m
+            lo_c = classify_collapse(z, lo_c.alpha / w**4, rho, precision=precision, max_seconds=left())
+        else:
+            lo_c = hi_m
+            hi_c = classify_collapse(z, hi_c.alpha * w**4, rho, precision=precision, max_seconds=left())
+        if lo_c.collapses is not True or hi_c.collapses is not False:
+            return lo_c, hi_c, "could not re-bracket at high precision"
+        lo_c, hi_c, stop = _bisect(z, rho, lo_c, hi_c, precision, rel_tol, deadline)
+        if stop:
+            return lo_c, hi_c, stop
+    return lo_c, hi_c, None
 
 
 def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, precision: int = 30,
                                  max_seconds: float = 300.0) -> Threshold:
-    """The previous method, kept for ``benchmarks/bench_alpha_c.py``: bisection in log α between alpha_all_shrink (collapses) and
-    alpha_gd_like (grows) with float64 classifications, then the two bracketing α are
-    re-classified at ``precision`` digits (mpmath) and the bisection continues there if
-    float64 was wrong. The certificate is the pair of bracketing classifications.
+    """The previous method, kept for ``benchmarks/bench_alpha_c.py``: bisection in log α between
+    alpha_all_shrink (collapses) and alpha_gd_like (grows) with float64 classifications, then the two
+    bracketing α are re-classified at ``precision`` digits (mpmath) and the bisection continues there if
+    float64 was wrong. The check is the pair of bracketing classifications (a floating-point check).
     For z with all entries equal, α_c = alpha_all_shrink exactly (closed form)."""
-    import time as _time
-
     z = np.asarray(z, float)
     if np.any(z <= 0):
         raise TheorycheckError("the collapse threshold is computed for z > 0")
     if rho == 0:
-        return Threshold("alpha_collapse", 0.0, True, "0", "ρ = 0 is GD: no collapse for any α > 0")
+        return Threshold("alpha_collapse", 0.0, True, "0", "ρ = 0 is GD: no collapse for any α > 0",
+                         strength=proved())
     lo_t = alpha_all_shrink(z, rho)
     if np.all(z == z[0]):
         return Threshold("alpha_collapse", lo_t.value, True, lo_t.expression,
                          "all entries of z equal: every coordinate has the same rate, so collapse ⇔ N0 < ρ z_min")
-    hi = alpha_gd_like(z, rho).value
-    lo = lo_t.value
-    t0 = _time.perf_counter()
-
-    def budget_left() -> float:
-        return max_seconds - (_time.perf_counter() - t0)
-
-    def bisect(lo_c: Classification, hi_c: Classification, precision_: int | None) -> tuple:
-        while hi_c.alpha / lo_c.alpha - 1 > rel_tol:
-            if budget_left() <= 0:
-                return lo_c, hi_c, "max_seconds"
-            mid = float(np.sqrt(lo_c.alpha * hi_c.alpha))
-            if mid in (lo_c.alpha, hi_c.alpha):
-                break
-            c = classify_collapse(z, mid, rho, precision=precision_, max_seconds=max(1.0, budget_left()))
-            if c.collapses is None:
-                return lo_c, hi_c, f"inconclusive at α = {mid!r}: {c.certificate}"
-            if c.collapses:
-                lo_c = c
-            else:
-                hi_c = c
-        return lo_c, hi_c, None
-
-    lo_c = Classification(lo, Fate.COLLAPSE, "α ≤ alpha_all_shrink: every coordinate shrinks from the start (C5, proved)",
-                          0.0, None, "closed form")
-    hi_c = Classification(hi, Fate.GROWTH, "α ≥ alpha_gd_like: every coordinate grows from the start (C5, proved)",
-                          0.0, None, "closed form")
-    lo_c, hi_c, stop = bisect(lo_c, hi_c, None)
-    # certify the float64 bracket at high precision; continue there if float64 misjudged
-    for _ in range(8):
-        if stop:
-            break
-        checks = []
-        for c in (lo_c, hi_c):
-            if c.method == "closed form":
-                checks.append(c)
-                continue
-            m = classify_collapse(z, c.alpha, rho, precision=precision, max_seconds=max(1.0, budget_left()))
-            checks.append(m)
-        lo_m, hi_m = checks
-        if lo_m.collapses is None or hi_m.collapses is None:
-            stop = "high-precision certificate inconclusive"
-            break
-        if lo_m.collapses and not hi_m.collapses:
-            lo_c, hi_c = lo_m, hi_m
-            break
-        # float64 was wrong at one end: widen to a consistent bracket and bisect at high precision
-        w = hi_c.alpha / lo_c.alpha
-        if not lo_m.collapses:
-            hi_c = lo_m
-            lo_c = classify_collapse(z, lo_c.alpha / w**4, rho, precision=precision, max_seconds=max(1.0, budget_left()))
-        else:
-            lo_c = hi_m
-            hi_c = classify_collapse(z, hi_c.alpha * w**4, rho, precision=precision, max_seconds=max(1.0, budget_left()))
-        if lo_c.collapses is not True or hi_c.collapses is not False:
-            stop = "could not re-bracket at high precision"
-            break
-        lo_c, hi_c, stop = bisect(lo_c, hi_c, precision)
+    deadline = _time.perf_counter() + max_seconds
+    lo_c = Classification(lo_t.value, Fate.COLLAPSE, "α ≤ alpha_all_shrink: every coordinate shrinks from the "
+                          "start (C5, proved)", 0.0, None, "closed form")
+    hi_c = Classification(alpha_gd_like(z, rho).value, Fate.GROWTH, "α ≥ alpha_gd_like: every coordinate grows "
+                          "from the start (C5, proved)", 0.0, None, "closed form")
+    lo_c, hi_c, stop = _bisect(z, rho, lo_c, hi_c, None, rel_tol, deadline)
+    if not stop:
+        lo_c, hi_c, stop = _recheck(z, rho, lo_c, hi_c, precision, rel_tol, deadline)
     value = float(np.sqrt(lo_c.alpha * hi_c.alpha))
     width = hi_c.alpha / lo_c.alpha - 1
     digits = float(-np.log10(width / 2)) if width > 0 else 16.0
@@ -468,4 +562,4 @@ def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, preci
         note += f"; stopped early: {stop}"
     return Threshold("alpha_collapse", value, False, None, note,
                      {"collapses": lo_c.as_dict(), "grows": hi_c.as_dict(), "relative_width": width,
-                      "significant_digits": digits})
+                      "significant_digits": digits}, strength=float_check(precision))

@@ -18,6 +18,8 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from theorycheck.errors import TheorycheckError  # noqa: E402
 from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
+from theorycheck.optimizers import get as get_optimizer  # noqa: E402
+from theorycheck.optimizers import names as optimizer_names  # noqa: E402
 from theorycheck.outputs import FIGURE_SUFFIXES, make_parent, output_file  # noqa: E402
 from theorycheck.solvers.trajectory import Trajectory  # noqa: E402
 from theorycheck.vocabulary import TimeKind
@@ -135,7 +137,8 @@ def plot_trajectory(traj: Trajectory, path: str | Path, *, title: str | None = N
 
 
 # ---------------------------------------------------------------- sweeps: heatmaps of j†
-OPTIMIZER_LABEL = {"gd": "GD", "sam-l2": "ℓ2-SAM", "sam-linf": "ℓ∞-SAM"}
+#: optimizer name -> its title in figures (the registry's)
+OPTIMIZER_LABEL = {n: get_optimizer(n).title for n in optimizer_names()}
 #: axis label by time kind (results saved before the one word pair said "tau" / "t")
 TIME_LABEL = {**{k: k.label for k in TimeKind}, "tau": TimeKind.RESCALED.label, "t": TimeKind.REAL.label}
 #: cells: −1 not computed (white), 0 collapse β = 0 (dark grey), 1..d features
@@ -258,7 +261,7 @@ def threshold_lines(result, *, alpha_c: bool = True) -> list[tuple[float, str, s
     with a positive entry, the closed forms alpha_all_shrink and alpha_gd_like and (``alpha_c``)
     the certified α_c; for ℓ∞-SAM with ρ > 0, α = ρ (where each coordinate's fate changes)."""
     m = result.meta
-    if m["optimizer"] == "sam-linf" and m["rho"] > 0:
+    if get_optimizer(m["optimizer"]).discontinuous and m["rho"] > 0:
         return [(float(m["rho"]), "α = ρ", ":")]
     thr = m.get("thresholds")
     if not thr:

@@ -11,7 +11,10 @@ from typing import Any
 import numpy as np
 
 from theorycheck import status as bst
-from theorycheck.errors import TheorycheckError
+from theorycheck.errors import ArgumentError, TheorycheckError
+from theorycheck.optimizers import SAM_L2
+from theorycheck.optimizers import get as get_optimizer
+from theorycheck.setting import Setting
 from theorycheck.sweep.result import SweepResult, versions
 from theorycheck.sweep.run import (
     RunOptions,
@@ -25,14 +28,15 @@ from theorycheck.sweep.run import (
 from theorycheck.vocabulary import REGIMES, TimeKind
 
 
-def heatmap(Z, *, optimizer: str, rho: float, alphas, times, depth: int = 2, loss: str = "logistic",
-            method: str = "auto", opts: RunOptions | None = None, backend: str = "processes",
+def heatmap(Z, *, optimizer: str | None = None, rho: float | None = None, alphas, times, depth: int = 2,
+            loss: str = "logistic", method: str = "auto", opts: RunOptions | None = None, backend: str = "processes",
             workers: int | None = None, scheduler: Any = None, progress: bool | None = None) -> SweepResult:
-    """j† over (α, time) for a uniform init α·1 (E1). ``Z``: one example z (d,) or n×d rows
-    z_i = y_i x_i. Arrays: ``jdag`` (A, T) int16, ``alpha`` (A,), ``time`` (T,), ``status``
-    (A,), ``t_stop`` (A,), ``steps`` (A,), the system's other observables (A, T) and
-    ``event_*`` (A,) event times (inf: did not happen)."""
-    Z = np.atleast_2d(np.asarray(Z, dtype=float))
+    """j† over (α, time) for a uniform init α·1 (E1). ``Z``: a :class:`~theorycheck.setting.Setting`
+    (its examples, optimizer, ρ, depth and loss; then give none of those), or one example z (d,) or
+    n×d rows z_i = y_i x_i with ``optimizer`` and ``rho``. Arrays: ``jdag`` (A, T) int16, ``alpha``
+    (A,), ``time`` (T,), ``status`` (A,), ``t_stop`` (A,), ``steps`` (A,), the system's other
+    observables (A, T) and ``event_*`` (A,) event times (inf: did not happen)."""
+    Z, optimizer, rho, depth, loss = _problem(Z, optimizer, rho, depth, loss)
     alphas = np.asarray(alphas, dtype=float).reshape(-1)
     if alphas.size == 0 or np.any(alphas <= 0) or not np.all(np.isfinite(alphas)):
         raise TheorycheckError("alphas must be finite and > 0")
@@ -50,8 +54,24 @@ def heatmap(Z, *, optimizer: str, rho: float, alphas, times, depth: int = 2, los
             "optimizer": optimizer, "rho": rho, "depth": depth, "loss": loss, "data": Z, "n": Z.shape[0],
             "d": Z.shape[1], "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
             "versions": versions(res.meta["array_backend"]), "seconds": res.seconds,
-            "thresholds": _closed_form_thresholds(Z, rho) if optimizer == "sam-l2" and depth == 2 else None}
+            "thresholds": _closed_form_thresholds(Z, rho) if get_optimizer(optimizer).normalised and depth == 2
+            else None}
     return SweepResult(arrays, meta)
+
+
+def _problem(data, optimizer, rho, depth, loss) -> tuple[np.ndarray, str, float, int, str]:
+    """(Z, optimizer, ρ, depth, loss) from a Setting taken whole, or from raw rows and the arguments."""
+    if isinstance(data, Setting):
+        if optimizer is not None or rho is not None:
+            raise ArgumentError("heatmap(setting, …) takes optimizer and rho from the setting: drop them",
+                                "optimizer", "rho")
+        if data.regression:
+            raise ArgumentError(f"param={data.param!r}: the heatmap of j† covers the product classification flows",
+                                "param")
+        return data.Z, data.optimizer, data.rho, data.depth, data.loss
+    if optimizer is None or rho is None:
+        raise ArgumentError("heatmap(Z, …) on raw rows needs optimizer and rho (or pass a Setting)", "optimizer", "rho")
+    return np.atleast_2d(np.asarray(data, dtype=float)), get_optimizer(optimizer).name, rho, depth, loss
 
 
 def _closed_form_thresholds(Z: np.ndarray, rho: float) -> dict | None:
@@ -77,10 +97,10 @@ def classify_regimes(jdag: np.ndarray, status: np.ndarray, z) -> np.ndarray:
     return out
 
 
-def regime_map(z, *, alphas, rhos, times, opts: RunOptions | None = None, backend: str = "processes",
+def regime_grid(z, *, alphas, rhos, times, opts: RunOptions | None = None, backend: str = "processes",
                workers: int | None = None, scheduler: Any = None, progress: bool | None = None,
                bisect: int = 40) -> SweepResult:
-    """ℓ2-SAM, L = 2, one example: the regime of every (ρ, α) cell (C5) from C4's reduced ODE
+    """ℓ2-SAM, L = 2, one example: the regime of every (ρ, α) cell of a float grid (C5) from C4's reduced ODE
     over ``times``, the closed-form boundaries (thresholds.alpha_all_shrink, alpha_gd_like)
     and the computed collapse threshold α_c(ρ) (batched bisection, :func:`collapse_threshold`).
     Arrays: ``regime`` (R, A), ``alpha`` (A,), ``rho`` (R,), ``alpha_all_shrink`` (R,),
@@ -107,7 +127,7 @@ def regime_map(z, *, alphas, rhos, times, opts: RunOptions | None = None, backen
               "alpha_gd_like": gdlike, "alpha_c": ac["alpha_c"], "alpha_c_bracket": ac["bracket"],
               "alpha_c_status": ac["status"], "collapse_time": res.events["collapse"].reshape(R, A),
               "status": res.status.reshape(R, A), "jdag": res.obs["jdag"].reshape(R, A, -1)}
-    meta = {"kind": "regime_map", "system": "reduced", "time_kind": TimeKind.RESCALED, "optimizer": "sam-l2", "depth": 2,
+    meta = {"kind": "regime_grid", "system": "reduced", "time_kind": TimeKind.RESCALED, "optimizer": SAM_L2.name, "depth": 2,
             "z": z, "run": how, "integrator": res.meta, "status_counts": _status_counts(res.status),
             "regime_codes": {str(k): name for k, (name, _) in REGIMES.items()},
             "bisection": ac["meta"], "versions": versions(res.meta["array_backend"]), "seconds": res.seconds}
@@ -124,7 +144,8 @@ def depth_sweep(z, *, depths: Sequence[int], optimizer: str, rho: float, alphas,
     meta_runs = []
     for L in depths:
         r = heatmap(z, optimizer=optimizer, rho=rho, alphas=alphas, times=times, depth=int(L),
-                    method="balanced" if optimizer != "sam-l2" or L != 2 else "auto", opts=opts, backend=backend,
+                    method="balanced" if not get_optimizer(optimizer).normalised or L != 2 else "auto", opts=opts,
+                    backend=backend,
                     workers=workers, scheduler=scheduler, progress=progress)
         out_j.append(r["jdag"])
         out_s.append(r["status"])

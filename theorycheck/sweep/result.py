@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.jsonio import to_plain
+from theorycheck.jsonio import read_json, to_plain
 from theorycheck.outputs import make_parent, output_prefix
+from theorycheck.record import Keys
 
 
 def versions(array_backend: str = "numpy") -> dict:
@@ -46,6 +47,25 @@ def _paths(prefix: str | Path) -> tuple[Path, Path]:
     return Path(text + ".npz"), Path(text + ".json")
 
 
+#: the most bytes a saved sweep's arrays may unpack to (a compressed file of a few kB can
+#: declare gigabytes)
+MAX_NPZ_BYTES = 4 * 2**30
+
+
+def _check_npz_size(npz: Path) -> None:
+    """Refuse an array file that is not a zip archive or that unpacks to more than MAX_NPZ_BYTES
+    (the sizes its directory declares, read before anything is unpacked)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(npz) as zf:
+            total = sum(info.file_size for info in zf.infolist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise TheorycheckError(f"saved sweep {npz}: not an .npz archive ({str(exc).splitlines()[0]})") from None
+    if total > MAX_NPZ_BYTES:
+        raise TheorycheckError(f"saved sweep {npz}: unpacks to {total} bytes, more than the {MAX_NPZ_BYTES} read")
+
+
 @dataclass
 class SweepResult:
     """A sweep's arrays and metadata.
@@ -54,7 +74,15 @@ class SweepResult:
     ``status`` (A,)); ``meta``: JSON-able dict (kind, setting, grid description, tolerances,
     versions, how it ran, status counts). :meth:`save` writes PREFIX.npz + PREFIX.json.
     ``outputs``: files written from this result in this session (``saved``: the two files
-    of :meth:`save`; ``out``: a figure), reported by :meth:`as_dict`, never saved."""
+    of :meth:`save`; ``out``: a figure), reported by :meth:`as_dict`, never saved.
+
+    ``KEYS``: what :meth:`as_dict` emits for a heatmap (``theorycheck heatmap --json``; meanings:
+    docs/commands/heatmap.md); the library's other sweeps give {kind, meta, arrays}."""
+
+    KEYS = Keys("heatmap", "optimizer", "rho", "depth", "loss", "n", "d", "time_kind", "system", "alpha", "time",
+                "jdag", "status", "collapse_time", "visits", "rtol", "atol", "out", "saved",
+                thresholds=Keys("heatmap.thresholds", "alpha_all_shrink", "alpha_gd_like"),
+                run=Keys("heatmap.run", "backend", "workers", "chunks", "array_backend", "scheduler"))
 
     arrays: dict[str, np.ndarray]
     meta: dict
@@ -72,10 +100,8 @@ class SweepResult:
         return npz, js
 
     def as_dict(self) -> dict:
-        """What ``theorycheck heatmap --json`` prints for a heatmap (keys documented in the
-        README): optimizer, rho, depth, loss, n, d, time_kind, system, alpha, time, jdag,
-        status (words), collapse_time (None: no collapse), visits, thresholds, rtol, atol,
-        run, out, saved. Other sweeps: {"kind", "meta", "arrays"}."""
+        """What ``theorycheck heatmap --json`` prints for a heatmap (docs/commands/heatmap.md);
+        other sweeps: {"kind", "meta", "arrays"}."""
         m = self.meta
         if m.get("kind") != "heatmap":
             return {"kind": m.get("kind"), "meta": m, "arrays": dict(self.arrays)}
@@ -97,14 +123,20 @@ class SweepResult:
 
     @classmethod
     def load(cls, prefix: str | Path) -> SweepResult:
+        """The sweep saved at PREFIX (untrusted files: arrays of numbers only, at most
+        :data:`MAX_NPZ_BYTES` unpacked, the metadata by :func:`theorycheck.jsonio.read_json`)."""
         npz, js = _paths(prefix)
         if not npz.is_file() or not js.is_file():
             raise TheorycheckError(f"no saved sweep at {prefix} (need {npz.name} and {js.name})")
+        _check_npz_size(npz)
         try:
             with np.load(npz, allow_pickle=False) as f:
                 arrays = {k: f[k] for k in f.files}
-            meta = json.loads(js.read_text())
-        except (ValueError, OSError) as exc:  # pickled objects are refused, not loaded
-            raise TheorycheckError(f"saved sweep {npz}: not a plain array file ({str(exc).splitlines()[0]}); "
+        except (ValueError, OSError, EOFError) as exc:  # pickled objects are refused, not loaded
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise TheorycheckError(f"saved sweep {npz}: not a plain array file ({first}); "
                                    "only arrays of numbers are read") from None
+        meta = read_json(js, "saved sweep metadata")
+        if not isinstance(meta, dict):
+            raise TheorycheckError(f"saved sweep metadata {js}: not a JSON object")
         return cls(arrays, meta)

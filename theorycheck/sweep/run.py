@@ -34,6 +34,8 @@ from theorycheck.batched import engine as bt
 from theorycheck.batched import ops as bops
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import ArgumentError, TheorycheckError
+from theorycheck.optimizers import SAM_L2
+from theorycheck.optimizers import get as get_optimizer
 from theorycheck.progress import Progress
 from theorycheck.vocabulary import ARRAY_BACKENDS, DASK_LOCAL_SCHEDULERS, SWEEP_BACKENDS, SWEEP_METHODS
 
@@ -54,7 +56,7 @@ class SystemSpec:
     alpha: np.ndarray
     rho: np.ndarray
     depth: int = 2
-    optimizer: str = "sam-l2"
+    optimizer: str = SAM_L2.name
     loss: str = "logistic"
     options: dict = field(default_factory=dict)
 
@@ -326,8 +328,9 @@ def _choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str)
         return "multi"
     if method == "multi":
         return "multi"
-    if method == "reduced" or (method == "auto" and optimizer == "sam-l2" and depth == 2 and uniform):
-        if not (optimizer == "sam-l2" and depth == 2 and uniform):
+    l2 = get_optimizer(optimizer).normalised  # the reduced ODE is ℓ2-SAM's (C4)
+    if method == "reduced" or (method == "auto" and l2 and depth == 2 and uniform):
+        if not (l2 and depth == 2 and uniform):
             raise TheorycheckError("the reduced ODE of C4 needs ℓ2-SAM, L = 2, one example and a uniform α")
         return "reduced"
     return "balanced"
@@ -353,7 +356,7 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
     t = th.collapse_threshold(z, 1.0, digits=digits, progress=progress)
     ok = t.value is not None
     if ok:
-        lo, hi = (float(x) for x in t.certificate["bracket"])
+        lo, hi = (float(x) for x in t.check["bracket"])
         unit = t.value
     else:
         lo = hi = unit = float("nan")

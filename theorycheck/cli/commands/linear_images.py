@@ -6,6 +6,13 @@ from __future__ import annotations
 import argparse
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import GD
+from theorycheck.optimizers import get as get_optimizer
+
+
+def _sam(name: str) -> bool:
+    """A SAM variant (an ascent step); gradient descent is always run, as the reference."""
+    return get_optimizer(name).perturbs
 
 
 def _floats(text: str, what: str) -> tuple[float, ...]:
@@ -33,7 +40,7 @@ def config_from_args(args: argparse.Namespace):
     if args.no_margins:
         given["margins"] = False
     for name in ("depth", "rho", "rho_linf", "eta", "loss_target", "t_max", "checkpoints", "n_train", "n_test",
-                 "preprocess", "max_steps", "array_backend", "device", "threads", "seed", "data_dir"):
+                 "preprocess", "max_steps", "rtol", "atol", "array_backend", "device", "threads", "seed", "data_dir"):
         v = getattr(args, name)
         if v is not None:
             given[name] = v
@@ -42,7 +49,7 @@ def config_from_args(args: argparse.Namespace):
 
 #: options of the single-task run that the class-pairs rule fixes itself (MNIST, raw, τ-flow, its α)
 _NOT_WITH_PAIRS = ("classes", "alphas", "rho_linf", "time", "eta", "t_max", "checkpoints", "n_test", "preprocess",
-                   "device", "threads", "seed", "data_dir", "save", "figures")
+                   "rtol", "atol", "device", "threads", "seed", "data_dir", "save", "figures")
 
 
 def _pairs(text: str) -> list[tuple[int, int]]:
@@ -73,7 +80,7 @@ def run_pairs(args: argparse.Namespace) -> int:
     kw: dict = {"pairs": _pairs(args.pairs), "progress": not args.json, "scheduler": args.scheduler or "processes",
                 "workers": args.workers, "n_train": 120 if args.quick and args.n_train is None else args.n_train}
     if args.optimizers is not None:
-        kw["optimizers"] = tuple(o.strip() for o in args.optimizers.split(",") if o.strip() not in ("", "gd"))
+        kw["optimizers"] = tuple(o.strip() for o in args.optimizers.split(",") if o.strip() and _sam(o.strip()))
     for name in ("depth", "rho", "loss_target", "max_steps", "linf_max_steps", "array_backend"):
         if getattr(args, name) is not None:
             kw[name] = getattr(args, name)
@@ -97,7 +104,7 @@ def _print_pairs(r: dict) -> None:
             a, b = row["classes"]
             if row.get("usable"):
                 print(f"  {op:8s} {a}/{b}: n = {row['n_train']}, α = {row['alpha']:.4g}, D = {row['difference']:+.4f} "
-                      f"(GD {row['gd']:.4f}, SAM {row['sam']:.4f}, matched loss {row['matched_loss']:.2e})")
+                      f"(GD {row[GD.name]:.4f}, SAM {row['sam']:.4f}, matched loss {row['matched_loss']:.2e})")
             else:
                 print(f"  {op:8s} {a}/{b}: left out — {row.get('why')}")
         ci = v.get("ci95")
@@ -157,7 +164,7 @@ def _print(r: dict) -> None:
     for c in r["comparisons"]:
         ml, mt = c["matched_loss"], c["matched_time"]
         print(f"  {c['optimizer']:8s} α={c['alpha']:<8.4g} {c['regime_name']:12s} matched loss {ml['level']:.2e}: "
-              f"{_f(ml['difference'], '{:+.4f}')} (GD {ml['gd']:.3f}, SAM {ml['sam']:.3f});  matched time "
+              f"{_f(ml['difference'], '{:+.4f}')} (GD {ml[GD.name]:.3f}, SAM {ml['sam']:.3f});  matched time "
               f"{mt['time']:.3g}: {_f(mt['difference'], '{:+.4f}')}")
     if r["figures"]:
         print("figures: " + ", ".join(r["figures"]))
@@ -188,6 +195,9 @@ def register(sub) -> None:
     p.add_argument("--n-test", type=int, help="class-balanced test subset (default: all)")
     p.add_argument("--preprocess", choices=["raw", "centred"], help="raw intensities in [0, 1] (default) or centred")
     p.add_argument("--max-steps", type=int, help="step budget per run (default 3000)")
+    p.add_argument("--rtol", type=float, help="relative tolerance of the flows (default 1e-9: β within 1e-6 of a "
+                   "high-accuracy run)")
+    p.add_argument("--atol", type=float, help="absolute tolerance of the flows (default rtol/1000)")
     p.add_argument("--array-backend", choices=["numpy", "torch"], help="default numpy")
     p.add_argument("--device", choices=["cpu", "cuda"], help="torch device (default: cuda when torch sees one)")
     p.add_argument("--threads", type=int, help="torch CPU threads (the torch backend, and the numpy backend's sparse products)")

@@ -35,5 +35,5 @@ def register(sub) -> None:
     src.add_argument("--z", metavar="Z1,Z2,…", help="one example z = y·x, comma-separated")
     src.add_argument("--data", metavar="FILE.csv", help="examples as CSV rows x1,…,xd,y (y = ±1)")
     p.add_argument("--norm", type=int, choices=NORMS, required=True, help="1 (ℓ1) or 2 (ℓ2)")
-    p.add_argument("--json", action="store_true", help="print JSON (keys documented in the README)")
+    p.add_argument("--json", action="store_true", help="print JSON (keys: docs/commands/maxmargin.md)")
     p.set_defaults(func=run)

@@ -12,32 +12,26 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.vocabulary import PARAMETRISATIONS, SOLVE_METHODS, TIME_CHOICES
 
 
-def _run_pm(args: argparse.Namespace) -> int:
-    """The signed parametrisation β = w₊^D − w₋^D with the squared loss (gradient flow only)."""
-    import numpy as np
-
+def _run_regression(args: argparse.Namespace, setting) -> int:
+    """A regression setting (--param pm|uv, --loss squared): the flow to its limit (api.solve)."""
+    from theorycheck.api import solve
     from theorycheck.jsonio import emit
-    from theorycheck.setting import parse_floats, read_csv
-    from theorycheck.solvers.pm_flow import flow_pm
 
-    if args.param != "pm" or args.loss != "squared":
-        raise TheorycheckError("the squared loss goes with --param pm (and --param pm with --loss squared)")
-    if args.optimizer != "gd" or args.discrete:
-        raise TheorycheckError("--param pm runs gradient flow only: use --optimizer gd without --discrete")
-    if args.plot:
-        raise TheorycheckError("--plot is not available with --param pm")
-    alpha = parse_floats(args.alpha, "alpha")
-    if alpha.size != 1:
-        raise TheorycheckError("--param pm takes one scale --alpha A")
-    X, y = read_csv(args.data) if args.data is not None else (parse_floats(args.z, "z")[None, :], np.ones(1))
-    res = flow_pm(X, y, depth=args.depth, alpha=float(alpha[0]),
-                  t_max=args.t_max if args.t_max is not None else 1e12, max_seconds=args.max_seconds,
-                  max_evaluations=args.max_steps * 10).as_dict()
+    if args.plot or args.prove or args.discrete:
+        raise TheorycheckError("--param pm|uv integrates the flow to its limit: drop --plot, --prove and --discrete")
+    res = solve(setting, t_max=args.t_max, method=args.method, precision=args.precision, time=args.time,
+                max_steps=args.max_steps, max_seconds=args.max_seconds, rtol=args.rtol,
+                residual_tol=args.residual_tol).as_dict()
     if args.json:
         emit(res)
-    else:
-        print(f"beta = {res['beta']}\nfinal loss {res['final_loss']:.3e} at t = {res['t']:.6g} ({res['status']}); "
-              f"error bar on the limit {res['error_bar']:.1e}")
+        return 0
+    print(f"{res['optimizer']} flow, param {res['param']}, L = {res['depth']}, ρ = {res['rho']:g}, "
+          f"n = {res['n_examples']}, d = {res['d']}, squared loss")
+    print(f"stopped because: {res['status']} at t = {res['t']:.6g} ({res['message']})")
+    print("beta = [" + ", ".join(f"{v:.10g}" for v in res["beta"]) + "]")
+    print("effective scale = [" + ", ".join(f"{v:.6g}" for v in res["effective_scale"]) + "]")
+    print(f"residual ‖Xβ − y‖ = {res['residual']:.3e}; error bar on the limit {res['error_bar']:.1e} "
+          f"({res['strength']['text']})")
     return 0
 
 
@@ -48,7 +42,7 @@ def _warn_unreachable(setting) -> None:
     r = setting.reachable()
     if r.separable is False:
         print(f"warning: the data are not separable by any β this initialisation can reach ({r.reason}); "
-              f"examples {', '.join(map(str, r.examples))} certify it: the loss stays ≥ {r.loss_lower_bound:.4g}",
+              f"examples {', '.join(map(str, r.examples))} show it: the loss stays ≥ {r.loss_lower_bound:.4g}",
               file=sys.stderr, flush=True)
 
 
@@ -88,22 +82,28 @@ def print_summary(res: dict) -> None:
 
 
 def print_proved(res: dict) -> None:
-    """The text rendering of a proved trajectory (:func:`theorycheck.proved.trajectory.prove_trajectory`)."""
-    st = res["setting"]
-    print(f"{st['optimizer']} flow, L = {st['depth']}, ρ = {st['rho']:g}, z = {st['z']}, α = {st['alpha']:g}: "
-          f"{'proved' if res['proved'] else 'not proved'} ({res['method']}; rests on {', '.join(res['rests_on'])})")
-    print(f"fate: {res['fate'] or '—'}; j† sequence: {' → '.join(map(str, res['sequence'])) or '—'}")
-    for w in res["switches"]:
+    """The text rendering of a proved trajectory: the floating-point run (:func:`print_summary`), then the
+    proof (:func:`theorycheck.api.prove_trajectory`'s ``proof``), its strength and the exact inputs."""
+    from theorycheck.exact import inputs_text
+
+    print_summary(res)
+    pf = res["proof"]
+    rests = ", ".join(f"{r['name']} ({r['strength']['text']})" for r in pf["rests_on"])
+    print(f"proof: {'proved' if pf['proved'] else 'not proved'}; strength: {pf['strength']['text']} "
+          f"({pf['method']}; rests on {rests})")
+    print(f"  about the {inputs_text(pf['inputs'])}")
+    print(f"  fate: {pf['fate'] or '—'}; j† sequence: {' → '.join(map(str, pf['sequence'])) or '—'}")
+    for w in pf["switches"]:
         hi = "…" if w["time"][1] is None else w["time"][1]
-        print(f"  {w['from']} → {w['to']} at τ ∈ [{w['time'][0]}, {hi}]")
-    if res.get("proved_until") and not res.get("sequence_complete", True):
-        print(f"  (the sequence is proved up to τ = {res['proved_until'][1]}; switches after it are not determined)")
+        print(f"    {w['from']} → {w['to']} at τ ∈ [{w['time'][0]}, {hi}]")
+    if pf.get("proved_until") and not pf.get("sequence_complete", True):
+        print(f"    (the sequence is proved up to τ = {pf['proved_until'][1]}; switches after it are not determined)")
     for key, name in (("collapse_time", "collapse time τ_c"), ("blowup_time", "blow-up time τ*")):
-        t = res.get(key)
+        t = pf.get(key)
         if t:
-            print(f"{name} ∈ [{t[0]}, {t[1]}]" if t[1] is not None else f"{name} > {t[0]}")
-    print(f"final j† = {res['final_index'] if res['final_index'] is not None else '—'}  "
-          f"[{res['final_index_status']}: {res['final_index_reason']}]  ({res['seconds']:.1f} s)")
+            print(f"  {name} ∈ [{t[0]}, {t[1]}]" if t[1] is not None else f"  {name} > {t[0]}")
+    print(f"  final j† = {pf['final_index'] if pf['final_index'] is not None else '—'}  "
+          f"[{pf['final_index_status']}: {pf['final_index_reason']}]  ({pf['seconds']:.1f} s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,15 +112,16 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.jsonio import emit
 
     check_output_file(args.plot, "--plot", suffixes=FIGURE_SUFFIXES)
-    if args.param == "pm" or args.loss == "squared":
-        return _run_pm(args)
     setting = setting_from_args(args)
+    if setting.regression:
+        return _run_regression(args, setting)
     if args.prove:
-        from theorycheck.proved.trajectory import prove_trajectory
+        from theorycheck.api import prove_trajectory
 
         if args.discrete or args.plot:
             raise TheorycheckError("--prove encloses the flow: drop --discrete and --plot")
-        res = prove_trajectory(setting, max_seconds=args.max_seconds).as_dict()
+        res = prove_trajectory(setting, t_max=args.t_max, max_seconds=args.max_seconds, method=args.method,
+                               precision=args.precision, max_steps=args.max_steps, progress=True).as_dict()
         if args.json:
             emit(res)
         else:
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     _warn_unreachable(setting)
     traj = solve(setting, t_max=args.t_max, method=args.method, precision=args.precision, time=args.time,
                  max_steps=args.max_steps, max_seconds=args.max_seconds, discrete=args.discrete, eta=args.eta,
-                 steps=args.steps, progress=True)
+                 steps=args.steps, rtol=args.rtol, progress=True)
     res = traj.as_dict()
     if args.plot:
         from theorycheck.report.plots import plot_trajectory
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "trajectory", help="integrate a GD / SAM flow: j†(t), switches, collapse, blow-up",
+        "trajectory", help="integrate a GD / SAM flow: j†(t), switches, collapse, blow-up; or a regression flow to its limit",
         description="Integrate the GD, ℓ2-SAM or ℓ∞-SAM flow of an L-layer diagonal network (one example: "
         "rescaled time τ; several: real time t), or run the discrete algorithm, and report the dominant "
         "index j† = argmax_j |β_j| (1-based; 0 = the zero vector), its switches, collapse and blow-up times "
@@ -166,12 +167,16 @@ def register(sub) -> None:
     p.add_argument("--max-seconds", type=positive, default=120.0, help="time budget (default 120 s)")
     p.add_argument("--max-steps", type=count, default=200_000, help="step budget of the integrator (default 200000)")
     p.add_argument("--plot", metavar="FILE", default=None, help="write β_j(t) (log scale) with j† marked (.png/.svg/.pdf)")
-    p.add_argument("--json", action="store_true", help="print JSON (keys documented in the README)")
+    p.add_argument("--json", action="store_true", help="print JSON (keys: docs/commands/trajectory.md; with --prove the same keys plus proof, inputs, strength)")
     p.add_argument("--prove", action="store_true",
                    help="enclose the switch and collapse times in ball arithmetic and prove the final index from a "
                    "lock-in certificate (ℓ2-SAM with z > 0 at any depth ≥ 2 and GD, one example, uniform α; at L ≥ 3 the blow-up "
                    "time too)")
     p.add_argument("--param", choices=PARAMETRISATIONS, default="product",
-                   help="parametrisation: product β = w_1⊙…⊙w_L (default) or pm β = w₊^D − w₋^D, w±(0) = α "
-                   "(with --loss squared)")
+                   help="parametrisation: product β = w_1⊙…⊙w_L (default), pm β = w₊^D − w₋^D with w±(0) = α, or "
+                   "uv β = u⊙v with u(0) = α, v(0) = 0 (pm and uv: regression, the squared loss, real labels)")
+    p.add_argument("--rtol", type=positive, default=None,
+                   help="relative tolerance of the integrator (default 1e-12; 1e-10 with --param pm|uv)")
+    p.add_argument("--residual-tol", type=positive, default=1e-10,
+                   help="--param pm|uv: stop when ‖Xβ − y‖ ≤ this·max(1, ‖y‖) (default 1e-10)")
     p.set_defaults(func=run)
