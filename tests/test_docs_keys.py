@@ -219,6 +219,8 @@ SLOW = {
                           "theorycheck.solvers.trajectory:Trajectory"),
     "verify-prove": ("verify --claims C2.solution,C3.winner --examples 1 --prove --json {out}",
                      "theorycheck.claims.runner:VerifyResult"),
+    "verify-grid": ("verify --claims SR.sparser --examples 1 --json {out}", "theorycheck.claims.runner:VerifyResult"),
+    "thresholds-digits": ("thresholds --z 1,2,3 --rho 1 --digits 20 --json", "theorycheck.predict.regimes:ThresholdsResult"),
     "linear-images-discrete": ("linear-images --n-train 40 --n-test 20 --alphas 0.1 --checkpoints 6 --max-steps 40 "
                                "--time discrete --eta 0.05 --t-max 1 --optimizers gd --json",
                                "theorycheck.images.experiment:LinearImagesResult"),

@@ -37,4 +37,4 @@ def test_the_tutorial_notebook_runs_and_shows_its_results():
     assert markdown[0] == tr._repr_markdown_() and "1 → 2 (τ = 1.45288) → 3 (τ = 3.07177)" in markdown[0]
     assert "alpha_collapse | 0.43642630596" in markdown[1] and "| regime | 2 |" in markdown[1]
     assert "| C4.switch-level | holds |" in markdown[2]
-    assert "| mine.gd-major | holds | 9 (1 pinned + 8 drawn) |" in markdown[3]
+    assert "| mine.gd-major | holds | holds on 9 inputs | 9 (1 pinned + 8 drawn) |" in markdown[3]

@@ -151,6 +151,7 @@ class ClaimVerdict:
                 inconclusive_examples=ListOf(Keys("verify.inconclusive_example", "input", "detail")),
                 proof=ListOf(Keys("verify.box_proof", "status", "box", "rests_on", "proved_pieces",
                                   "undecided_count", "facts", "evaluations", "seconds", "precision_bits", "stopped",
+                                  strength=STRENGTH_KEYS,
                                   undecided=ListOf(Keys("verify.undecided_box", "box", "width")),
                                   counterexample=Keys("verify.box_counterexample", "input", "detail"))))
 
