@@ -35,7 +35,7 @@ def test_no_step_crashes_and_identities_are_symbolic(results):
 def test_statuses(results):
     assert {k: r.status for k, r in results.items()} == {
         "R": VERIFIED, "B": VERIFIED, "C1": VERIFIED, "C2": REFUTED, "C3": INCOMPLETE,
-        "C4": VERIFIED, "C5": REFUTED, "C6": INCOMPLETE, "P": NUMERIC, "LOCK": VERIFIED,
+        "C4": VERIFIED, "C5": REFUTED, "C6": INCOMPLETE, "P": VERIFIED, "LOCK": VERIFIED,
     }
     for r in results.values():
         for _, res in r.steps:

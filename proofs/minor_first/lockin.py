@@ -24,8 +24,9 @@ from __future__ import annotations
 import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import lemma_proofs
 from theorycheck.symbolic import model as sy
-from theorycheck.theorem import Fact, Identity, Theorem, refuted, verified
+from theorycheck.theorem import Fact, Theorem, refuted, verified
 
 rho, tau = sy.rho, sy.tau
 
@@ -159,99 +160,7 @@ def _collapse_time():
     return refuted(f"ode {ode}, zero {zero}", {})
 
 
-# ---------------------------------------------------------------- L ≥ 3
-Ls = (3, 4, 5, 6)
-
-
-def _ratio_bound():
-    L = cf.L_sym
-    u, z, n = sp.Symbol("u", positive=True), sp.Symbol("z", positive=True), sp.Symbol("N", positive=True)
-    r = rho * z * u ** (L - 2) / n
-    at = sp.simplify((r**2).subs(n, sp.sqrt(L) * z * u ** (L - 1)))
-    floor = sp.simplify((rho / (sp.sqrt(L) * u)).subs(u, cf.depth_lockin_floor()))
-    if sp.simplify(at - rho**2 / (L * u**2)) == 0 and sp.simplify(floor - sp.Rational(1, 1) / L) == 0:
-        return verified("N² = L Σ z_i² u_i^{2L−2} ≥ L z_j² u_j^{2L−2}, so r_j = ρ z_j u_j^{L−2}/N ≤ ρ/(√L u_j); at "
-                        "u_j = ρ√L the bound is 1/L. So u_j ≥ ρ√L gives r_j ≤ 1/L ≤ 1: û_j ≥ 0, u_j is nondecreasing "
-                        "and u_j ≥ ρ√L persists")
-    return refuted(f"bound {at}, floor {floor}", {})
-
-
-def _field_monotone_in_z():
-    bad = []
-    for L in Ls:
-        u, z, n = sp.Symbol("u", positive=True), sp.Symbol("z", real=True), sp.Symbol("N", positive=True)
-        g = cf.balanced_field(L, "sam-l2").subs({cf.u_j: u, cf.z_j: z, cf.N: n})
-        r = rho * z * u ** (L - 2) / n
-        want = u ** (L - 1) * (1 - r) ** (L - 2) * (1 - L * r)
-        if sp.simplify(sp.diff(g, z) - want) != 0:
-            bad.append(L)
-    if not bad:
-        return verified("∂/∂z [z û^{L−1}] = u^{L−1}(1 − r)^{L−2}(1 − L r), r = ρ z u^{L−2}/N (L = 3..6): at a crossing "
-                        "u_j = u_k = u ≥ ρ√L with z_j < z_k, r ≤ r(z_k) ≤ 1/L along [z_j, z_k], so u_k' > u_j': no "
-                        "smaller z_j overtakes j† while u_j† ≥ ρ√L (r < 0 for z ≤ 0 only helps)")
-    return refuted(f"derivative differs for L = {bad}", {})
-
-
-def _rival_speed():
-    u, rr = sp.Symbol("u", positive=True), sp.Symbol("r", nonnegative=True)
-    uhat = u * (1 - rr)
-    small = sp.simplify(u - uhat)  # r ≤ 1: 0 ≤ û ≤ u
-    big = sp.simplify(-uhat - u * rr)  # r > 1: |û| = u r − u ≤ u r ≤ ρ/√L
-    if small == u * rr and big == -u:
-        return verified("û_j = u_j(1 − r_j) with 0 ≤ r_j ≤ ρ/(√L u_j): for r_j ≤ 1, 0 ≤ û_j ≤ u_j; for r_j > 1, "
-                        "|û_j| = u_j r_j − u_j < u_j r_j ≤ ρ/√L. So |û_j| ≤ max(u_j, ρ/√L) and u_j stays below GD "
-                        "started from max(u_j, ρ/√L): a rival's blow-up score is at most z_j max(u_j, ρ/√L)^{L−2}")
-    return refuted(f"{small}, {big}", {})
-
-
-def _race():
-    bad = []
-    for L in Ls:
-        u, z, rr = sp.Symbol("u", positive=True), sp.Symbol("z", positive=True), sp.Symbol("r", nonnegative=True)
-        v = u ** (-(L - 2))
-        uf = sp.Function("u")(tau)
-        dv = sp.diff(uf ** (-(L - 2)), tau).subs(sp.Derivative(uf, tau), z * (uf * (1 - rr)) ** (L - 1))
-        want = -(L - 2) * z * (1 - rr) ** (L - 1)
-        if sp.simplify(dv - want) != 0:
-            bad.append(L)
-            continue
-        lo, hi = cf.depth_lockin_blowup_bounds(L)
-        c = cf.depth_lockin_rate_factor(L).subs(cf.u_j, u)
-        lo, hi = lo.subs({cf.z_j: z, cf.u_j: u}), hi.subs({cf.z_j: z, cf.u_j: u})
-        if sp.simplify(lo - v / ((L - 2) * z)) != 0 or sp.simplify(hi - v / ((L - 2) * z * c)) != 0:
-            bad.append(L)
-    if bad:
-        return refuted(f"v' or the blow-up bounds differ for L = {bad}", {})
-    # the race: v_k(s) ≤ v_k0 − (L−2) z_k c s hits 0 by s* = v_k0/((L−2) z_k c); a rival's ṽ_j(s) =
-    # ṽ_j0 − (L−2) z_j s stays above v_k on [0, s*] iff it does at both ends (linear in s)
-    vk, vj, zk, zj, c, Lp = sp.symbols("v_k v_j z_k z_j c L", positive=True)
-    s_star = vk / ((Lp - 2) * zk * c)
-    end = sp.simplify((vj - (Lp - 2) * zj * s_star) * zk * c)
-    if sp.simplify(end - (zk * c * vj - zj * vk)) == 0:
-        return verified("v = u^{−(L−2)} obeys v' = −(L−2) z (1 − r)^{L−1} (L = 3..6), in [−(L−2) z, −(L−2) z c] for the "
-                        "winner (c = (1 − ρ/(√L u_k0))^{L−1}, u_k ≥ u_k0): it blows up within "
-                        "[v_k0/((L−2)z_k), v_k0/((L−2)z_k c)] (closed_forms.depth_lockin_blowup_bounds). A rival's "
-                        "majorant ṽ_j = ṽ_j0 − (L−2) z_j s stays above v_k until then iff ṽ_j0 > v_k0 and "
-                        "z_k c ṽ_j0 − z_j v_k0 > 0, i.e. z_j max(u_j, ρ/√L)^{L−2} < z_k c u_k0^{L−2}: the log scores "
-                        "of closed_forms.depth_lockin_rival_log_score / winner_log_score")
-    return refuted(f"race end {end}", {})
-
-
-def _scores_match():
-    bad = []
-    for L in Ls:
-        th = sp.Symbol("theta", real=True)
-        z = sp.Symbol("z", positive=True)
-        u = sp.exp(th)
-        c = cf.depth_lockin_rate_factor(L).subs(cf.u_j, u)
-        w = cf.depth_lockin_winner_log_score(L).subs({cf.theta_j: th, cf.z_j: z})
-        if sp.simplify(sp.exp(w) - z * u ** (L - 2) * c) != 0:
-            bad.append(L)
-    if not bad:
-        return verified("the winner's log score is ln(z u^{L−2} c) and the rival's ln(z max(u, ρ/√L)^{L−2}) (L = 3..6)")
-    return refuted(f"winner score differs for L = {bad}", {})
-
-
+# ---------------------------------------------------------------- L ≥ 3: theorycheck.symbolic.lemma_proofs.lock_steps
 def _nbar_can_fall():
     """The N̄-form is not a lock-in by itself: N̄ beyond the last level can fall back (N < N̄)."""
     # uniform α, z = (1, 2, 3), ρ = 1: N̄ is a harmonic mean; if N drops below N̄ while N̄ > 5, N̄ falls.
@@ -280,15 +189,8 @@ def build():
                "up to argmax z (down to argmin z)", _sequence_after)
     yield Fact("L = 2 collapse: N < ρ z_min ⇒ z_max(N − ρz_max) ≤ N' ≤ z_min(N − ρz_min)", _collapse_bounds)
     yield Fact("L = 2 collapse time enclosure from N0 = N(τ0) < ρ z_min", _collapse_time)
-    yield Fact("L ≥ 3: r_j ≤ ρ/(√L u_j); u_j ≥ ρ√L persists", _ratio_bound)
-    yield Fact("L ≥ 3: no smaller z_j overtakes j† while u_j† ≥ ρ√L", _field_monotone_in_z)
-    yield Fact("L ≥ 3: |û_j| ≤ max(u_j, ρ/√L)", _rival_speed)
-    yield Fact("L ≥ 3: the blow-up race and the blow-up time enclosure", _race)
-    yield Identity("L ≥ 3: the lock-in floor ρ√L is where ρ/(√L u) = 1/L",
-                   sp.solve(sp.Eq(rho / (sp.sqrt(cf.L_sym) * sp.Symbol("u", positive=True)), 1 / cf.L_sym),
-                            sp.Symbol("u", positive=True))[0], cf.depth_lockin_floor())
-    yield Fact("L ≥ 3: the log scores of closed_forms are the race's scores", _scores_match)
-
+    for st in lemma_proofs.steps("LOCK"):  # the L ≥ 3 steps, for a symbolic L
+        yield Fact(st.statement + " [symbolic L]", st.fn)
 
 THEOREM = Theorem(
     key="LOCK",

@@ -10,6 +10,10 @@
   Kamke's comparison theorem α ↦ u(τ; α) (u(0) = α·1) is order preserving; N increases with every u_k. Hence
   collapse at α implies collapse at every smaller α, growth at α growth at every larger α: the collapse set is
   an interval (0, α_c), and a proved collapse at ``lower`` and growth at ``upper`` give α_c ∈ [lower, upper].
+- P4 (even L ≥ 4), P5 (L ≥ 3: the ratio reduction), P6 (even L ≥ 4: its blow-up at r = 1): the steps of
+  :mod:`theorycheck.symbolic.lemma_proofs`, proved for a symbolic depth L and a symbolic dimension d (sums over
+  the coordinates as symbolic sums, a pair j ≠ k with the rest of N² a symbol Q ≥ 0). P3's steps there are for
+  a symbolic even L (L = 2 included).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import lemma_proofs
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic import systems as S
 from theorycheck.theorem import Fact, Identity, Theorem, refuted, verified
@@ -75,101 +80,9 @@ def _subset_growth():
     return refuted(f"lower rate {low2}", {})
 
 
-def _cooperative(L: int):
-    def check():
-        d = 2
-        tau, u, params, f = S.balanced_system(L, "sam-l2", d)
-        z = params[:d]
-        N = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(L).subs({cf.z_j: z[j], cf.u_j: u[j]}) for j in range(d)]))
-        uhat0 = cf.balanced_perturbed_point(L, "sam-l2").subs({cf.z_j: z[0], cf.u_j: u[0], cf.N: N})
-        off = sp.diff(f[0], u[1])
-        # expected: (L−1)·L(L−1)·ρ z_1² z_2² u_1^{L−1} u_2^{2L−3} û_1^{L−2} / N³ ≥ 0 (L even: û^{L−2} ≥ 0)
-        want = (L - 1) * L * (L - 1) * rho * z[0] ** 2 * z[1] ** 2 * u[0] ** (L - 1) * u[1] ** (2 * L - 3) \
-            * uhat0 ** (L - 2) / N ** 3
-        if sp.simplify(off - want) == 0:
-            return verified(f"L = {L}: ∂(du_1/dτ)/∂u_2 = {L * (L - 1) ** 2} ρ z_1² z_2² u_1^{L - 1} u_2^{2 * L - 3} "
-                            f"û_1^{L - 2} / N³ ≥ 0 on u > 0 (û^{L - 2} is an even power): the field is cooperative "
-                            "(every pair j ≠ k alike by symmetry)")
-        return refuted(f"∂f_1/∂u_2 − expected = {sp.simplify(off - want)}", {})
-    return check
-
-
-def _norm_monotone():
-    L = sp.Symbol("L", integer=True, positive=True)
-    term = cf.balanced_norm_summand(L)
-    dterm = sp.diff(term, cf.u_j)
-    if sp.simplify(dterm - 2 * (L - 1) * L * cf.z_j ** 2 * cf.u_j ** (2 * L - 3)) == 0:
-        return verified("∂(term_j of N²)/∂u_j = 2L(L−1) z_j² u_j^{2L−3} ≥ 0: N is nondecreasing in every u_k > 0, so "
-                        "u(τ; α1) ≤ u(τ; α2) gives N(α1) ≤ N(α2); with Kamke's theorem (cooperative, locally "
-                        "Lipschitz on u > 0) α1 < α2 ⇒ u(τ; α1) ≤ u(τ; α2): collapse is inherited downwards, growth "
-                        "upwards, and the fate is monotone in α")
-    return refuted(f"∂term/∂u = {dterm}", {})
-
-
-def _ratio_is_the_perturbation_ratio():
-    L = 4
-    r = S.ratio_of_perturbation(L)
-    want = rho * cf.z_j * cf.u_j ** (L - 2) / cf.N
-    if sp.simplify(r - want) == 0:
-        return verified(f"r_j = 1 − û_j/u_j = {r} (L = {L})")
-    return refuted(f"r_j = {r}", {})
-
-
-def _invariant_sets():
-    L = 4
-    _s, r, z, f = S.ratio_system(L, 2)
-    t = sp.Symbol("t", positive=True)
-    up = sp.factor(f[0].subs({r[0]: 1, r[1]: 1 + t}))
-    down = sp.factor(f[0].subs({r[0]: 1, r[1]: 1 - t}))
-    # at r_1 = 1 the first term vanishes; the mean term has the sign of −(1 − r_2)^{L−1}
-    ok = sp.simplify(up).is_positive and (sp.simplify(-down.subs(t, sp.Rational(1, 2))).is_positive)
-    if ok:
-        return verified(f"L = {L}: at r_1 = 1 with r_2 = 1 + t: dr_1/dσ = {up} > 0 (back into {{r > 1}}); with "
-                        f"r_2 = 1 − t (0 < t < 1): {down} < 0 (back into {{r ≤ 1}}): both sets are forward invariant. "
-                        "In {r_j > 1 ∀j}, û_j = u_j(1 − r_j) < 0 and du_j/dτ = z_j û_j^{L−1} < 0 (L − 1 odd): every "
-                        "coordinate shrinks (collapse); in {r_j ≤ 1 ∀j} every coordinate grows")
-    return refuted(f"dr_1/dσ: {up}, {down}", {})
-
-
-def _ratio_reduction():
-    L, d = 4, 2
-    _t, u, params, f = S.balanced_system(L, "sam-l2", d)
-    z = params[:d]
-    N = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(L).subs({cf.z_j: z[j], cf.u_j: u[j]}) for j in range(d)]))
-    r_of_u = [rho * z[j] * u[j] ** (L - 2) / N for j in range(d)]
-    _s, r, zz, R = S.ratio_system(L, d)
-    sub = {r[j]: r_of_u[j] for j in range(d)}
-    sub.update({zz[j]: z[j] for j in range(d)})
-    lhs = [sp.Add(*[sp.diff(r_of_u[j], u[k]) * f[k] for k in range(d)]) for j in range(d)]
-    rhs = [N / rho * R[j].subs(sub) for j in range(d)]
-    return Identity("", lhs, rhs, simplifier=lambda e: sp.expand(e)).check()
-
-
-def _blowup_identity():
-    L, d = 4, 2
-    _s, r, z, R = S.ratio_system(L, d)
-    Rs = sp.Symbol("R", positive=True)
-    om = sp.symbols("omega1 omega2", real=True)
-    F = [e.subs({r[j]: 1 + Rs * om[j] for j in range(d)}) for e in R]
-    G = S.blowup_G(L, Rs, om, z)
-    diff = [sp.cancel(sp.together(F[j] - Rs ** (L - 1) * G[j])) for j in range(d)]
-    if all(x == 0 for x in diff):
-        return verified("the ratio field at r = 1 + Rω equals R^{L−1} G(R, ω) exactly (L = 4): the blown-up field "
-                        "is regular at R = 0, and with dς = R^{L−2} dσ, s = r − 1 = e^λ ω: d(e^λ ω)/dς = R G, i.e. "
-                        "dλ/dς = ⟨ω, G⟩, dω/dς = G − ⟨ω, G⟩ω keeps |ω| = 1")
-    return refuted(f"difference {diff}", {})
-
-
-def _blowup_projection():
-    L, d = 4, 2
-    _v, y, z, f = S.ratio_blowup_system(L, d)
-    lam, om = y[0], y[1:]
-    G = S.blowup_G(L, sp.exp(lam), om, z)
-    # d(e^λ ω_j)/dς − e^λ G_j = e^λ (λ' ω_j + ω_j' − G_j) = 0
-    res = [sp.expand(f[0] * om[j] + f[1 + j] - G[j]) for j in range(d)]
-    if all(sp.simplify(x) == 0 for x in res):
-        return verified("λ'ω_j + ω_j' = G_j for the blown-up system: it is the ratio flow, written in s = e^λ ω")
-    return refuted(f"residual {res}", {})
+def _lemma(name: str) -> list:
+    """The steps of lemma ``name`` proved for a symbolic L and d (theorycheck.symbolic.lemma_proofs)."""
+    return [Fact(st.statement + " [symbolic L, d]", st.fn) for st in lemma_proofs.steps(name)]
 
 
 def _build():
@@ -180,15 +93,7 @@ def _build():
         Fact("P2: N_S > ρ max_S z makes every rate in S positive; it persists and N → ∞ (growth)", _subset_growth),
         Identity("P2 with S = all coordinates is C5's no-collapse level ρ z_max",
                  S.l2_persisting_levels()[1][1], rho * cf.z_1st),
-        Fact("P3: the balanced ℓ2-SAM field is cooperative (L = 2)", _cooperative(2)),
-        Fact("P3: the balanced ℓ2-SAM field is cooperative (L = 4)", _cooperative(4)),
-        Fact("P3: N is nondecreasing in every coordinate; Kamke ⇒ the fate is monotone in α", _norm_monotone),
-        Fact("P4 (even L): r_j = 1 − û_j/u_j is ρ z_j u_j^{L−2}/N", _ratio_is_the_perturbation_ratio),
-        Fact("P4 (even L): {r_j > 1 ∀j} (collapse) and {r_j ≤ 1 ∀j} (growth) are forward invariant",
-             _invariant_sets),
-        Fact("P5: the balanced flow in r with dσ = (N/ρ) dτ is the ratio field (L = 4, d = 2)", _ratio_reduction),
-        Fact("P6: the ratio field blown up at r = 1 is R^{L−1} G(R, ω), regular at R = 0 (L = 4)", _blowup_identity),
-        Fact("P6: the blown-up system (λ = ln R, ω) is the ratio flow in s = e^λ ω", _blowup_projection),
+        *_lemma("P3"), *_lemma("P4"), *_lemma("P5"), *_lemma("P6"),
     ]
 
 

@@ -4,14 +4,16 @@ dimension d of a request.
 A proved answer lists these in ``rests_on``, each with its own strength; it is called proved only when
 every one of them is proved for the (L, d) it is about.
 
-Interface (stable): :data:`LEMMAS` (name → statement) and :func:`strength`. This version reports what the
-derivations of the pack ``minor-first`` (theorems P and LOCK) establish today: several lemmas are
-checked at one depth only, and are reported as such.
+Interface (stable): :data:`LEMMAS` (name → statement) and :func:`strength`. P3, P4, P5, P6 and LOCK (L ≥ 3) are
+proved by the sympy proofs of :mod:`theorycheck.symbolic.lemma_proofs` for a symbolic depth L and dimension d
+(or, where that route fails, on demand at the exact (L, d) of the request); the pack ``minor-first`` shows the
+same steps as theorems P and LOCK. A proved lemma's strength says in ``because`` which route proved it.
 """
 
 from __future__ import annotations
 
-from theorycheck.strength import Strength, float_check, not_decided, proved
+from theorycheck.strength import Kind, Strength, not_decided
+from theorycheck.symbolic import lemma_proofs
 
 __all__ = ["LEMMAS", "strength"]
 
@@ -33,12 +35,17 @@ def strength(name: str, *, depth: int, dim: int) -> Strength:
     if name not in LEMMAS:
         raise KeyError(f"unknown lemma {name!r}; known: {', '.join(LEMMAS)}")
     if name in ("C4", "P1", "P2"):
-        return proved() if depth == 2 else not_decided(f"{name} is a lemma of L = 2")
-    if name == "LOCK":
-        return proved()
-    if name == "P3":
-        return proved() if depth in (2, 4) else not_decided(f"P3 is checked at L = 2 and 4 only, not at L = {depth}")
-    if name == "P5":
-        return float_check(30) if (depth, dim) == (4, 2) else not_decided(
-            f"P5 is checked at L = 4, d = 2 only (numerically), not at L = {depth}, d = {dim}")
-    return proved() if depth == 4 else not_decided(f"{name} is checked at L = 4 only, not at L = {depth}")
+        return _proved(f"{name}: theorem {'C4' if name == 'C4' else 'P'}'s L = 2 steps") if depth == 2 else \
+            not_decided(f"{name} is a lemma of L = 2")
+    if name == "LOCK" and depth == 2:
+        return _proved("LOCK at L = 2: theorem LOCK's L = 2 steps (symbolic in z and N, any d)")
+    pr = lemma_proofs.prove(name, depth, dim)
+    if pr.ok:
+        return _proved(f"{name}: sympy proof for {pr.route} (theorycheck.symbolic.lemma_proofs; theorem "
+                       f"{'LOCK' if name == 'LOCK' else 'P'} of minor-first)")
+    return not_decided(pr.detail)
+
+
+def _proved(how: str) -> Strength:
+    """A proved lemma; ``because`` says how it was proved."""
+    return Strength(Kind.PROVED, because=how)

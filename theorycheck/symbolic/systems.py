@@ -106,19 +106,39 @@ def ratio_of_perturbation(L) -> sp.Expr:
     return sp.simplify(1 - cf.balanced_perturbed_point(L, sy.L2_ASCENT) / cf.u_j)
 
 
+def ratio_weight(L, r_k, z_k) -> sp.Expr:
+    """Coordinate k's weight in the ratio field, w_k ∝ z_k² u_k^{2L−2} (its term of N²) written in r_k:
+    z_k^{−2/(L−2)} r_k^{(2L−2)/(L−2)}. ``L`` an integer ≥ 3 or a sympy symbol (the lemma proofs use a
+    symbolic L: :mod:`theorycheck.symbolic.lemma_proofs`)."""
+    return z_k ** (sp.S(-2) / (L - 2)) * r_k ** (sp.S(2 * L - 2) / (L - 2))
+
+
+def ratio_mean_term(L, r_k) -> sp.Expr:
+    """Coordinate k's term of the weighted mean in the ratio field: r_k (1 − r_k)^{L−1}."""
+    return r_k * (1 - r_k) ** (L - 1)
+
+
+def ratio_component(L, r_j, mean) -> sp.Expr:
+    """dr_j/dσ = r_j [(L−2) r_j (1 − r_j)^{L−1} − (L−1) mean], ``mean`` = Σ_k p_k
+    :func:`ratio_mean_term` (r_k) with p_k = w_k / Σ_m w_m (:func:`ratio_weight`): one coordinate j,
+    any dimension, any L (integer or symbol)."""
+    return r_j * ((L - 2) * r_j * (1 - r_j) ** (L - 1) - (L - 1) * mean)
+
+
 def ratio_weights(L: int, r: tuple, z: tuple) -> tuple:
     """w_k ∝ z_k² u_k^{2L−2} (coordinate k's term of N²) written in r: z_k^{−2/(L−2)} r_k^{(2L−2)/(L−2)}."""
     L = int(L)
-    return tuple(zk ** sp.Rational(-2, L - 2) * rk ** sp.Rational(2 * L - 2, L - 2) for rk, zk in zip(r, z))
+    return tuple(ratio_weight(L, rk, zk) for rk, zk in zip(r, z))
 
 
 def ratio_field(L: int, r: tuple, z: tuple) -> tuple:
-    """dr_j/dσ of the ratio reduction (module docstring), for the given r and z symbols."""
+    """dr_j/dσ of the ratio reduction (module docstring), for the given r and z symbols:
+    :func:`ratio_component` with the mean of :func:`ratio_mean_term` under the weights :func:`ratio_weight`."""
     L = int(L)
     w = ratio_weights(L, r, z)
     W = sp.Add(*w)
-    mean = sp.Add(*[wk / W * rk * (1 - rk) ** (L - 1) for wk, rk in zip(w, r)])
-    return tuple(rj * ((L - 2) * rj * (1 - rj) ** (L - 1) - (L - 1) * mean) for rj in r)
+    mean = sp.Add(*[wk / W * ratio_mean_term(L, rk) for wk, rk in zip(w, r)])
+    return tuple(ratio_component(L, rj, mean) for rj in r)
 
 
 @lru_cache(maxsize=32)
@@ -131,17 +151,34 @@ def ratio_system(L: int, d: int) -> tuple:
     return sigma, r, z, ratio_field(L, r, z)
 
 
+def blowup_mean_term(L, r_k, omega_k) -> sp.Expr:
+    """Coordinate k's term of the blown-up mean: r_k ω_k^{L−1} (:func:`ratio_mean_term` at r_k = 1 + R ω_k is
+    −R^{L−1} times it for even L)."""
+    return r_k * omega_k ** (L - 1)
+
+
+def blowup_component(L, r_j, omega_j, mean) -> sp.Expr:
+    """G_j = r_j [−(L−2) r_j ω_j^{L−1} + (L−1) mean], ``mean`` = Σ_k p_k :func:`blowup_mean_term`: one
+    coordinate j of the blown-up field, any dimension, any L (integer or symbol)."""
+    return r_j * (-(L - 2) * r_j * omega_j ** (L - 1) + (L - 1) * mean)
+
+
+def blowup_projected(G_j, omega_j, dot) -> sp.Expr:
+    """dω_j/dς = G_j − ⟨ω, G⟩ ω_j (``dot`` = ⟨ω, G⟩ = dλ/dς): the blown-up flow on the sphere |ω| = 1."""
+    return G_j - dot * omega_j
+
+
 def blowup_G(L: int, R, omega: tuple, z: tuple) -> tuple:
     """G_j(R, ω) with r = 1 + R ω: the ratio field at r divided by R^{L−1} (even L), written without R
-    in a denominator (regular at R = 0)."""
+    in a denominator (regular at R = 0): :func:`blowup_component` with the mean of :func:`blowup_mean_term`."""
     L = int(L)
     if L % 2:
         raise ValueError("the blow-up is for even L (L − 1 odd)")
     r = tuple(1 + R * w for w in omega)
     wts = ratio_weights(L, r, z)
     W = sp.Add(*wts)
-    mean = sp.Add(*[wk / W * rk * ok ** (L - 1) for wk, rk, ok in zip(wts, r, omega)])
-    return tuple(rj * (-(L - 2) * rj * oj ** (L - 1) + (L - 1) * mean) for rj, oj in zip(r, omega))
+    mean = sp.Add(*[wk / W * blowup_mean_term(L, rk, ok) for wk, rk, ok in zip(wts, r, omega)])
+    return tuple(blowup_component(L, rj, oj, mean) for rj, oj in zip(r, omega))
 
 
 @lru_cache(maxsize=32)
@@ -154,7 +191,7 @@ def ratio_blowup_system(L: int, d: int) -> tuple:
     om = tuple(sp.Symbol(f"omega{j + 1}", real=True) for j in range(d))
     G = blowup_G(L, sp.exp(lam), om, z)
     dot = sp.Add(*[o * g for o, g in zip(om, G)])
-    return varsigma, (lam, *om), z, (dot, *[g - dot * o for g, o in zip(G, om)])
+    return varsigma, (lam, *om), z, (dot, *[blowup_projected(g, o, dot) for g, o in zip(G, om)])
 
 
 def reduced_l2_summands(d: int, frame: bool = False) -> tuple:
