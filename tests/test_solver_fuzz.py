@@ -238,6 +238,9 @@ LONG = settings(max_examples=150, deadline=None, suppress_health_check=list(Heal
 @seed(SEED + 1)
 @LONG
 @given(kw=settings_(d_max=50, L_max=8, n_max=4), t_max=st.sampled_from([5e-324, 1e-3, 5.0, 50.0, 1e4, 1e300]))
+# a crossing found within one subnormal step: the event root search got an empty bracket
+@example(kw=dict(X=np.full((2, 2), 1e300), optimizer="gd", depth=1, rho=0.0, alpha=1e-300, method="auto"),
+         t_max=5e-324)
 def test_solve_long(kw, t_max):
     solve_property(kw, t_max, max_steps=3000)
 

@@ -519,9 +519,15 @@ class GBSStepper:
 def find_root(g: Callable, a, ga, b, gb, *, mp: bool, tol=None, maxit: int = 200):
     """A root of g in [a, b] given g(a), g(b) of opposite signs (or g(b) = 0): brentq in
     float64, Illinois (regula falsi with halving) on mpf."""
-    if gb == 0:
+    if gb == 0 or a == b:
         return b
     if not mp:
+        fa, fb = g(float(a)), g(float(b))
+        if fb == 0 or not (fa < 0 < fb or fb < 0 < fa):
+            # the stored values bracket a root but g re-evaluated does not (a step of one
+            # ulp, or a dense output that differs from the step's end in the last bit):
+            # the crossing is at b to the precision available
+            return b
         # a root may sit anywhere in the exponent range (time scales of 1e-300 exist): allow
         # enough iterations to bisect from 1e300 to 1e-300, and take the best bracket point
         # rather than raise if even that does not meet xtol (a non-smooth g)
