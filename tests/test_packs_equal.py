@@ -2,6 +2,7 @@
 predictions, and numerics/<pack>/ with experiments in the one protocol), and every pack goes through the
 same code: ``prove``, ``verify --pack``, ``reproduce --pack``, ``predict --pack``."""
 
+import functools
 import importlib
 import inspect
 import json
@@ -54,20 +55,15 @@ def test_every_pack_has_the_same_shape(folder):
     assert list(sig.parameters)[:2] == ["X", "y"]
 
 
-#: packs whose claims still build their checks as closures inside a builder function (minor-first: C6 and E2's
-#: builders), which the project's rule forbids: the test is strict, so it fails the day they are fixed
-CLOSURES_PENDING = {"minor_first"}
-
-
-@pytest.mark.parametrize("folder", [pytest.param(f, marks=pytest.mark.xfail(
-    strict=True, reason="some checks are closures of a builder function")) if f in CLOSURES_PENDING else f
-    for f in FOLDERS])
+@pytest.mark.parametrize("folder", FOLDERS)
 def test_claim_checks_are_module_functions(folder):
-    """A claim's check (and its refined claim's) is a function of its module, not a closure or a lambda."""
+    """A claim's check (and its refined claim's) is a function of its module (or a ``functools.partial`` of one,
+    fixing a flag), not a closure or a lambda."""
     for c in PACKS[folder].claims():
         for cc in (c, c.refined):
             if cc is not None:
-                assert inspect.isfunction(cc.check) and "<locals>" not in cc.check.__qualname__, cc.key
+                f = cc.check.func if isinstance(cc.check, functools.partial) else cc.check
+                assert inspect.isfunction(f) and "<locals>" not in f.__qualname__ and f.__name__ != "<lambda>", cc.key
 
 
 @pytest.mark.parametrize("folder", FOLDERS)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -125,7 +127,7 @@ _KKT_ORTHANT = Claim(
     key="LM.kkt.orthant",
     statement="from w_k(0) = α·1 the limit direction is a KKT point of min ‖β‖_{2/L} s.t. y_i⟨x_i, β⟩ ≥ 1, β ≥ 0 "
     "(the orthant the initialisation reaches; data separable within it)",
-    inputs=_inputs(), check=lambda x: _check_kkt(x, orthant=True),
+    inputs=_inputs(), check=functools.partial(_check_kkt, orthant=True),
     tolerance=TOLERANCE_KKT,
     pinned=(NEGATIVE, {**NEGATIVE, "depth": 3}), describe=_describe, max_examples=20)
 

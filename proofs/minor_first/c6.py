@@ -66,67 +66,83 @@ THEOREM = Theorem(
 
 
 # ---------------------------------------------------------------------------- claims
-def _c6_claims():
-    import numpy as np
+def _inputs():
     from hypothesis import strategies as st
-    from theorycheck.proofs.minor_first import _numerics as num
 
     from theorycheck.claims import strategies as tcs
-    from theorycheck.claims.claim import Claim, Outcome
-    from theorycheck.setting import Setting
-    found: list[Claim] = []
 
     @st.composite
     def inputs(draw):
         z = draw(tcs.single_examples(d=(1, 5), min_value=0.2, max_value=5.0, ties=True))
         return {"z": z.tolist(), "alpha": draw(tcs.init_scales(1e-3, 10.0))}
 
-    def observe(x):
-        z = np.array(x["z"])
-        zs = np.unique(z)
-        gap = float(np.min(np.diff(zs))) if zs.size > 1 else 1.0
-        T = min(20.0 / gap, 1e5)
-        tr = num.solve(Setting.from_z(z, depth=2, optimizer="gd", alpha=x["alpha"]), T)
-        return tr, 20.0 / gap <= 1e5
+    return inputs()
 
-    def check(x, refined: bool) -> Outcome:
-        z = np.array(x["z"])
-        tr, ok = observe(x)
-        if not ok:  # the direction separates like e^(−gap·τ): a tiny gap needs τ ≫ the budget
-            zs = np.unique(z)
-            gap = float(np.min(np.diff(zs)))
-            return Outcome(None, detail={"stopped_because": f"z gap {gap:.3g} needs τ ≈ 20/gap = {20 / gap:.3g} "
-                                                            "> the budget 1e5"})
-        if not tr.successful:
-            return Outcome(None, detail={"stopped_because": tr.stopped_because})
-        sw = [s_ for s_ in num.switches(tr) if z[s_[1] - 1] != z[s_[2] - 1]]
-        zs = np.unique(z)
-        gap = float(np.min(np.diff(zs))) if zs.size > 1 else 1.0
-        first = num.index_at(tr, min(1e-5 / gap, tr.t_end))  # the z-gap separates the leaders beyond the tie tolerance
-        d = num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1])
-        if refined:
-            want = (z == z.max()).astype(float)
-            want /= np.linalg.norm(want)
-        else:
-            want = np.zeros(z.size)
-            want[int(np.argmax(z))] = 1.0
-        dev = float(np.linalg.norm(d - want))
-        ok = not sw and z[first - 1] == z.max() and dev <= 1e-6
-        return Outcome(ok, dev, {"switches": [list(s_) for s_ in sw], "first_index": first, "direction": d.tolist()})
+
+def _gap(z) -> float:
+    import numpy as np
+
+    zs = np.unique(z)
+    return float(np.min(np.diff(zs))) if zs.size > 1 else 1.0
+
+
+def _observe(x):
+    """The GD flow to τ = 20/gap (capped at 1e5) and whether that horizon was affordable."""
+    import numpy as np
+    from theorycheck.proofs.minor_first import _numerics as num
+
+    from theorycheck.setting import Setting
+
+    z = np.array(x["z"])
+    gap = _gap(z)
+    tr = num.solve(Setting.from_z(z, depth=2, optimizer="gd", alpha=x["alpha"]), min(20.0 / gap, 1e5))
+    return tr, 20.0 / gap <= 1e5
+
+
+def check(x, refined: bool = False):
+    """C6.gd (``refined``: C6.gd-refined, the limit spread over tied maximisers) on one input."""
+    import numpy as np
+    from theorycheck.proofs.minor_first import _numerics as num
+
+    from theorycheck.claims.claim import Outcome
+
+    z = np.array(x["z"])
+    gap = _gap(z)
+    tr, ok = _observe(x)
+    if not ok:  # the direction separates like e^(−gap·τ): a tiny gap needs τ ≫ the budget
+        return Outcome(None, detail={"stopped_because": f"z gap {gap:.3g} needs τ ≈ 20/gap = {20 / gap:.3g} "
+                                                        "> the budget 1e5"})
+    if not tr.successful:
+        return Outcome(None, detail={"stopped_because": tr.stopped_because})
+    sw = [s_ for s_ in num.switches(tr) if z[s_[1] - 1] != z[s_[2] - 1]]
+    first = num.index_at(tr, min(1e-5 / gap, tr.t_end))  # the z-gap separates the leaders beyond the tie tolerance
+    d = num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1])
+    if refined:
+        want = (z == z.max()).astype(float)
+        want /= np.linalg.norm(want)
+    else:
+        want = np.zeros(z.size)
+        want[int(np.argmax(z))] = 1.0
+    dev = float(np.linalg.norm(d - want))
+    ok = not sw and z[first - 1] == z.max() and dev <= 1e-6
+    return Outcome(ok, dev, {"switches": [list(s_) for s_ in sw], "first_index": first, "direction": d.tolist()})
+
+
+def _c6_claims():
+    from theorycheck.claims.claim import Claim
 
     tie = {"z": [1.0, 2.0, 2.0], "alpha": 0.5}
-    found.append(Claim(
+    return [Claim(
         key="C6.gd",
         statement="GD, L = 2, uniform α: j† = argmax z from the start, no switch, limit direction e_(argmax z)",
-        inputs=inputs(), check=lambda x: check(x, False), pinned=[tie],
+        inputs=_inputs(), check=functools.partial(check, refined=False), pinned=[tie],
         tolerance="exact switches/index; ‖direction(T) − e_(argmax z)‖ ≤ 1e-6 at T = 20/gap",
         refined=Claim(
             key="C6.gd-refined",
             statement="(refined by theorycheck) with ties at the top the limit is ∝ 1 over the tied maximisers",
-            inputs=inputs(), check=lambda x: check(x, True), pinned=[tie, {"z": [1.5], "alpha": 0.2}],
+            inputs=_inputs(), check=functools.partial(check, refined=True), pinned=[tie, {"z": [1.5], "alpha": 0.2}],
             tolerance="exact switches/index; ‖direction(T) − prediction‖ ≤ 1e-6"),
-    ))
-    return found
+    )]
 
 
 @functools.cache

@@ -145,25 +145,32 @@ def verdict(rows: list[dict]) -> dict:
     return out
 
 
+def check(x):
+    """E2.linear / E2.linear-linf on one input: the paired background differences over ``x["pairs"]``."""
+    from theorycheck.claims.claim import Outcome
+    from theorycheck.imagedata import DataError
+
+    try:
+        rows = [pair_difference(tuple(p), x["optimizer"], n_train=x["n_train"]) for p in x["pairs"]]
+    except DataError as exc:
+        return Outcome(None, detail={"why": str(exc)})
+    v = verdict(rows)
+    worst = min((r for r in rows if r.get("usable")), key=lambda r: r["difference"], default=None)
+    dev = -v["ci95"][0] if "ci95" in v else 0.0
+    return Outcome(v["ok"], dev, {"verdict": v, "pairs": rows,
+                                  "counterexample_pair": worst["classes"] if (v["ok"] is False and worst) else None})
+
+
+def _describe(x):
+    return {**x, "model": "doubled diagonal network, raw intensities, rescaled flow, loss 1e-2"}
+
+
 @functools.cache
 def claims() -> tuple:
     """This module's claims (E2.linear, E2.linear-linf), built once; the pack's manifest lists them."""
     from hypothesis import strategies as st
 
-    from theorycheck.claims.claim import Claim, Outcome
-
-    def check(x) -> Outcome:
-        from theorycheck.imagedata import DataError
-
-        try:
-            rows = [pair_difference(tuple(p), x["optimizer"], n_train=x["n_train"]) for p in x["pairs"]]
-        except DataError as exc:
-            return Outcome(None, detail={"why": str(exc)})
-        v = verdict(rows)
-        worst = min((r for r in rows if r.get("usable")), key=lambda r: r["difference"], default=None)
-        dev = -v["ci95"][0] if "ci95" in v else 0.0
-        return Outcome(v["ok"], dev, {"verdict": v, "pairs": rows,
-                                      "counterexample_pair": worst["classes"] if (v["ok"] is False and worst) else None})
+    from theorycheck.claims.claim import Claim
 
     base = {"pairs": [list(p) for p in PAIRS], "n_train": N_TRAIN}
     tol = ("95 % t-interval of the mean paired difference D = bg(SAM) − bg(GD) at matched loss over the usable "
@@ -175,6 +182,5 @@ def claims() -> tuple:
             key=key,
             statement=f"E2 (diagonal linear network on MNIST pixels, L = 2): in the intermediate regime {name}'s β "
                       "puts more mass on background (low-intensity) pixels than GD's at matched training loss",
-            inputs=st.just(x), check=check, max_examples=1, tolerance=tol,
-            describe=lambda x: {**x, "model": "doubled diagonal network, raw intensities, rescaled flow, loss 1e-2"}))
+            inputs=st.just(x), check=check, max_examples=1, tolerance=tol, describe=_describe))
     return tuple(found)
