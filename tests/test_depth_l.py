@@ -103,11 +103,12 @@ def test_major_fastest_alpha_defining_property(L):
         assert int(np.argmax(compiled_rates(z, a * f, 1.0, L))) == 2
 
 
-def test_depth4_collapse_threshold_certified_both_sides():
+def test_depth4_collapse_threshold_checked_both_sides():
     t = dl.collapse_threshold([1.0, 2.0, 3.0], 1.0, 4)
-    cert = t["certificate"]
-    lo, hi = cert["shrinks"]["alpha"], cert["grows"]["alpha"]
-    assert lo < t["value"] < hi and hi / lo - 1 < 1e-2
+    check = t["check"]
+    lo, hi = check["collapses"]["alpha"], check["grows"]["alpha"]
+    assert check["collapses"]["outcome"] == "collapse" and check["grows"]["outcome"] == "growth"
+    assert lo < t["value"] < hi and hi / lo - 1 <= 1e-13 and check["stopped"] is None
     assert dl.thresholds([1.0, 2.0, 3.0], 1.0, 4)["alpha_all_shrink"]["value"] < lo
     # independent: the u-space flow collapses just below the bracket and blows up just above it
     assert u_space_fate([1, 2, 3], 4, lo * (1 - 1e-2), t_max=5000)[0] == "collapse"
@@ -138,7 +139,7 @@ def test_cli_thresholds_depth(capsys):
     res = json.loads(capsys.readouterr().out)
     assert rc == 0 and res["depth"] == 4
     assert res["alpha_all_shrink"]["closed_form"] and "rho*z_min" in res["alpha_all_shrink"]["expression"]
-    assert res["alpha_collapse"]["check"]["shrinks"]["alpha"] > 0.2
+    assert res["alpha_collapse"]["check"]["collapses"]["alpha"] > 0.2
     assert res["collapsed"] is True and res["regime_name"].startswith("collapse")
     assert "even L" in res["small_alpha"] and res["equilibrium"]["u_star_over_max_z_units"]
 

@@ -15,7 +15,7 @@ Derived here (and checked by ``theorycheck prove``, proofs/depth.py):
   grows") are forward invariant: d ln r_j/dτ = (L−2) θ_j' − d ln N/dτ with
   d ln N/dτ = (L−1) Σ_k p_k θ_k' (p_k = z_k² u_k^{2L−2}/Σ, weights summing to 1); where
   r_j = 1, θ_j' = 0 and the others' θ_k' all have one sign, so r_j moves back into the set.
-  They are the certificates of the collapse threshold α_c(L) for even L (for L = 2 they are
+  They are the persisting conditions behind the collapse threshold α_c(L) for even L (for L = 2 they are
   C5's N < ρ z_min and N ≥ ρ z_max).
 - The interior equilibrium u* (û_j = 0 for all j): u*_j^{L−2} = N*/(ρ z_j), one point for
   L ≥ 3 (L = 2 has none: its boundary is the saddle at the z_min face, see predict/collapse.py).
@@ -24,7 +24,6 @@ Derived here (and checked by ``theorycheck prove``, proofs/depth.py):
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,16 +98,19 @@ def equilibrium(z, rho: float, L: int) -> np.ndarray | None:
 @dataclass
 class DepthFate:
     alpha: float
-    kind: Fate  # collapse (all r_j > 1: all shrink, certified) | growth (all r_j ≤ 1: certified) | undecided
+    kind: Fate  # collapse (all r_j > 1: all shrink, persists) | growth (all r_j ≤ 1: persists) | undecided
     time: float | None
     why: str
+    steps: int = 0
 
 
-def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_seconds: float = 20.0) -> DepthFate:
-    """Integrate the balanced depth-L ℓ2-SAM flow in θ = ln u (compiled from the symbolic layer)
-    until a persisting certificate: every r_j > 1 (all shrink from then on) or every r_j ≤ 1
-    (all grow from then on)."""
-    from scipy.integrate import solve_ivp
+def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_steps: int = 20000) -> DepthFate:
+    """Integrate the balanced depth-L ℓ2-SAM flow in θ = ln u (compiled from the symbolic layer), DOP853 stepped
+    one step at a time, until a persisting condition: every r_j > 1 (all shrink from then on) or every r_j ≤ 1
+    (all grow from then on), checked after every step; undecided when the horizon ``t_max`` or ``max_steps``
+    steps run out (``why`` says which). Near α_c(L) (even L ≥ 4) the path passes the degenerate equilibrium u*
+    and the steps needed grow like a power of 1/|α − α_c|: :mod:`theorycheck.predict.blowup` decides those."""
+    from scipy.integrate import DOP853
 
     from theorycheck.symbolic.forms import balanced_field
 
@@ -117,8 +119,7 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_sec
     lz = np.log(u) + math.log(rho)
 
     def lnN(th):
-        s = f.summand(u, th)
-        return 0.5 * math.log(float(np.sum(s)))
+        return 0.5 * math.log(float(np.sum(f.summand(u, th))))
 
     def rhs(t, th):
         return f.field(u, th, math.exp(lnN(th)), rho)
@@ -126,96 +127,132 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_sec
     def lnr(th):
         return lz + (L - 2) * th - lnN(th)
 
-    def shrink(t, th):
-        return float(np.min(lnr(th)))
-
-    def grow(t, th):
-        return float(np.max(lnr(th)))
-
-    shrink.terminal = grow.terminal = True
-    shrink.direction, grow.direction = 1, -1
     th0 = np.full(u.size, math.log(alpha))
     r0 = lnr(th0)
     if np.all(r0 > 0):
         return DepthFate(alpha, Fate.COLLAPSE, 0.0, "every r_j(0) > 1")
     if np.all(r0 <= 0):
         return DepthFate(alpha, Fate.GROWTH, 0.0, "every r_j(0) ≤ 1")
-    t0 = time.perf_counter()
-    T, t_start, y = 10.0, 0.0, th0
-    while t_start < t_max and time.perf_counter() - t0 < max_seconds:
-        sol = solve_ivp(rhs, (t_start, min(t_start + T, t_max)), y, method="DOP853", rtol=1e-12, atol=1e-12,
-                        events=[shrink, grow])
-        if sol.t_events[0].size:
-            return DepthFate(alpha, Fate.COLLAPSE, float(sol.t_events[0][0]), "every r_j > 1 from then on")
-        if sol.t_events[1].size:
-            return DepthFate(alpha, Fate.GROWTH, float(sol.t_events[1][0]), "every r_j ≤ 1 from then on")
-        if sol.status != 0:
-            return DepthFate(alpha, Fate.UNDECIDED, None, f"integration stopped: {sol.message}")
-        t_start, y = float(sol.t[-1]), sol.y[:, -1]
-        T *= 2
-    return DepthFate(alpha, Fate.UNDECIDED, None, f"no certificate by τ = {t_start:g} (budget {max_seconds:g} s)")
+    sol = DOP853(rhs, 0.0, th0, t_max, rtol=1e-12, atol=1e-12)
+    steps = 0
+    while steps < max_steps:
+        msg = sol.step()
+        steps += 1
+        if sol.status == "failed":
+            return DepthFate(alpha, Fate.UNDECIDED, None, f"integration failed: {msg}", steps)
+        r = lnr(sol.y)
+        if np.all(r > 0):
+            return DepthFate(alpha, Fate.COLLAPSE, float(sol.t), "every r_j > 1 from then on", steps)
+        if np.all(r <= 0):
+            return DepthFate(alpha, Fate.GROWTH, float(sol.t), "every r_j ≤ 1 from then on", steps)
+        if sol.status == "finished":
+            return DepthFate(alpha, Fate.UNDECIDED, None, f"no persisting condition by the horizon τ = {t_max:g}",
+                             steps)
+    return DepthFate(alpha, Fate.UNDECIDED, None, f"step budget of {max_steps} steps ran out at τ = {sol.t:g}", steps)
 
 
-def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-10, max_seconds: float = 60.0,
-                       tau_budget: float = 2000.0) -> dict:
-    """α_c(L) for even L: bisection in ln α between ρ z_min/(√L‖z‖₂) (all shrink, certified)
-    and ρ z_max/(√L‖z‖₂) (all grow, certified), each trial classified by a persisting
-    certificate (float64 integration, rtol 1e-12). Odd L: None (no collapse is possible).
-    For L ≥ 4 the path at α_c tends to the interior equilibrium u*, where the field vanishes
-    to order L − 1: near α_c the time to a certificate grows like a power of 1/|α − α_c|, so
-    the certified bracket stops shrinking at the first trial that ``tau_budget`` cannot
-    decide (said in ``certificate.stopped``); the bracket is certified either way."""
-    u = _z(z)
+def _run_dict(alpha: float, c: float | None, fate: Fate, time: float | None, steps: int, why: str) -> dict:
+    return {"alpha": alpha, "c": c, "outcome": str(fate), "condition": why, "time": time, "steps": steps}
+
+
+def _check(lo: float, hi: float, runs: tuple[dict, dict], *, evaluations: int, method: str, precision: str,
+           stopped: str | None) -> tuple[float, str | None, dict]:
+    from theorycheck.proved.decimals import common_digits
+
+    digits, text = common_digits(lo, hi, 17)
+    check = {"collapses": runs[0], "grows": runs[1], "precision": precision, "method": method,
+             "evaluations": evaluations, "scaling": SCALING, "bracket": [repr(lo), repr(hi)],
+             "relative_width": hi / lo - 1, "significant_digits": digits, "stopped": stopped}
+    return math.sqrt(lo * hi), text, check
+
+
+SCALING = ("α_c(z, ρ) = ρ · α_c(z · 2^k, 1) for z scaled by a power of two into [1/2, 1) (exact symmetries of the "
+           "flow; exact in binary)")
+
+
+def _unit_z(z) -> np.ndarray:
+    z = np.asarray(z, float)
+    if z.ndim != 1 or z.size == 0 or not np.all(np.isfinite(z)) or np.any(z <= 0):
+        raise TheorycheckError("the depth-L ℓ2-SAM thresholds are derived for z > 0 (finite entries)")
+    return np.ldexp(z, -int(np.frexp(z.max())[1]))
+
+
+def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_evaluations: int = 120,
+                       max_steps: int = 20000, s_max: float = 400.0) -> dict:
+    """α_c(L) for even L: below it the path collapses (every r_j > 1 from a time on), above it grows. Odd L:
+    None (no collapse is possible).
+
+    Even L ≥ 4: bisection in c = ρ/(α√L‖z‖₂) on the ratio reduction blown up at r = 1
+    (:func:`theorycheck.predict.blowup.c_bracket`; at α_c the path runs into the degenerate equilibrium u*, which
+    the blow-up makes a hyperbolic saddle) to relative width ``rel_tol`` (at best about 4e-14), each trial
+    classified under ``max_steps`` DOP853 steps and the horizon ς = ``s_max``, the search under
+    ``max_evaluations`` integrations; ``check.stopped`` names the budget that ran out first, if one did.
+    L = 2: the same bisection in ln α on the flow in θ = ln u (:func:`classify`; predict/collapse.py is the
+    precise L = 2 answer). The bracket's ends are decided runs either way: a floating-point check."""
+    from theorycheck.strength import float_check
+
+    u = _unit_z(z)
+    rho = float(rho)
     if L % 2 == 1:
         return {"value": None, "closed_form": False, "expression": None,
                 "note": "odd L: du_j/dτ = z_j û_j^(L−1) ≥ 0 (an even power), so no coordinate ever shrinks and no "
-                        "collapse threshold exists", "certificate": None}
+                        "collapse threshold exists", "check": None, "strength": float_check().as_dict()}
     za = zero_rate_alpha(L)
     fa = C.depth_zero_rate_alpha(L)
     nrm = float(np.linalg.norm(u))
-    lo, hi = float(fa(u.min(), nrm, rho)), float(fa(u.max(), nrm, rho))
-    if lo == hi:
-        return {"value": lo, "closed_form": True, "expression": sp.sstr(za.subs(cf.z_j, cf.z_min)),
-                "note": "all entries of z equal: collapse ⇔ r(0) > 1", "certificate": None}
-    t0 = time.perf_counter()
-    lo_f = DepthFate(lo, Fate.COLLAPSE, 0.0, "closed form: every r_j(0) ≥ 1")
-    hi_f = DepthFate(hi, Fate.GROWTH, 0.0, "closed form: every r_j(0) ≤ 1")
-    stopped = None
-    while hi_f.alpha / lo_f.alpha - 1 > rel_tol:
-        left = max_seconds - (time.perf_counter() - t0)
-        if left <= 0:
-            stopped = f"time budget {max_seconds:g} s"
-            break
-        w = math.log(hi_f.alpha / lo_f.alpha)
-        decided = None
-        for frac in (0.5, 0.25, 0.75):  # the midpoint, then the quarter points if it is undecided
-            a = lo_f.alpha * math.exp(frac * w)
-            # the rates scale like α^(L−2): a horizon of tau_budget in those units
-            c = classify(u, a, rho, L, t_max=tau_budget * a ** (2 - L),
-                         max_seconds=min(10.0, max(0.5, max_seconds - (time.perf_counter() - t0))))
-            if c.kind != Fate.UNDECIDED:
-                decided = c
-                break
-            stopped = f"undecided at α = {a!r}: {c.why}"
-        if decided is None:
-            break
-        stopped = None
-        if decided.kind == Fate.COLLAPSE:
-            lo_f = decided
-        else:
-            hi_f = decided
-    from theorycheck.proved.decimals import common_digits as _certified_digits
+    if u.min() == u.max():
+        return {"value": float(fa(u.min(), nrm, rho)), "closed_form": True,
+                "expression": sp.sstr(za.subs(cf.z_j, cf.z_min)),
+                "note": "all entries of z equal: collapse ⇔ r(0) > 1", "check": None,
+                "strength": float_check().as_dict()}
+    if L >= 4:
+        from theorycheck.predict import blowup as B
 
-    width = hi_f.alpha / lo_f.alpha - 1
-    digits, text = _certified_digits(lo_f.alpha, hi_f.alpha, 17)
-    cert = {"shrinks": vars(lo_f), "grows": vars(hi_f), "relative_width": width, "significant_digits": digits,
-            "precision": "float64 (DOP853, rtol 1e-12)", "stopped": stopped}
-    value = math.sqrt(lo_f.alpha * hi_f.alpha)
+        ac = C.depth_alpha_of_c(L)
+        s = B.c_bracket(u, L, rel=rel_tol, max_evaluations=max_evaluations, max_steps=max_steps, s_max=s_max)
+        lo, hi = float(ac(s.collapses.c, nrm, rho)), float(ac(s.grows.c, nrm, rho))  # larger c: smaller α
+        runs = tuple(_run_dict(float(ac(r.c, nrm, rho)), r.c, r.fate, r.varsigma, r.steps, r.why)
+                     for r in (s.collapses, s.grows))
+        value, text, check = _check(lo, hi, runs, evaluations=s.evaluations, method=B.METHOD,
+                                    precision=B.PRECISION, stopped=s.stopped)
+        evals, stopped = s.evaluations, s.stopped
+    else:
+        lo_f = DepthFate(float(fa(u.min(), nrm, rho)), Fate.COLLAPSE, 0.0, "closed form: every r_j(0) ≥ 1")
+        hi_f = DepthFate(float(fa(u.max(), nrm, rho)), Fate.GROWTH, 0.0, "closed form: every r_j(0) ≤ 1")
+        evals, stopped = 0, None
+        while hi_f.alpha / lo_f.alpha - 1 > max(rel_tol, 4e-14):
+            w = math.log(hi_f.alpha / lo_f.alpha)
+            decided = None
+            for frac in (0.5, 0.25, 0.75):
+                if evals >= max_evaluations:
+                    stopped = f"evaluation budget of {max_evaluations} integrations ran out"
+                    break
+                a = lo_f.alpha * math.exp(frac * w)
+                c = classify(u, a, rho, L, t_max=2000.0 * a ** (2 - L), max_steps=max_steps)
+                evals += 1
+                if c.kind != Fate.UNDECIDED:
+                    decided = c
+                    break
+                stopped = f"undecided at α = {a!r}: {c.why}"
+            if decided is None:
+                break
+            stopped = None
+            if decided.kind == Fate.COLLAPSE:
+                lo_f = decided
+            else:
+                hi_f = decided
+        runs = tuple(_run_dict(f.alpha, None, f.kind, f.time, f.steps, f.why) for f in (lo_f, hi_f))
+        value, text, check = _check(lo_f.alpha, hi_f.alpha, runs, evaluations=evals,
+                                    method="bisection in ln α on the balanced flow in θ = ln u",
+                                    precision="float64 (DOP853, rtol 1e-12)", stopped=stopped)
+        lo, hi = lo_f.alpha, hi_f.alpha
+    digits = check["significant_digits"]
     return {"value": value, "value_text": text, "closed_form": False, "expression": None,
-            "note": (f"certified bracket [{lo_f.alpha!r}, {hi_f.alpha!r}]: below, every coordinate shrinks from a "
-                     "certified time on (collapse); above, every coordinate grows (blow-up)"
-                     + (f"; stopped early: {stopped}" if stopped else "")),
-            "certificate": cert}
+            "note": (f"bracket [{lo!r}, {hi!r}] checked in float64: {digits} significant digits (value_text); "
+                     "the lower end reached every r_j > 1 (every coordinate shrinks from then on: collapse), the "
+                     "upper every r_j ≤ 1 (every coordinate grows: blow-up); a floating-point check, not a proof"
+                     + (f"; stopped early ({evals} integrations): {stopped}" if stopped else "")),
+            "check": check, "strength": float_check().as_dict()}
 
 
 def _odd_evidence(u: np.ndarray, rho: float, L: int, a_grow: float) -> list[dict]:
@@ -227,7 +264,7 @@ def _odd_evidence(u: np.ndarray, rho: float, L: int, a_grow: float) -> list[dict
     out = []
     for a in (a_grow / 4, a_grow / 16):
         tr = solve(Setting.from_z(u, depth=L, optimizer=SAM_L2, rho=rho, alpha=a), t_max=1e3 * a ** (2 - L),
-                   budget=Budget(max_seconds=20.0))
+                   budget=Budget(max_steps=50_000))
         out.append({"alpha": a, "stopped_because": tr.stopped_because,
                     "blowup_time": None if tr.blowup_time is None else float(tr.blowup_time),
                     "collapsed": bool(tr.collapse_time is not None)})
@@ -247,18 +284,18 @@ def thresholds(z, rho: float, L: int) -> dict:
         out["alpha_all_shrink"] = {"value": float(fa(u.min(), nrm, rho)), "closed_form": True,
                                    "expression": sp.sstr(za.subs(cf.z_j, cf.z_min)),
                                    "note": "even L: below it every r_j(0) > 1, every coordinate shrinks from the start "
-                                           "and keeps shrinking (forward-invariant set): collapse", "certificate": None}
+                                           "and keeps shrinking (forward-invariant set): collapse", "check": None}
     else:
         out["alpha_all_shrink"] = {"value": None, "closed_form": True, "expression": sp.sstr(za.subs(cf.z_j, cf.z_min)),
                                    "note": "odd L: the rates z_j α^(L−2) (1 − r_j)^(L−1) are ≥ 0 for every α (even power): "
-                                           "no coordinate ever shrinks", "certificate": None}
+                                           "no coordinate ever shrinks", "check": None}
     out["alpha_all_grow"] = {"value": float(fa(u.max(), nrm, rho)), "closed_form": True,
                              "expression": sp.sstr(za.subs(cf.z_j, sp.Symbol("z_max", positive=True))),
                              "note": "from it on every r_j(0) ≤ 1: every coordinate grows from the start and keeps "
-                                     "growing (forward-invariant set)", "certificate": None}
+                                     "growing (forward-invariant set)", "check": None}
     a_star, how = major_fastest_alpha(u, rho, L)
     out["alpha_gd_like"] = {"value": a_star, "closed_form": L == 2, "expression": "rho/(c*sqrt(L)*||z||_2), c: " + how,
-                            "note": "from it on the major coordinate has the largest initial rate", "certificate": None}
+                            "note": "from it on the major coordinate has the largest initial rate", "check": None}
     out["alpha_collapse"] = collapse_threshold(u, rho, L)
     ueq = equilibrium(u, rho, L)
     out["equilibrium"] = None if ueq is None else {
@@ -276,7 +313,7 @@ def thresholds(z, rho: float, L: int) -> dict:
                               "with u > 0, and a path that crosses it in any coordinate cannot come back — or is unbounded; "
                               f"integrated here (z scaled to max 1): {fates}")
     else:
-        out["small_alpha"] = ("even L: below alpha_collapse every coordinate ends up shrinking (a certified, "
+        out["small_alpha"] = ("even L: below alpha_collapse every coordinate ends up shrinking (a persisting, "
                               "forward-invariant condition) and u reaches 0 in finite time: near u = 0 the speed "
                               "z_j (−ρ z_j u_j^(L−1)/N)^(L−1) is of degree 0 in u (finite), not exponentially slow as for "
                               "L = 2; above it every coordinate grows and (L ≥ 4) blows up in finite time")

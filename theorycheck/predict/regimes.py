@@ -30,12 +30,12 @@ THRESHOLD_KEYS = ("alpha_all_shrink", "alpha_all_grow", "alpha_gd_like", "alpha_
 #: the run behind each end of α_c's bracket, by the shape of the certificate: L = 2 (the Taylor runs of
 #: predict/collapse.py) or depth L (predict/depth.py)
 _TAYLOR_RUN = Keys("thresholds.taylor_run", "alpha_unit", "outcome", "condition", "time", "N_scaled", "taylor_steps")
-_DEPTH_RUN = Keys("thresholds.depth_run", "alpha", "kind", "time", "why")
+_DEPTH_RUN = Keys("thresholds.depth_run", "alpha", "c", "outcome", "condition", "time", "steps")
 _CHECK = OneOf(
     Keys("thresholds.check", "precision", "method", "evaluations", "scaling", "bracket", "relative_width",
          "significant_digits", collapses=_TAYLOR_RUN, grows=_TAYLOR_RUN),
-    Keys("thresholds.check_depth", "relative_width", "significant_digits", "precision", "stopped",
-         shrinks=_DEPTH_RUN, grows=_DEPTH_RUN))
+    Keys("thresholds.check_depth", "precision", "method", "evaluations", "scaling", "bracket", "relative_width",
+         "significant_digits", "stopped", collapses=_DEPTH_RUN, grows=_DEPTH_RUN))
 _FATE_PROOF = Keys("thresholds.fate_proof", "alpha", "fate", "lemma", "tau", "steps", "segments", "seconds", "why")
 _PROOF = Keys("thresholds.proof", "status", "lower", "upper", "digits", "digits_requested", "value_text", "method",
               "note", "seconds", "certificate", collapses=_FATE_PROOF, grows=_FATE_PROOF,
@@ -150,14 +150,12 @@ def _scalar_alpha(setting: Setting) -> float:
 
 
 def _depth_entries(out: dict) -> None:
-    """Each threshold of the depth-L prediction in the result's shape: its floating-point record under
-    ``check`` (``certificate`` in :mod:`theorycheck.predict.depth`) and its ``strength``."""
+    """Each threshold of the depth-L prediction with its ``strength`` (a floating-point check where it has a
+    value or a closed form; not decided otherwise)."""
     for key in THRESHOLD_KEYS:
         t = out.get(key)
         if not isinstance(t, dict):
             continue
-        if "certificate" in t:
-            t["check"] = t.pop("certificate")
         if "strength" not in t:
             t["strength"] = (float_check() if t.get("value") is not None or t.get("closed_form") else
                              not_decided(t.get("note") or None)).as_dict()
@@ -182,7 +180,7 @@ def _depth_l(setting: Setting, out: dict, place: bool, T: float) -> dict:
         out["regime_name"] = "no collapse is possible (odd L): every coordinate is nondecreasing"
     else:
         check = ac.get("check") or {}
-        lo = check.get("shrinks", {}).get("alpha", ac["value"])
+        lo = check.get("collapses", {}).get("alpha", ac["value"])
         hi = check.get("grows", {}).get("alpha", ac["value"])
         out["regime_name"] = ("collapse (every coordinate shrinks from a time on, checked in floating point)"
                               if a <= lo else

@@ -6,13 +6,13 @@ L − 1: a longer horizon buys almost nothing (the approach is algebraic). The r
 with the clock dσ = (N/ρ)dτ the flow closes on r, starts on the ray r(0) = c z (c = ρ/(α √L ‖z‖₂)), and with
 r = 1 + e^λ ω, |ω| = 1, dς = R^{L−2} dσ the field is regular at R = 0, where the equilibrium becomes a saddle on
 the sphere. Fates (persisting lemmas, P4): every r_j > 1 (every ω_j > 0) ⇒ collapse; every r_j ≤ 1 (every
-ω_j ≤ 0) ⇒ growth. The bracket is found by float64 bisection in c on the blown-up system (scipy), then each end is
-proved by validated integration (Lohner's method) of the blown-up system.
+ω_j ≤ 0) ⇒ growth. The bracket is found by float64 bisection in c on the blown-up system
+(:func:`theorycheck.predict.blowup.c_bracket`), then each end is proved by validated integration (Lohner's method)
+of the blown-up system.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from functools import lru_cache
 
@@ -20,6 +20,7 @@ import mpmath as mp
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.predict.blowup import c_bracket
 from theorycheck.proved.bracket import FateProof, ProvedAlphaC
 from theorycheck.proved.decimals import common_digits, outward
 from theorycheck.proved.validated import Budget, arb_context, ball_text, integrate
@@ -38,68 +39,9 @@ RESTS_ON_DEPTH = [
 @lru_cache(maxsize=16)
 def _systems(L: int, d: int):
     from theorycheck.symbolic import forms as C
-    from theorycheck.symbolic import systems as S
 
-    t, y, p, f = S.ratio_blowup_system(L, d)
-    arb_sys = C.arb_system(f"ratio-blowup-L{L}-d{d}", t, y, p, f)
-    num = C.numpy_system((*y, *p), f)
-    return arb_sys, num
-
-
-def _start(c, z):
-    """(λ, ω) of r(0) = c z (numpy floats)."""
-    s = c * z - 1.0
-    R = float(np.linalg.norm(s))
-    return np.concatenate([[math.log(R)], s / R])
-
-
-def _float_fate(num, c, z, s_max=400.0):
-    """+1 collapse (every ω_j > 0), −1 growth (every ω_j ≤ 0), 0 undecided, in float64 (a guess only)."""
-    from scipy.integrate import solve_ivp
-
-    y0 = _start(c, z)
-    if np.all(y0[1:] > 0):
-        return 1
-    if np.all(y0[1:] <= 0):
-        return -1
-
-    def rhs(_t, y):
-        return np.asarray(num(*y, *z), dtype=float)
-
-    def pos(_t, y):
-        return float(np.min(y[1:])) - 1e-9
-
-    def neg(_t, y):
-        return -float(np.max(y[1:])) - 1e-9
-
-    pos.terminal = neg.terminal = True
-    pos.direction = neg.direction = 1
-    sol = solve_ivp(rhs, (0.0, s_max), y0, method="DOP853", rtol=1e-13, atol=1e-15, events=(pos, neg))
-    if sol.t_events[0].size:
-        return 1
-    if sol.t_events[1].size:
-        return -1
-    return 0
-
-
-def _c_bracket(num, z, deadline, rel: float = 4e-14):
-    """Bisection in c between 1/z_max (growth) and 1/z_min (collapse), float64, to ``rel`` relative (at best
-    about 1e-13)."""
-    lo, hi = 1.0 / z.max(), 1.0 / z.min()  # lo grows, hi collapses
-    for _ in range(60):
-        if time.perf_counter() > deadline:
-            break
-        mid = math.sqrt(lo * hi)
-        f = _float_fate(num, mid, z)
-        if f == 1:
-            hi = mid
-        elif f == -1:
-            lo = mid
-        else:
-            break
-        if hi / lo - 1 < max(rel, 4e-14):
-            break
-    return lo, hi
+    (t, y, p, f), num = C.ratio_blowup(L, d)
+    return C.arb_system(f"ratio-blowup-L{L}-d{d}", t, y, p, f), num
 
 
 class DepthProver:
@@ -184,7 +126,8 @@ def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds:
         note = f"{asked} digits asked: the float64 search of the bracket reaches about 13 (more are not attempted)"
         digits = 13
     pr = DepthProver(z, rho, L, digits + 2)
-    c_lo, c_hi = _c_bracket(pr.num, pr.zf, deadline, rel=10.0 ** (-(digits + 3)))
+    search = c_bracket(pr.zf, L, rel=10.0 ** (-(digits + 3)))  # float64, step and evaluation budgets
+    c_lo, c_hi = search.grows.c, search.collapses.c
     with mp.workdps(40):
         scale = mp.mpf(float(rho)) / (mp.sqrt(L) * mp.sqrt(mp.fsum(mp.mpf(float(v)) ** 2 for v in pr.zf)))
         a_hi = scale / mp.mpf(c_lo)  # c_lo grows ⇒ α = scale/c_lo grows

@@ -13,7 +13,7 @@ from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic.model import L2_ASCENT
 from theorycheck.symbolic.model import rho as rho_sym
 
-__all__ = ["L_user", "c_sym", "initial_forms", "zero_rate_alpha"]
+__all__ = ["L_user", "alpha_of_c", "c_sym", "initial_forms", "zero_rate_alpha"]
 
 #: c = ρ / (α √L ‖z‖₂), the scale-free parameter of the initial rates
 c_sym = sp.Symbol("c", positive=True)
@@ -46,4 +46,13 @@ def zero_rate_alpha(L: int):
     sol = sp.solve(sp.Eq(initial_forms(L)["r0"], 1), cf.alpha)
     if len(sol) != 1:
         raise TheorycheckError(f"r_j(0) = 1 has {len(sol)} solutions in α at depth {L}")
+    return sol[0]
+
+
+def alpha_of_c(L: int):
+    """α at which the initial ratios are r(0) = c z (the ray the blown-up ratio system starts on), solved by sympy
+    from r_j(0) = c z_j: ρ/(c √L ‖z‖₂)."""
+    sol = sp.solve(sp.Eq(initial_forms(L)["r0"], c_sym * cf.z_j), cf.alpha)
+    if len(sol) != 1 or sol[0].has(cf.z_j):
+        raise TheorycheckError(f"r_j(0) = c z_j does not give one α free of z_j at depth {L}")
     return sol[0]

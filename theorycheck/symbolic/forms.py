@@ -581,6 +581,24 @@ def depth_zero_rate_alpha(L: int, backend: str = "numpy") -> Callable:
     return lambdify((cf.z_j, cf.z_norm, sy.rho), zero_rate_alpha(_depth(L)), backend)
 
 
+def depth_alpha_of_c(L: int, backend: str = "numpy") -> Callable:
+    """``alpha(c, znorm, rho)``: the α whose initial ratios are r(0) = c z, depth L
+    (:func:`symbolic.depth.alpha_of_c`; c = ρ/(α √L ‖z‖₂))."""
+    from theorycheck.symbolic.depth import alpha_of_c, c_sym
+
+    return lambdify((c_sym, cf.z_norm, sy.rho), alpha_of_c(_depth(L)), backend)
+
+
+@lru_cache(maxsize=16)
+def ratio_blowup(L: int, d: int) -> tuple:
+    """(symbolic system, float64 field): :func:`symbolic.systems.ratio_blowup_system` (ς, (λ, ω_1 … ω_d),
+    (z_1 … z_d), fields) and its fields compiled for float64, ``f(λ, ω_1 … ω_d, z_1 … z_d) -> tuple``."""
+    from theorycheck.symbolic import systems as S
+
+    t, y, p, f = S.ratio_blowup_system(int(L), int(d))
+    return (t, y, p, f), numpy_system((*y, *p), f)
+
+
 # ---------------------------------------------------------------- the signed (pm) parametrisation, squared loss
 @lru_cache(maxsize=16)
 def pm_forms(D: int) -> dict:
