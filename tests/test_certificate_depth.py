@@ -89,12 +89,12 @@ def test_depth4_twelve_digits_proved_and_certificate_accepted(depth4_12_digits):
 def test_depth4_forged_bracket_end_rejected(depth4_12_digits):
     proof, path = depth4_12_digits
     cert = json.loads(path.read_text())
-    narrower = str(mp.mpf(proof["upper"]) - mp.mpf("1e-14"))
+    narrower = str(mp.mpf(proof["lower"]) + mp.mpf("1e-14"))
     forged = copy.deepcopy(cert)
-    forged["upper"] = narrower  # the bracket's end moved: its run starts elsewhere
+    forged["lower"] = narrower  # the bracket's end moved: its run starts elsewhere
     bad = check_certificate_depth(_redigest(forged), stop_at_first=True)
-    assert not bad.ok and bad.digest_ok and any("not at the bracket's upper end" in f for f in bad.failures)
-    forged["runs"][1]["alpha"] = narrower  # and the run said to start there: its start set misses the new start
+    assert not bad.ok and bad.digest_ok and any("not at the bracket's lower end" in f for f in bad.failures)
+    forged["runs"][0]["alpha"] = narrower  # and the run said to start there: its start set misses the new start
     bad = check_certificate_depth(_redigest(forged), stop_at_first=True)
     assert not bad.ok and bad.digest_ok and any("does not contain the start" in f for f in bad.failures)
 
