@@ -5,6 +5,7 @@ import copy
 import json
 from types import SimpleNamespace
 
+import mpmath as mp
 import pytest
 
 from theorycheck.proved.alpha_c_depth import DepthProver
@@ -59,3 +60,48 @@ def test_thresholds_depth4_certificate_round_trip(tmp_path):
     step["end"]["R"][0][1] = str(float(step["end"]["R"][0][1]) / 4)  # a radius shrunk: the enclosure no longer fits
     bad = check_certificate_depth(_redigest(cert), stop_at_first=True)
     assert not bad.ok and bad.digest_ok
+
+
+@pytest.fixture(scope="module")
+def depth4_12_digits(tmp_path_factory):
+    """The bracket of α_c(4) for z = (0.5, 1, 2, 4), ρ = 1, to 12 digits, with its certificate: the ends lie about
+    1e-13 from α_c, where the path lingers near the saddle of the blow-up longest."""
+    from theorycheck.api import thresholds
+    from theorycheck.setting import Setting
+
+    path = tmp_path_factory.mktemp("depth4") / "cert.json"
+    r = thresholds(Setting.from_z(["0.5", "1", "2", "4"], depth=4, rho="1"), prove=True, digits=12,
+                   certificate=str(path)).as_dict()
+    return r["alpha_collapse"]["proof"], path
+
+
+@pytest.mark.slow
+def test_depth4_twelve_digits_proved_and_certificate_accepted(depth4_12_digits):
+    proof, path = depth4_12_digits
+    assert proof["status"] == "proved" and proof["digits"] >= 12, proof.get("note")
+    with mp.workdps(30):  # the float64 bisection of the blown-up system: α_c(4) = 0.26133744480330…
+        assert mp.mpf(proof["lower"]) < mp.mpf("0.2613374448033") < mp.mpf(proof["upper"])
+    res = check_any_certificate(str(path))
+    assert res.ok and (res.lower, res.upper) == (proof["lower"], proof["upper"]), res.failures[:3]
+
+
+@pytest.mark.slow
+def test_depth4_forged_bracket_end_rejected(depth4_12_digits):
+    proof, path = depth4_12_digits
+    cert = json.loads(path.read_text())
+    narrower = str(mp.mpf(proof["lower"]) + mp.mpf("1e-14"))
+    forged = copy.deepcopy(cert)
+    forged["lower"] = narrower  # the bracket's end moved: its run starts elsewhere
+    bad = check_certificate_depth(_redigest(forged), stop_at_first=True)
+    assert not bad.ok and bad.digest_ok and any("not at the bracket's lower end" in f for f in bad.failures)
+    forged["runs"][0]["alpha"] = narrower  # and the run said to start there: its start set misses the new start
+    bad = check_certificate_depth(_redigest(forged), stop_at_first=True)
+    assert not bad.ok and bad.digest_ok and any("does not contain the start" in f for f in bad.failures)
+
+
+@pytest.mark.slow
+def test_depth6_twelve_digits_proved():
+    from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
+
+    r = prove_alpha_c_depth(["1", "2", "3"], "1", 6, digits=12)
+    assert r.status == "proved" and r.digits >= 12, r.note

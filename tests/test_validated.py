@@ -137,7 +137,7 @@ def test_proved_30_digit_bracket_contains_the_certified_alpha_c():
 def test_depth4_bracket_is_proved_through_the_degenerate_equilibrium():
     from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
 
-    r = prove_alpha_c_depth([1.0, 2.0, 3.0], 1.0, 4, digits=12, max_seconds=900)
+    r = prove_alpha_c_depth([1.0, 2.0, 3.0], 1.0, 4, digits=12)
     assert r.status == "proved" and r.digits >= 12
     with mp.workdps(30):  # inside the floating certified bracket [0.286312, 0.286427]
         assert mp.mpf("0.286312") < mp.mpf(r.lower) < mp.mpf(r.upper) < mp.mpf("0.286427")

@@ -428,7 +428,7 @@ def _collapse_proof(setting: Setting, ac: dict, digits: int, certificate) -> dic
     else:
         from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
 
-        proof = _depth_lemmas(prove_alpha_c_depth(setting.z, setting.rho, setting.depth, digits=digits,
+        proof = _depth_lemmas(prove_alpha_c_depth(inp.z, inp.rho, setting.depth, digits=digits,
                                                   record=record), setting)
     out = proof.as_dict()
     if certificate is not None and proof.status == "proved":

@@ -13,6 +13,7 @@ of the blown-up system.
 
 from __future__ import annotations
 
+import math
 import time
 from functools import lru_cache
 
@@ -20,6 +21,7 @@ import mpmath as mp
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.exact import exact, exact_vector
 from theorycheck.predict.blowup import c_bracket
 from theorycheck.proved.bracket import FateProof, ProvedAlphaC
 from theorycheck.proved.decimals import common_digits, outward
@@ -47,24 +49,36 @@ def _systems(L: int, d: int):
 class DepthProver:
     """Proves the fate of one α at even depth L ≥ 4 (see the module docstring)."""
 
+    #: validated steps one run may take (the budget that ends a run that proves no fate)
+    MAX_STEPS = 20_000
+
     def __init__(self, z, rho, L: int, digits: int):
+        """``z``, ``rho``: the exact inputs (decimal strings, Fractions, :class:`~theorycheck.exact.Exact`; a float
+        is its binary value): the proof is about these numbers."""
         from flint import arb
 
-        z = np.asarray(z, float).reshape(-1)
-        if z.size < 1 or np.any(z <= 0) or not np.all(np.isfinite(z)):
+        zq = exact_vector(list(z) if not isinstance(z, str) else z, "z")
+        rq = exact(rho, "rho")
+        z = np.array([float(v) for v in zq])
+        if z.size < 1 or any(v.value <= 0 for v in zq):
             raise TheorycheckError("the proved α_c(L) needs z > 0 (finite entries)")
         if L < 4 or L % 2:
             raise TheorycheckError("the proved α_c(L) is for even L ≥ 4 (L = 2: the reduced ODE; odd L: no collapse)")
         self.L, self.d = int(L), z.size
         self.digits = int(digits)
-        self.prec = int((self.digits + 12) * 3.33) + 16
-        self.order = max(16, min(40, int(0.6 * self.digits) + 12))
-        self.tol = 10.0 ** (-(self.digits + 6))
+        # the ends lie about 10^-digits (relative) from α_c: the path lingers near the saddle at R = 0 for about
+        # digits·ln 10/μ and every error made before (start ball, Taylor remainders, rounding) is amplified there by
+        # about 10^digits. Local errors of 10^-(digits+12) per unit leave the enclosure well below the width at which
+        # the fates separate (about 10^-2 when the path leaves the saddle); the balls carry 20 digits more.
+        self.prec = int((self.digits + 20) * 3.33) + 16
+        # order 0.6·(digits + 10) + 12 (26 for 14 digits) takes about 30 % fewer steps than 20 for the same tolerance
+        self.order = max(16, min(40, int(0.6 * (self.digits + 10)) + 12))
+        self.tol = 10.0 ** (-(self.digits + 12))
         self.system, self.num = _systems(self.L, self.d)
-        self.zf = z
+        self.zf, self.rho_f = z, float(rq)
         with arb_context(prec=self.prec):
-            self.z = [arb(float(v)) for v in z]
-            self.rho = arb(float(rho))
+            self.z = [v.ball() for v in zq]
+            self.rho = rq.ball()
             self.scale = self.rho / (arb(self.L).sqrt() * sum((v * v for v in self.z), arb(0)).sqrt())
 
     def c_of_alpha(self, alpha_text: str):
@@ -72,7 +86,7 @@ class DepthProver:
 
         return self.scale / arb(alpha_text)
 
-    def run(self, alpha_text: str, *, deadline: float | None = None, record: bool = False) -> FateProof:
+    def run(self, alpha_text: str, *, record: bool = False) -> FateProof:
         """Enclose α's blown-up path until a lemma holds (``record``: keep every step, for a certificate)."""
         t0 = time.perf_counter()
         with arb_context(prec=self.prec):
@@ -93,9 +107,10 @@ class DepthProver:
                     found["lemma"] = lem
                 return lem
 
-            left = 3600.0 if deadline is None else max(0.1, deadline - time.perf_counter())
+            # steps, evaluations and width end a run (never seconds: the outcome does not depend on the machine)
             fp = integrate(self.system, y0, params=self.z, order=self.order, prec=self.prec, tol=self.tol, stop=stop,
-                           record=record, budget=Budget(max_seconds=left, max_steps=20000, max_width=1e-2))
+                           record=record, slack=record, budget=Budget(max_seconds=math.inf, max_steps=self.MAX_STEPS,
+                                                        max_evaluations=10**9, max_width=1e-2))
             pipes = [(None, fp)] if record else []
             if fp.status is Status.PROVED_EVENT:
                 lem = found["lemma"]
@@ -113,13 +128,11 @@ def _lemma(omega) -> str | None:
     return None
 
 
-def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds: float = 300.0,
-                        record: bool = False) -> ProvedAlphaC:
+def prove_alpha_c_depth(z, rho, L: int, *, digits: int = 12, record: bool = False) -> ProvedAlphaC:
     """α_c(L) ∈ [lower, upper] for even L ≥ 4, ``lower`` proved to collapse and ``upper`` proved to grow. The float64
     bisection limits the bracket to about 13 significant digits: more are not attempted (``note`` says so).
     ``record``: keep every step (for :func:`theorycheck.proved.certificate_depth.certificate_of_depth`)."""
     t_start = time.perf_counter()
-    deadline = t_start + max_seconds
     asked = int(digits)
     note = ""
     if asked > 13:
@@ -129,7 +142,7 @@ def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds:
     search = c_bracket(pr.zf, L, rel=10.0 ** (-(digits + 3)))  # float64, step and evaluation budgets
     c_lo, c_hi = search.grows.c, search.collapses.c
     with mp.workdps(40):
-        scale = mp.mpf(float(rho)) / (mp.sqrt(L) * mp.sqrt(mp.fsum(mp.mpf(float(v)) ** 2 for v in pr.zf)))
+        scale = mp.mpf(pr.rho_f) / (mp.sqrt(L) * mp.sqrt(mp.fsum(mp.mpf(float(v)) ** 2 for v in pr.zf)))
         a_hi = scale / mp.mpf(c_lo)  # c_lo grows ⇒ α = scale/c_lo grows
         a_lo = scale / mp.mpf(c_hi)
         w = mp.mpf(10) ** (-(digits + 1))
@@ -137,8 +150,8 @@ def prove_alpha_c_depth(z, rho: float, L: int, *, digits: int = 12, max_seconds:
         hi = outward(a_hi * (1 + w), digits + 3, "up")
     method = (f"ratio reduction blown up at r = 1; validated Taylor integration (order {pr.order}, {pr.prec}-bit balls, "
               "Lohner's method) of the blown-up system from the ends of a float64 bisection in c = ρ/(α√L‖z‖₂)")
-    fl = pr.run(lo, deadline=deadline, record=record)
-    fh = pr.run(hi, deadline=deadline, record=record)
+    fl = pr.run(lo, record=record)
+    fh = pr.run(hi, record=record)
     seconds = time.perf_counter() - t_start
     if fl.fate == "collapse" and fh.fate == "growth":
         Dc, text = common_digits(lo, hi, digits + 6)
