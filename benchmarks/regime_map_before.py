@@ -40,6 +40,7 @@ from theorycheck.proved.decimals import down as _down
 from theorycheck.proved.decimals import exact_decimal as _dec
 from theorycheck.proved.decimals import scaled as _scaled
 from theorycheck.proved.decimals import up as _up
+from theorycheck.status import Budget
 
 __all__ = ["Piece", "RegimeMap", "regime_map", "parse_alpha_range"]
 
@@ -227,7 +228,7 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
     (τ/s, N·s), as the piece's switch times are after :func:`_rescale_times`."""
     from flint import arb
 
-    from theorycheck.proved.validated import Budget, arb_context, integrate, interval
+    from theorycheck.proved.validated import arb_context, integrate, interval
 
     with arb_context(prec=prec):
         zb, rb, levels = F.balls()

@@ -2,6 +2,7 @@
 contains what the floating-point solver finds, the sequence is the solver's, and the final index is proved only
 from a lemma."""
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -70,10 +71,11 @@ def test_a_budget_that_runs_out_is_not_final():
 
 
 def test_depth4_regime_map_pieces_hold_at_their_ends():
-    from theorycheck.proved.regime_map import MapBudget, proved_regime_map
+    from theorycheck.proved.regime_map import proved_regime_map
+    from theorycheck.status import Budget
 
     for rng, fate in (("0.1:0.12", "collapse"), ("2:2.02", "growth")):
-        r = proved_regime_map([1.0, 2.0], 1.0, rng, depth=4, budget=MapBudget(max_steps=20_000)).as_dict()
+        r = proved_regime_map([1.0, 2.0], 1.0, rng, depth=4, budget=Budget(max_steps=20_000, max_seconds=math.inf)).as_dict()
         (p,) = r["regime_map"]
         assert p["status"] == "proved" and p["fate"] == fate and r["stopped"] is None
         for a in (float(p["lower"]), float(p["upper"])):
@@ -88,11 +90,12 @@ def test_depth4_regime_map_pieces_hold_at_their_ends():
 
 @pytest.mark.slow
 def test_depth4_regime_map_keeps_undecided_pieces_and_says_which_budget_ran_out():
-    from theorycheck.proved.regime_map import MapBudget, proved_regime_map
+    from theorycheck.proved.regime_map import proved_regime_map
+    from theorycheck.status import Budget
 
     # the range straddles α_c(4) = 0.28637…: the piece holding it can never be proved, so the budget runs out; a step
     # budget (the pieces tried first are proved within its first 4100 steps), so that the load cannot change it
-    r = proved_regime_map([1.0, 2.0, 3.0], 1.0, "0.18:0.30", depth=4, budget=MapBudget(max_steps=6000)).as_dict()
+    r = proved_regime_map([1.0, 2.0, 3.0], 1.0, "0.18:0.30", depth=4, budget=Budget(max_steps=6000, max_seconds=math.inf)).as_dict()
     pieces = r["regime_map"]
     assert pieces[0]["lower"] == "0.18" and pieces[-1]["upper"] == "0.3"
     assert all(a["upper"] == b["lower"] for a, b in zip(pieces, pieces[1:]))  # a partition, no gap

@@ -4,6 +4,7 @@ validated steps, never seconds: the outcomes do not depend on the load of the ma
 
 import copy
 import functools
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -13,6 +14,7 @@ from theorycheck import observe as ob
 from theorycheck.api import solve
 from theorycheck.proved import regime_map as rm
 from theorycheck.setting import Setting
+from theorycheck.status import Budget
 
 Z = np.array([1.0, 2.0, 3.0])
 ALPHA_C = 0.4364263059610606  # the certified float α_c of z = (1, 2, 3), ρ = 1 (thresholds: 14 certified digits)
@@ -60,7 +62,7 @@ def test_ties_in_z_take_the_smallest_index():
 
 
 def test_the_map_lists_undecided_pieces_and_never_merges_them():
-    r = rm.proved_regime_map(Z, 1.0, "0.90:1.0", budget=rm.MapBudget(max_steps=40_000)).as_dict()
+    r = rm.proved_regime_map(Z, 1.0, "0.90:1.0", budget=Budget(max_steps=40_000, max_seconds=math.inf)).as_dict()
     pieces = r["regime_map"]
     assert pieces[0]["lower"] == "0.9" and pieces[-1]["upper"] == "1"
     assert all(float(a["upper"]) == float(b["lower"]) for a, b in zip(pieces, pieces[1:]))
@@ -91,7 +93,7 @@ def test_bad_ranges_are_one_line_errors():
 
 @pytest.mark.slow
 def test_the_map_around_alpha_c_has_both_fates():
-    r = rm.proved_regime_map(Z, 1.0, "0.40:0.44", budget=rm.MapBudget(max_steps=150_000)).as_dict()
+    r = rm.proved_regime_map(Z, 1.0, "0.40:0.44", budget=Budget(max_steps=150_000, max_seconds=math.inf)).as_dict()
     proved = [p for p in r["regime_map"] if p["status"] == "proved"]
     fates = {p["fate"] for p in proved}
     assert fates == {"collapse", "growth"}
@@ -134,13 +136,13 @@ def test_proved_trajectory_gd_and_unsupported_settings():
 @functools.cache
 def _unit_scale_map():
     """The map at scale 1 that both extreme scales are compared with (computed once)."""
-    return rm.proved_regime_map(Z, 1.0, "0.3:0.31", budget=rm.MapBudget(max_steps=40_000)).as_dict()["regime_map"]
+    return rm.proved_regime_map(Z, 1.0, "0.3:0.31", budget=Budget(max_steps=40_000, max_seconds=math.inf)).as_dict()["regime_map"]
 
 
 @pytest.mark.parametrize("sc", [2.0**-900, 1e300])
 def test_extreme_scales_give_the_same_map_with_scaled_times(sc):
     base = copy.deepcopy(_unit_scale_map())
-    far = rm.proved_regime_map(Z * sc, 1.0, "0.3:0.31", budget=rm.MapBudget(max_steps=40_000)).as_dict()["regime_map"]
+    far = rm.proved_regime_map(Z * sc, 1.0, "0.3:0.31", budget=Budget(max_steps=40_000, max_seconds=math.inf)).as_dict()["regime_map"]
     assert [(p["status"], p["sequence"]) for p in far] == [(p["status"], p["sequence"]) for p in base]
     for a, b in zip(base[0]["switch_times"], far[0]["switch_times"]):
         assert float(b[0]) <= float(a[0]) / sc * (1 + 1e-12) and float(b[1]) >= float(a[1]) / sc * (1 - 1e-12)
@@ -148,7 +150,7 @@ def test_extreme_scales_give_the_same_map_with_scaled_times(sc):
 
 # ---------------------------------------------------------------- strength, budgets, exact inputs
 def test_every_piece_says_its_strength():
-    r = rm.proved_regime_map(Z, 1.0, "0.90:1.0", budget=rm.MapBudget(max_steps=40_000)).as_dict()
+    r = rm.proved_regime_map(Z, 1.0, "0.90:1.0", budget=Budget(max_steps=40_000, max_seconds=math.inf)).as_dict()
     for p in r["regime_map"]:
         s = p["strength"]
         if p["status"] == "proved":
@@ -162,11 +164,11 @@ def test_every_piece_says_its_strength():
 def test_budgets_are_steps_and_say_which_ran_out():
     p = _decide("0.4363", "0.4366", steps=40)
     assert p.status == "undecided" and "max_steps" in p.reason and p.steps == 40
-    r = rm.proved_regime_map(Z, 1.0, "0.3:0.5", budget=rm.MapBudget(max_steps=300)).as_dict()
+    r = rm.proved_regime_map(Z, 1.0, "0.3:0.5", budget=Budget(max_steps=300, max_seconds=math.inf)).as_dict()
     assert r["stopped"] == "max_steps = 300"
     untried = [p for p in r["regime_map"] if "not tried" in p["reason"]]
     assert untried and all(p["strength"]["because"] == "max_steps = 300" for p in untried)
-    again = rm.proved_regime_map(Z, 1.0, "0.3:0.5", budget=rm.MapBudget(max_steps=300)).as_dict()
+    again = rm.proved_regime_map(Z, 1.0, "0.3:0.5", budget=Budget(max_steps=300, max_seconds=math.inf)).as_dict()
     assert [(p["lower"], p["upper"], p["status"]) for p in again["regime_map"]] == \
         [(p["lower"], p["upper"], p["status"]) for p in r["regime_map"]]  # steps, not seconds: the same map
 
@@ -182,7 +184,7 @@ def test_a_rising_norm_takes_nbar_across_a_level_near_its_start():
 def test_exact_decimal_inputs_give_the_map_of_their_rescaling():
     # α_c and the j† sequence are invariant under z → c z (exactly): z = (0.1, 0.2, 0.3) typed as decimals is mapped
     # as the rationals 1/10, 2/10, 3/10 (not their float64 roundings), and matches the map of (1, 2, 3)
-    tenth = rm.proved_regime_map("0.1,0.2,0.3", "1", "0.3:0.31", budget=rm.MapBudget(max_steps=40_000)).as_dict()
+    tenth = rm.proved_regime_map("0.1,0.2,0.3", "1", "0.3:0.31", budget=Budget(max_steps=40_000, max_seconds=math.inf)).as_dict()
     unit = _unit_scale_map()
     assert tenth["inputs"]["z"] == ["0.1", "0.2", "0.3"] and not tenth["inputs"]["from_float"]
     assert [(p["status"], p["sequence"]) for p in tenth["regime_map"]] == [(p["status"], p["sequence"]) for p in unit]

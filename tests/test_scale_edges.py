@@ -98,9 +98,9 @@ def test_budget_bounds_the_work_inside_one_mpmath_evaluation():
 def test_mpmath_states_beyond_the_bounded_range_are_refused():
     import mpmath
 
-    from theorycheck.solvers.guards import MP_MAX_MAG, FieldBudget
+    from theorycheck.solvers.guards import MP_MAX_MAG, FieldMeter
 
-    f = FieldBudget(max_seconds=10, max_evaluations=10).wrap(lambda t, y: np.array([mpmath.exp(v) for v in y]))
+    f = FieldMeter(max_seconds=10, max_evaluations=10).wrap(lambda t, y: np.array([mpmath.exp(v) for v in y]))
     with mpmath.workdps(20):
         assert f(0, np.array([mpmath.mpf(3)], dtype=object))[0] == mpmath.exp(3)
         with hang_guard(5), pytest.raises(OverflowError, match="beyond"):

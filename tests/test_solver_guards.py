@@ -10,7 +10,7 @@ from _hang import hang_guard
 
 from theorycheck import observe as ob
 from theorycheck.setting import Setting
-from theorycheck.solvers.guards import BudgetExhausted, FieldBudget, time_scale_bounds
+from theorycheck.solvers.guards import BudgetExhausted, FieldMeter, time_scale_bounds
 from theorycheck.solvers.integrate import solve
 from theorycheck.solvers.steppers import GBSStepper
 from theorycheck.solvers.trajectory import Budget
@@ -18,14 +18,14 @@ from theorycheck.status import Status
 
 
 def test_field_budget_counts_and_raises_inside_a_step():
-    fb = FieldBudget(max_seconds=1e9, max_evaluations=3)
+    fb = FieldMeter(max_seconds=1e9, max_evaluations=3)
     f = fb.wrap(lambda t, y: y)
     for _ in range(3):
         f(0.0, 1.0)
     with pytest.raises(BudgetExhausted) as e:
         f(0.0, 1.0)
     assert e.value.reason == "max_evaluations" and fb.evaluations == 3
-    fb = FieldBudget(max_seconds=0.0, max_evaluations=10)
+    fb = FieldMeter(max_seconds=0.0, max_evaluations=10)
     with pytest.raises(BudgetExhausted) as e:
         fb.wrap(lambda t, y: y)(0.0, 1.0)
     assert e.value.reason == "max_seconds"

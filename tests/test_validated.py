@@ -8,9 +8,9 @@ import pytest
 import sympy as sp
 from flint import arb, arb_series, ctx
 
-from theorycheck.proved.validated import Budget, arb_context, integrate
+from theorycheck.proved.validated import arb_context, integrate
 from theorycheck.proved.validated.taylor import coefficient, series_solution
-from theorycheck.status import Status
+from theorycheck.status import Budget, Status
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import systems as S
 

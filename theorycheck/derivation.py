@@ -51,8 +51,9 @@ G_HAT = _Named("G_j(ŵ)", r"G_{j}(\hat{w})")
 G_DEF = _Named("(1/n) Σ_i ℓ'(<β(w), z_i>) z_ij", r"\frac{1}{n} \sum_{i} \ell'\left(\langle \beta(w), z_{i} \rangle\right) z_{ij}")
 
 
-class Budget:
-    """Wall-clock budget of a derivation, checked between equations."""
+class Clock:
+    """The running wall clock of a derivation against its ``max_seconds`` (the one limit a derivation has),
+    checked between equations, and its progress callback."""
 
     def __init__(self, max_seconds: float | None, progress=None):
         self.max_seconds = max_seconds
@@ -76,7 +77,7 @@ REARM = 0.05
 
 
 @contextlib.contextmanager
-def _deadline(budget: Budget):
+def _deadline(budget: Clock):
     """Interrupt a long sympy operation when the budget runs out (SIGALRM, main thread
     only; elsewhere the budget is checked between equations). An outer timer is re-armed. The
     alarm repeats every :data:`REARM` s until the block is left: sympy catches exceptions in some
@@ -190,7 +191,7 @@ def derivation(depth: int, optimizer: str, *, balanced: bool, dim: int | None = 
     if n_eq > MAX_EQUATIONS:
         raise ArgumentError(f"dim={dim} with depth={depth}: {n_eq} equations exceed the limit of "
                             f"{MAX_EQUATIONS} for the explicit system; drop dim for the coordinate form", "dim", "depth")
-    budget = Budget(max_seconds, progress)
+    budget = Clock(max_seconds, progress)
     out: dict[str, object] = {"depth": depth, "optimizer": optimizer, "balanced": balanced,
                               "complete": True, "stopped_because": None}
     try:
@@ -211,7 +212,7 @@ def render(res: dict, fmt: str) -> dict:
     """Text of every equation (``fmt`` "text" | "latex" | "json"), under the derivation's
     budget: when it runs out, the rest is left out, ``complete`` becomes False and
     ``stopped_because`` names the budget."""
-    budget: Budget | None = res.pop("_budget", None)
+    budget: Clock | None = res.pop("_budget", None)
     parts = ("equations", "definitions", "system")
     items = [(part, k, v) for part in parts for k, v in res.get(part, {}).items()]
     out = {k: v for k, v in res.items() if k not in parts}

@@ -13,6 +13,7 @@ No heavy imports here: the vocabulary is usable without numpy, sympy or scipy.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -136,20 +137,33 @@ class Fate(StrEnum):
 
 @dataclass(frozen=True)
 class Budget:
-    """Limits that make a numerical routine terminate; the first one reached is its status
-    (:class:`Status`: max_steps, max_evaluations, max_seconds, max_events, max_iterations).
-    Every solver takes the limits it has of these."""
+    """The one set of limits that make a numerical routine terminate; the first one reached is its status
+    (:class:`Status`). Every routine reads the limits it has of these: floating-point solvers steps,
+    evaluations, seconds and events; validated runs steps, evaluations, seconds, step halvings in a row and the
+    widest enclosure worth carrying (radius relative to 1 + |midpoint|); proved regime maps steps in all,
+    ``piece_steps`` per piece and ``max_pieces``. ``max_seconds = math.inf``: no clock (the outcome then does
+    not depend on the machine's load)."""
 
     max_steps: int = 200_000
     max_evaluations: int = 20_000_000
     max_seconds: float = 120.0
     max_events: int = 10_000
+    max_halvings: int = 40
+    max_width: float = 1e3
+    piece_steps: int = 20_000
+    max_pieces: int = 400
 
     def __post_init__(self) -> None:
-        for name in ("max_steps", "max_evaluations", "max_seconds", "max_events"):
+        for name in ("max_steps", "max_evaluations", "max_seconds", "max_events", "max_halvings", "max_width",
+                     "piece_steps", "max_pieces"):
             v = getattr(self, name)
-            if not (v > 0):
-                raise TheorycheckError(f"budget {name} = {v!r}: must be > 0")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0):
+                raise TheorycheckError(f"budget {name} = {v!r}: must be a number > 0")
+
+    @property
+    def clock(self) -> bool:
+        """Whether a wall-clock limit is set."""
+        return math.isfinite(self.max_seconds)
 
 
 class BudgetExhausted(TheorycheckError):

@@ -38,8 +38,8 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.exact import ExactInputs, exact, exact_vector
 from theorycheck.proved.bracket import FateProof, ProvedAlphaC, assemble, bracket_ends
 from theorycheck.proved.decimals import down, up
-from theorycheck.proved.validated import Budget, arb_context, ball_text, integrate
-from theorycheck.status import Status
+from theorycheck.proved.validated import arb_context, ball_text, integrate
+from theorycheck.status import Budget, Status
 
 __all__ = ["LEMMAS_L2", "FateProof", "L2Prover", "ProvedAlphaC", "prove_alpha_c", "rescaled"]
 

@@ -25,8 +25,8 @@ from theorycheck.exact import exact, exact_vector
 from theorycheck.predict.blowup import c_bracket
 from theorycheck.proved.bracket import FateProof, ProvedAlphaC
 from theorycheck.proved.decimals import common_digits, outward
-from theorycheck.proved.validated import Budget, arb_context, ball_text, integrate
-from theorycheck.status import Status
+from theorycheck.proved.validated import arb_context, ball_text, integrate
+from theorycheck.status import Budget, Status
 
 RESTS_ON_DEPTH = [
     "validated Taylor integration in ball arithmetic (python-flint's Arb, Lohner's QR method) of the blown-up ratio "

@@ -97,7 +97,8 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
     steps, seconds."""
     from flint import arb
 
-    from theorycheck.proved.validated import Budget, arb_context, integrate, interval
+    from theorycheck.proved.validated import arb_context, integrate, interval
+    from theorycheck.status import Budget
 
     t_start = time.perf_counter()
     L, d = F.L, F.d

@@ -33,6 +33,7 @@ limit that stopped it.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 import time
@@ -51,10 +52,11 @@ from theorycheck.proved.decimals import exact_decimal as _dec
 from theorycheck.proved.decimals import scaled as _scaled
 from theorycheck.proved.decimals import up as _up
 from theorycheck.record import Keys, ListOf
+from theorycheck.status import Budget
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, not_decided
 
-__all__ = ["L2Forms", "MapBudget", "Piece", "RegimeMap", "decide_piece", "l2_forms", "parse_alpha_range",
+__all__ = ["L2Forms", "MAP_BUDGET", "Piece", "RegimeMap", "decide_piece", "l2_forms", "parse_alpha_range",
            "proved_regime_map", "PROVED", "UNDECIDED"]
 
 PROVED, UNDECIDED = "proved", "undecided"
@@ -176,23 +178,9 @@ class RegimeMap:
         return out
 
 
-@dataclass(frozen=True)
-class MapBudget:
-    """The budgets of a proved regime map: validated steps in all (``max_steps``) and per piece
-    (``piece_steps``), pieces tried (``max_pieces``), and an optional wall-clock limit (``max_seconds``, None:
-    none — a map then does not depend on the load of the machine)."""
-
-    max_steps: int = 200_000
-    piece_steps: int = 20_000
-    max_pieces: int = 400
-    max_seconds: float | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("max_steps", "piece_steps", "max_pieces"):
-            if not (isinstance(getattr(self, name), int) and getattr(self, name) > 0):
-                raise TheorycheckError(f"budget {name} = {getattr(self, name)!r}: give a positive integer")
-        if self.max_seconds is not None and not self.max_seconds > 0:
-            raise TheorycheckError(f"budget max_seconds = {self.max_seconds!r}: give a positive number or None")
+#: a proved map's limits when none are given: validated steps in all and per piece, pieces tried, no clock (a map
+#: then does not depend on the load of the machine)
+MAP_BUDGET = Budget(max_steps=200_000, piece_steps=20_000, max_pieces=400, max_seconds=math.inf)
 
 
 # ---------------------------------------------------------------- the compiled forms (ball arithmetic)
@@ -580,7 +568,7 @@ def decide_piece(F: L2Forms, lo: Fraction, hi: Fraction, *, max_steps: int = 20_
     :func:`rescale_times`. ``after_growth``: the steps spent after the growth certificate on enclosing the later
     switch times (None: until j† = argmax z; a map passes a few: the lemma gives the rest, with the lower ends of
     their times). The piece's strength is set by the caller (:func:`proved_regime_map`)."""
-    from theorycheck.proved.validated import Budget, arb_context, integrate
+    from theorycheck.proved.validated import arb_context, integrate
 
     with arb_context(prec=prec):
         run = _PieceRun(F, Fraction(lo), Fraction(hi), clock, tighten, ends, after_growth)
@@ -757,20 +745,21 @@ def _inputs(z, rho, alpha, optimizer: str, depth: int):
     return zq, erho.value, lo, hi, inputs
 
 
-def proved_regime_map(z, rho, alpha, *, optimizer: str = SAM_L2.name, depth: int = 2, budget: MapBudget | None = None,
+def proved_regime_map(z, rho, alpha, *, optimizer: str = SAM_L2.name, depth: int = 2, budget: Budget | None = None,
                       max_seconds: float | None = None, min_width: float = 1e-6, order: int = 10, prec: int = 96,
                       ratios: tuple = (2.0, 1.25)) -> RegimeMap:
     """The proved regime map of [A, B] = ``alpha`` ("A:B" or a pair, read exactly) for one example ``z`` with
     ``rho`` (read exactly: decimal strings, Fractions; a float is its binary value) — see the module docstring.
     ℓ2-SAM, L = 2 (z > 0): validated integration of C4's reduced ODE with interval α, each piece proved or
     undecided; ℓ2-SAM at L ≥ 3 (z > 0): the balanced flow with interval α (:mod:`theorycheck.proved.path`); GD
-    (any depth): j† = argmax z for every α (C6, the static index). ``budget``: :class:`MapBudget` (validated steps
-    in all and per piece, pieces tried; ``max_seconds`` sets its optional wall-clock limit); pieces narrower than
+    (any depth): j† = argmax z for every α (C6, the static index). ``budget``: a :class:`~theorycheck.status.Budget` (validated steps
+    in all, ``piece_steps`` per piece, ``max_pieces`` tried; :data:`MAP_BUDGET` when None; ``max_seconds`` sets its
+    optional wall-clock limit); pieces narrower than
     ``min_width`` (relative) are not split further; ``ratios``: the growth of the graded pieces below and above
     α_c (:func:`_first_cuts`)."""
-    budget = budget or MapBudget()
+    budget = budget or MAP_BUDGET
     if max_seconds is not None:
-        budget = MapBudget(budget.max_steps, budget.piece_steps, budget.max_pieces, max_seconds)
+        budget = dataclasses.replace(budget, max_seconds=max_seconds)
     zq, rhoq, lo, hi, inputs = _inputs(z, rho, alpha, optimizer, depth)
     t0 = time.perf_counter()
     head = {"optimizer": optimizer, "depth": depth, "z": [e.text for e in inputs.z], "rho": inputs.rho.text,
@@ -797,7 +786,7 @@ def _gd_map(zq: tuple, lo: Fraction, hi: Fraction, depth: int, head: dict, t0: f
                       "rests_on": list(RESTS_GD), "stopped": None}, [p])
 
 
-def _run_pieces(plan: _Plan, cuts: list, centre: tuple | None, budget: MapBudget, min_width: float,
+def _run_pieces(plan: _Plan, cuts: list, centre: tuple | None, budget: Budget, min_width: float,
                 t0: float) -> tuple[list[Piece], str | None]:
     """Decide the pieces between the cuts, widest first, splitting what is not decided until it is narrower than
     ``min_width`` (relative), within the budgets. Returns the pieces and the budget that ran out (or None)."""
@@ -828,12 +817,12 @@ def _run_pieces(plan: _Plan, cuts: list, centre: tuple | None, budget: MapBudget
     return done, None
 
 
-def _spent(budget: MapBudget, steps: int, tried: int, t0: float) -> str | None:
+def _spent(budget: Budget, steps: int, tried: int, t0: float) -> str | None:
     """The budget of the map that has run out, in words, or None."""
     if steps >= budget.max_steps:
         return f"max_steps = {budget.max_steps}"
     if tried >= budget.max_pieces:
         return f"max_pieces = {budget.max_pieces}"
-    if budget.max_seconds is not None and time.perf_counter() - t0 > budget.max_seconds:
+    if budget.clock and time.perf_counter() - t0 > budget.max_seconds:
         return f"max_seconds = {budget.max_seconds:g} s"
     return None

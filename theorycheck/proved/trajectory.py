@@ -44,7 +44,8 @@ def _refine(F, alpha: Fraction, ends: list, w: dict, deadline: float, pieces: in
     its start, in steps of at most 1/``pieces`` of it, and keep the last step end still certainly before
     the level and the first one certainly beyond it."""
 
-    from theorycheck.proved.validated import Budget, arb_context, integrate
+    from theorycheck.proved.validated import arb_context, integrate
+    from theorycheck.status import Budget
 
     lo_t, hi_t = Fraction(w["time"][0]), Fraction(w["time"][1])
     cell = {j: c for c, j in enumerate(F.index_of_cell)}

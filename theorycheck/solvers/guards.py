@@ -2,7 +2,7 @@
 evaluation (a single scipy step may evaluate the field many times while it shrinks its
 step), and the internal clock of a stepper is kept inside the float64 range.
 
-:class:`FieldBudget` wraps a right-hand side; when a budget runs out during a step it
+:class:`FieldMeter` wraps a right-hand side; when a budget runs out during a step it
 raises :class:`BudgetExhausted`, which :func:`theorycheck.solvers.integrate.solve` turns
 into the trajectory's ``stopped_because`` (the step in progress is dropped; the stored
 states are the accepted ones).
@@ -19,7 +19,7 @@ import numpy as np
 
 from theorycheck.status import BudgetExhausted
 
-__all__ = ["BudgetExhausted", "FieldBudget", "MP_MAX_MAG", "check_mp_range", "time_scale_bounds", "scaled_norm"]
+__all__ = ["BudgetExhausted", "FieldMeter", "MP_MAX_MAG", "check_mp_range", "time_scale_bounds", "scaled_norm"]
 
 #: mpmath states: a component beyond 2^MP_MAX_MAG in magnitude is refused before the field is
 #: evaluated. mpmath's exp, log and trigonometric functions of x reduce x by ln 2 or π at
@@ -42,7 +42,7 @@ def check_mp_range(y) -> None:
                                 "evaluation is no longer bounded")
 
 
-class FieldBudget:
+class FieldMeter:
     """Counts field evaluations across the segments of one run and enforces the wall-clock
     deadline and the evaluation budget at each of them."""
 

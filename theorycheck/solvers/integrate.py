@@ -27,7 +27,7 @@ import numpy as np
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.setting import Setting
-from theorycheck.solvers.guards import BudgetExhausted, FieldBudget
+from theorycheck.solvers.guards import BudgetExhausted, FieldMeter
 from theorycheck.solvers.steppers import (
     FieldNotFinite,
     FloatBackend,
@@ -185,7 +185,7 @@ class _Driver:
         self.stiff_from = None
         self.y_stop = None
         self._g_prev: list = []
-        self.guard = FieldBudget(max_seconds=budget.max_seconds, max_evaluations=budget.max_evaluations,
+        self.guard = FieldMeter(max_seconds=budget.max_seconds, max_evaluations=budget.max_evaluations,
                                  start=self.t0_wall)
 
     def run(self) -> dict:

@@ -31,25 +31,12 @@ from flint import arb, arb_mat
 from theorycheck.errors import TheorycheckError
 from theorycheck.proved.validated.balls import arb_context, ball_text, hull, read_ball, to_ball, widen
 from theorycheck.proved.validated.taylor import coefficient, series_solution, variational_coefficients
-from theorycheck.status import Status
+from theorycheck.status import Budget, Status
 
-
-@dataclass(frozen=True)
-class Budget:
-    """Limits that end every validated run: steps, field evaluations (one per Picard sweep or Newton pass
-    on series, one per ball evaluation), seconds, step halvings in a row, and the widest enclosure (radius relative to
-    1 + |midpoint|) that is still worth carrying."""
-
-    max_steps: int = 20_000
-    max_evaluations: int = 5_000_000
-    max_seconds: float = 60.0
-    max_halvings: int = 40
-    max_width: float = 1e3
-
-    def __post_init__(self) -> None:
-        for name in ("max_steps", "max_evaluations", "max_seconds", "max_halvings", "max_width"):
-            if not getattr(self, name) > 0:
-                raise TheorycheckError(f"budget {name} = {getattr(self, name)!r}: must be > 0")
+#: the limits of a validated run when none are given (:class:`theorycheck.status.Budget`: steps, field evaluations
+#: — one per Picard sweep or Newton pass on series, one per ball evaluation —, seconds, step halvings in a row, the
+#: widest enclosure worth carrying)
+DEFAULT_BUDGET = Budget(max_steps=20_000, max_evaluations=5_000_000, max_seconds=60.0, max_halvings=40, max_width=1e3)
 
 
 @dataclass
@@ -177,7 +164,7 @@ def integrate(system, x0: Sequence, *, params: Sequence = (), t0=0, t_end=None, 
     records pass False (the 0.5 % compounds over many steps: near a singular point it can cost the enclosure
     three orders of magnitude). Either way every end set encloses the solution.
     Returns a :class:`Flowpipe` (every step when ``record``; only the last otherwise)."""
-    budget = budget or Budget()
+    budget = budget or DEFAULT_BUDGET
     K = int(order)
     if K < 1:
         raise TheorycheckError(f"order must be ≥ 1, got {order!r}")
