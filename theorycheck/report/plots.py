@@ -16,7 +16,6 @@ import numpy as np  # noqa: E402
 from matplotlib import colors  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from theorycheck.errors import TheorycheckError  # noqa: E402
 from theorycheck.observe import Switch, dominant_index, switches  # noqa: E402
 from theorycheck.optimizers import get as get_optimizer  # noqa: E402
 from theorycheck.optimizers import names as optimizer_names  # noqa: E402
@@ -246,20 +245,10 @@ def data_label(data, n: int, max_entries: int = 6) -> str:
     return f"z = ({shown})"
 
 
-def _alpha_c_for_figure(z: np.ndarray, rho: float) -> float | None:
-    """α_c to plotting accuracy (8 certified digits) within 30 s; None when not certified."""
-    from theorycheck.predict import thresholds as th
-
-    try:
-        return th.collapse_threshold(z, rho, digits=8, max_seconds=30.0).value
-    except TheorycheckError:
-        return None
-
-
 def threshold_lines(result, *, alpha_c: bool = True) -> list[tuple[float, str, str]]:
     """The (α, label, style) lines a heatmap of ``result`` shows: for ℓ2-SAM, L = 2, one example
     with a positive entry, the closed forms alpha_all_shrink and alpha_gd_like and (``alpha_c``)
-    the certified α_c; for ℓ∞-SAM with ρ > 0, α = ρ (where each coordinate's fate changes)."""
+    the floating-point α_c the heatmap computed; for ℓ∞-SAM with ρ > 0, α = ρ (where each coordinate's fate changes)."""
     m = result.meta
     if get_optimizer(m["optimizer"]).discontinuous and m["rho"] > 0:
         return [(float(m["rho"]), "α = ρ", ":")]
@@ -267,11 +256,8 @@ def threshold_lines(result, *, alpha_c: bool = True) -> list[tuple[float, str, s
     if not thr:
         return []
     lines = [(thr["alpha_all_shrink"], "alpha_all_shrink", "--"), (thr["alpha_gd_like"], "alpha_gd_like", "-.")]
-    z = np.asarray(m.get("data"), float).reshape(-1) if m.get("data") is not None else None
-    if alpha_c and m["n"] == 1 and z is not None and np.any(z > 0):
-        ac = _alpha_c_for_figure(z, float(m["rho"]))
-        if ac is not None:
-            lines.append((ac, "α_c (collapse threshold)", "-"))
+    if alpha_c and thr.get("alpha_collapse") is not None:
+        lines.append((thr["alpha_collapse"], "α_c (collapse threshold)", "-"))
     return lines
 
 

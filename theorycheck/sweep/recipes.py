@@ -75,16 +75,22 @@ def _problem(data, optimizer, rho, depth, loss) -> tuple[np.ndarray, str, float,
 
 
 def _closed_form_thresholds(Z: np.ndarray, rho: float) -> dict | None:
-    """C5's closed-form boundaries of one example (ℓ2-SAM, L = 2), or None where undefined."""
+    """C5's boundaries of one example (ℓ2-SAM, L = 2), or None where undefined: the closed forms, and α_c to
+    plotting accuracy (8 digits, a floating-point check; None when its search is not decided within 30 s)."""
     from theorycheck.predict import thresholds as th
 
     if Z.shape[0] != 1 or not np.any(Z[0] > 0):
         return None
     try:
-        return {"alpha_all_shrink": th.alpha_all_shrink(Z[0], rho).value,
-                "alpha_gd_like": th.alpha_gd_like(Z[0], rho).value}
+        out = {"alpha_all_shrink": th.alpha_all_shrink(Z[0], rho).value,
+               "alpha_gd_like": th.alpha_gd_like(Z[0], rho).value}
     except TheorycheckError:
         return None
+    try:
+        out["alpha_collapse"] = th.collapse_threshold(Z[0], rho, digits=8, max_seconds=30.0).value
+    except TheorycheckError:
+        out["alpha_collapse"] = None
+    return out
 
 
 def classify_regimes(jdag: np.ndarray, status: np.ndarray, z) -> np.ndarray:

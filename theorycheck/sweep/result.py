@@ -81,7 +81,7 @@ class SweepResult:
 
     KEYS = Keys("heatmap", "optimizer", "rho", "depth", "loss", "n", "d", "time_kind", "system", "alpha", "time",
                 "jdag", "status", "collapse_time", "visits", "rtol", "atol", "out", "saved",
-                thresholds=Keys("heatmap.thresholds", "alpha_all_shrink", "alpha_gd_like"),
+                thresholds=Keys("heatmap.thresholds", "alpha_all_shrink", "alpha_gd_like", "alpha_collapse"),
                 run=Keys("heatmap.run", "backend", "workers", "chunks", "array_backend", "scheduler"))
 
     arrays: dict[str, np.ndarray]
