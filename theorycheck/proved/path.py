@@ -95,218 +95,282 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
     switch_times ([lo, hi] decimal strings), sequence_complete, proved_until ([lo, hi] or None),
     collapse_time, blowup_time ([lo, hi], hi None when only a lower bound is proved), final_index, reason,
     steps, seconds."""
-    from flint import arb
-
-    from theorycheck.proved.validated import arb_context, integrate, interval
-    from theorycheck.status import Budget
+    from theorycheck.proved.validated import arb_context
 
     t_start = time.perf_counter()
-    L, d = F.L, F.d
-    even = L % 2 == 0
-
-    def tx(x, up: bool):  # an end of the enclosure of a time, in τ of z's clock (s = α^{L−2} τ for an interval α)
-        x = (x.upper() / tf_hi).upper() if up else (x.lower() / tf_lo).lower()
-        return _scaled(_up(x) if up else _down(x), clock, up)
-
-    def tmid(x) -> float:
-        return float((x / tf_hi).mid()) / clock
-
     with arb_context(prec=prec):
-        zb = [arb(v) for v in F.z]
+        run = _PathRun(F, lo, hi, tighten=tighten, after_steps=after_steps, clock=clock, first_step=first_step)
+        fp = run.integrate(order=order, prec=prec, tol=tol, max_seconds=max_seconds, max_steps=max_steps)
+        out = run.result(fp)
+    out["seconds"] = time.perf_counter() - t_start
+    return out
+
+
+class _PathRun:
+    """One validated run of :func:`decide_path`: the enclosure's parameters, the state of the j† bookkeeping
+    (``st``), and the stop rule the integrator calls after every step."""
+
+    def __init__(self, F: DepthForms, lo: Fraction, hi: Fraction, *, tighten: float, after_steps: int, clock: float,
+                 first_step: float):
+        from flint import arb
+
+        from theorycheck.proved.validated import interval
+
+        self.F, self.L, self.d = F, F.L, F.d
+        self.even = F.L % 2 == 0
+        self.tighten, self.after_steps, self.clock = tighten, after_steps, clock
+        self.zb = [arb(v) for v in F.z]
         rb = arb(F.rho)
         a_lo, a_hi = arb(lo.numerator) / lo.denominator, arb(hi.numerator) / hi.denominator
         if lo == hi:  # a binary point α is exact: nothing is carried
-            alpha, rb_run, tf_lo, tf_hi = a_lo, rb, arb(1), arb(1)
+            self.alpha, self.rb_run, self.tf_lo, self.tf_hi = a_lo, rb, arb(1), arb(1)
         else:  # u = α w, s = α^{L−2} τ: the same flow from w = 1 with ρ/α (one interval, where α occurs once)
-            alpha = arb(1)
-            rb_run = interval((rb / a_hi).lower(), (rb / a_lo).upper())
-            tf_lo, tf_hi = a_hi ** (L - 2), a_lo ** (L - 2)
-        rb_mid = arb(rb_run.mid())
-        field = F.system.field.bind(*zb, alpha, rb_run)
-        field_mid = F.system.field.bind(*zb, alpha, rb_mid)  # for step hints only
-        reps = F.reps
-        index = {k: k + 1 for k in reps}
-        st = {"leader": reps[0] if len(reps) == 1 else None, "known": {}, "pending": None, "fail": None,
-              "fate": None, "fate_t": None, "lock": None, "blow": None, "after": 0, "hint": first_step,
-              "t_ok": arb(0), "steps": 0, "col_lo": None,
-              "dprev": {}, "rates": {}}
-        seq = [st["leader"]] if st["leader"] is not None else []
-        times: list = []
+            self.alpha = arb(1)
+            self.rb_run = interval((rb / a_hi).lower(), (rb / a_lo).upper())
+            self.tf_lo, self.tf_hi = a_hi ** (F.L - 2), a_lo ** (F.L - 2)
+        self.field = F.system.field.bind(*self.zb, self.alpha, self.rb_run)
+        self.field_mid = F.system.field.bind(*self.zb, self.alpha, arb(self.rb_run.mid()))  # for step hints only
+        self.reps = F.reps
+        self.index = {k: k + 1 for k in self.reps}
+        self.st = {"leader": self.reps[0] if len(self.reps) == 1 else None, "known": {}, "pending": None,
+                   "fail": None, "fate": None, "fate_t": None, "lock": None, "blow": None, "after": 0,
+                   "hint": first_step, "t_ok": arb(0), "steps": 0, "col_lo": None, "dprev": {}, "rates": {}}
+        self.seq = [self.st["leader"]] if self.st["leader"] is not None else []
+        self.times: list = []
 
-        def fail(msg):
-            st["fail"] = msg
-            return "fail"
+    # ------------------------------------------------------------------ times in z's clock
+    def tx(self, x, up: bool):
+        """An end of the enclosure of a time, in τ of z's clock (s = α^{L−2} τ for an interval α)."""
+        x = (x.upper() / self.tf_hi).upper() if up else (x.lower() / self.tf_lo).lower()
+        return _scaled(_up(x) if up else _down(x), self.clock, up)
 
-        def stop(step):
-            st["steps"] += 1
-            t0, t1 = step.t0, step.t1
-            B = step.apriori
-            p_box = B[d] if len(B) > d else rb_run  # ρ (or ρ/α, carried as a state) over the step
-            fv = field(interval(t0, t1), *B[:d]) if p_box is rb_run else \
-                F.system.field.bind(*zb, alpha, p_box)(interval(t0, t1), *B[:d])
-            over = step.over_step
-            S = step.set_end
-            n = len(S.c)
+    def tmid(self, x) -> float:
+        return float((x / self.tf_hi).mid()) / self.clock
 
-            def diff_end(k, m):  # u_k − u_m at t1, by the Lohner form (keeps the correlation of the coordinates)
-                acc = S.c[k] - S.c[m]
-                for j in range(n):
-                    acc += (S.A[k, j] - S.A[m, j]) * S.R[j]
-                return acc
+    def span(self, t0, t1) -> list:
+        return [self.tx(t0, False), self.tx(t1, True)]
 
-            H = interval(0, (t1 - t0).upper())
+    def fail(self, msg):
+        self.st["fail"] = msg
+        return "fail"
 
-            def below(k, m) -> bool:  # u_m < u_k on the whole step
-                if over[m].upper() < over[k].lower():
-                    return True
-                d0 = st["dprev"].get((k, m))  # u_k − u_m at t0 (Lohner form), mean value over the step
-                if d0 is not None and (d0 + H * (fv[k] - fv[m])) > 0:
-                    return True
-                return bool(st["known"].get((k, m)) and (fv[k] - fv[m]) > 0)
+    # ------------------------------------------------------------------ the order of the coordinates on a step
+    def _step_view(self, step):
+        """The field over the step's a-priori box, the enclosure over the step, and u_k − u_m at its end."""
+        from theorycheck.proved.validated import interval
 
+        t0, t1, d = step.t0, step.t1, self.d
+        B = step.apriori
+        p_box = B[d] if len(B) > d else self.rb_run  # ρ (or ρ/α, carried as a state) over the step
+        fv = self.field(interval(t0, t1), *B[:d]) if p_box is self.rb_run else \
+            self.F.system.field.bind(*self.zb, self.alpha, p_box)(interval(t0, t1), *B[:d])
+        S = step.set_end
+        n = len(S.c)
+
+        def diff_end(k, m):  # u_k − u_m at t1, by the Lohner form (keeps the correlation of the coordinates)
+            acc = S.c[k] - S.c[m]
+            for j in range(n):
+                acc += (S.A[k, j] - S.A[m, j]) * S.R[j]
+            return acc
+
+        H = interval(0, (t1 - t0).upper())
+        over = step.over_step
+
+        def below(k, m) -> bool:  # u_m < u_k on the whole step
+            if over[m].upper() < over[k].lower():
+                return True
+            d0 = self.st["dprev"].get((k, m))  # u_k − u_m at t0 (Lohner form), mean value over the step
+            if d0 is not None and (d0 + H * (fv[k] - fv[m])) > 0:
+                return True
+            return bool(self.st["known"].get((k, m)) and (fv[k] - fv[m]) > 0)
+
+        return fv, over, diff_end, below
+
+    def stop(self, step):
+        """The integrator's stop rule: follow j† over the step, then the lemmas (:meth:`_checks`)."""
+        st, reps = self.st, self.reps
+        st["steps"] += 1
+        fv, over, diff_end, below = self._step_view(step)
+        k = st["leader"]
+        if k is None:
+            r = self._first_leader(fv)
+            if r is not None:
+                return r
             k = st["leader"]
-            if k is None:  # τ = 0: every u_j = α; the leader at 0+ is the coordinate whose rate beats every other
-                cand = [c for c in reps if all((fv[c] - fv[m]) > 0 for m in reps if m != c)]
-                if not cand:
-                    return fail("j†(0+) is not decided on the first step (the initial rates of two distinct z_j are "
-                                "not certainly ordered over it)")
-                k = st["leader"] = cand[0]
-                seq.append(k)
-                st["known"] = {(k, m): True for m in reps if m != k}
-            elif st["pending"] is None:
-                rivals = [m for m in reps if m != k and not below(k, m)]
-                if rivals:
-                    m = rivals[0]
-                    if len(rivals) > 1:
-                        return fail(f"two rivals of j† = {index[k]} at τ ∈ {[tx(t0, False), tx(t1, True)]}")
-                    if not st["known"].get((k, m)):
-                        return fail(f"the order of u_{index[k]} and u_{index[m]} is not known at τ ≈ "
-                                    f"{tmid(t0):.6g}")
-                    if not (fv[m] - fv[k]) > 0:
-                        return fail(f"a crossing of u_{index[m]} over u_{index[k]} is not certainly transversal at "
-                                    f"τ ∈ {[tx(t0, False), tx(t1, True)]}")
-                    st["pending"] = (m, t0)
-            if st["pending"] is not None:
-                m, ts = st["pending"]
-                if not (fv[m] - fv[k]) > 0:
-                    return fail(f"the sign of d(u_{index[m]} − u_{index[k]})/dτ changed during a crossing")
-                for o in reps:
-                    if o not in (k, m) and not (below(k, o) or over[o].upper() < over[m].lower()):
-                        return fail(f"a third coordinate (u_{index[o]}) may lead during the crossing of u_{index[m]} "
-                                    f"over u_{index[k]}")
-                if diff_end(m, k) > 0:
-                    seq.append(m)
-                    times.append([tx(ts, False), tx(t1, True)])
-                    st["leader"], st["pending"] = m, None
-                    k = m
-                    st["known"] = {(k, o): bool(diff_end(k, o) > 0) for o in reps if o != k}
-                    for o in reps:
-                        if o != k and not st["known"][(k, o)] and over[o].upper() < over[k].lower():
-                            st["known"][(k, o)] = True
-                else:  # still crossing: keep what this step showed about the others
-                    st["known"] = {(k, o): True for o in reps if o not in (k, m) and below(k, o)}
-                    st["dprev"] = {(a, b): diff_end(a, b) for a in reps for b in reps if a != b}
-                    st["hint"] = tighten * max(1.0, float(t1.mid()))
-                    return None
-            else:
-                st["known"] = {(k, o): True for o in reps if o != k}  # every rival was below on the whole step
-            st["t_ok"] = t1
-            st["dprev"] = {(a, b): diff_end(a, b) for a in reps for b in reps if a != b}
-            return _checks(step, k)
+        elif st["pending"] is None:
+            r = self._open_crossing(step, k, fv, below)
+            if r is not None:
+                return r
+        if st["pending"] is not None:
+            r = self._follow_crossing(step, k, fv, over, diff_end, below)
+            if r != "switched":
+                return r
+            k = st["leader"]
+        else:
+            st["known"] = {(k, o): True for o in reps if o != k}  # every rival was below on the whole step
+        st["t_ok"] = step.t1
+        st["dprev"] = {(a, b): diff_end(a, b) for a in reps for b in reps if a != b}
+        return self._checks(step, k)
 
-        def _checks(step, k):
-            t1 = step.t1
-            p_end = step.end[d] if len(step.end) > d else rb_run
-            u = [alpha + step.end[j] for j in range(d)]
-            if not all(x > 0 for x in u):
-                return fail(f"an enclosure of u reaches 0 by τ ≈ {tmid(t1):.6g}")
-            # a step hint (heuristic only): smaller steps as a rival approaches the leader
-            hint = None
-            fe = field_mid(t1, *[arb(x.mid()) for x in step.end[:d]])
-            for j in range(d):  # and no displacement u_j − α changing by more than a fifth of itself in one step
-                sp_j = abs(float(fe[j].mid()))
-                if sp_j > 0:
-                    cap = 0.2 * abs(float(step.end[j].mid())) / sp_j
-                    hint = cap if hint is None else min(hint, cap)
-            for m in reps:
-                if m == k:
-                    continue
-                gap = float((u[k] - u[m]).mid())
-                rate = float((fe[m] - fe[k]).mid())
-                if gap > 0 and rate != 0:  # the gap to the leader changes by at most 30 % in a step
-                    tc = gap / abs(rate)
-                    hint = tc * 0.3 if hint is None else min(hint, tc * 0.3)
-                prev = st["rates"].get(m)
-                if gap > 0 and prev is not None and prev[0] < float(t1.mid()):  # ... also at second order
-                    curv = abs(rate - prev[1]) / (float(t1.mid()) - prev[0])
-                    if curv > 0:
-                        cap = (0.6 * gap / curv) ** 0.5
-                        hint = cap if hint is None else min(hint, cap)
-                st["rates"][m] = (float(t1.mid()), rate)
-                motion = max(abs(float(fe[m].mid())), abs(float(fe[k].mid())))
-                if gap > 0 and motion > 0:  # each coordinate moves by at most the gap in a step (box widths)
-                    cap = gap / motion
-                    hint = cap if hint is None else min(hint, cap)
-            st["hint"] = None if hint is None else max(hint, tighten * max(1.0, float(t1.mid())))
-            r = F.ratios.bind(*zb, p_end)(*u)
-            floor = F.floor.bind(p_end)()[0]
-            rfloor = F.rival_floor.bind(p_end)()[0]
-            if even and st["fate"] is None:
-                if all(x > 1 for x in r):
-                    st["fate"], st["fate_t"] = "collapse", t1
-                elif all(x <= 1 for x in r):
-                    st["fate"], st["fate_t"] = "growth", t1
-            if st["fate"] == "collapse":
-                st["col_lo"] = t1
+    def _first_leader(self, fv):
+        """τ = 0: every u_j = α; the leader at 0+ is the coordinate whose rate beats every other."""
+        reps = self.reps
+        cand = [c for c in reps if all((fv[c] - fv[m]) > 0 for m in reps if m != c)]
+        if not cand:
+            return self.fail("j†(0+) is not decided on the first step (the initial rates of two distinct z_j are "
+                             "not certainly ordered over it)")
+        k = self.st["leader"] = cand[0]
+        self.seq.append(k)
+        self.st["known"] = {(k, m): True for m in reps if m != k}
+        return None
+
+    def _open_crossing(self, step, k, fv, below):
+        """A rival not certainly below the leader starts a crossing (one rival, known order, transversal)."""
+        index = self.index
+        rivals = [m for m in self.reps if m != k and not below(k, m)]
+        if not rivals:
+            return None
+        m = rivals[0]
+        if len(rivals) > 1:
+            return self.fail(f"two rivals of j† = {index[k]} at τ ∈ {self.span(step.t0, step.t1)}")
+        if not self.st["known"].get((k, m)):
+            return self.fail(f"the order of u_{index[k]} and u_{index[m]} is not known at τ ≈ {self.tmid(step.t0):.6g}")
+        if not (fv[m] - fv[k]) > 0:
+            return self.fail(f"a crossing of u_{index[m]} over u_{index[k]} is not certainly transversal at "
+                             f"τ ∈ {self.span(step.t0, step.t1)}")
+        self.st["pending"] = (m, step.t0)
+        return None
+
+    def _follow_crossing(self, step, k, fv, over, diff_end, below):
+        """A crossing of m over the leader k: "switched" when m leads at the step's end, None while it goes on."""
+        st, reps, index = self.st, self.reps, self.index
+        m, ts = st["pending"]
+        if not (fv[m] - fv[k]) > 0:
+            return self.fail(f"the sign of d(u_{index[m]} − u_{index[k]})/dτ changed during a crossing")
+        for o in reps:
+            if o not in (k, m) and not (below(k, o) or over[o].upper() < over[m].lower()):
+                return self.fail(f"a third coordinate (u_{index[o]}) may lead during the crossing of u_{index[m]} "
+                                 f"over u_{index[k]}")
+        if diff_end(m, k) > 0:
+            self.seq.append(m)
+            self.times.append([self.tx(ts, False), self.tx(step.t1, True)])
+            st["leader"], st["pending"] = m, None
+            st["known"] = {(m, o): bool(diff_end(m, o) > 0) for o in reps if o != m}
+            for o in reps:
+                if o != m and not st["known"][(m, o)] and over[o].upper() < over[m].lower():
+                    st["known"][(m, o)] = True
+            return "switched"
+        # still crossing: keep what this step showed about the others
+        st["known"] = {(k, o): True for o in reps if o not in (k, m) and below(k, o)}
+        st["dprev"] = {(a, b): diff_end(a, b) for a in reps for b in reps if a != b}
+        st["hint"] = self.tighten * max(1.0, float(step.t1.mid()))
+        return None
+
+    # ------------------------------------------------------------------ step hints and the lemmas
+    def _hint(self, step, k, u):
+        """A step hint (heuristic only, nothing proved rests on it): smaller steps as a rival approaches the leader."""
+        from flint import arb
+
+        t1, d, st = step.t1, self.d, self.st
+        hint = None
+        fe = self.field_mid(t1, *[arb(x.mid()) for x in step.end[:d]])
+
+        def cap_at(c):
+            nonlocal hint
+            hint = c if hint is None else min(hint, c)
+
+        for j in range(d):  # no displacement u_j − α changing by more than a fifth of itself in one step
+            sp_j = abs(float(fe[j].mid()))
+            if sp_j > 0:
+                cap_at(0.2 * abs(float(step.end[j].mid())) / sp_j)
+        for m in self.reps:
+            if m == k:
+                continue
+            gap = float((u[k] - u[m]).mid())
+            rate = float((fe[m] - fe[k]).mid())
+            if gap > 0 and rate != 0:  # the gap to the leader changes by at most 30 % in a step
+                cap_at(gap / abs(rate) * 0.3)
+            prev = st["rates"].get(m)
+            if gap > 0 and prev is not None and prev[0] < float(t1.mid()):  # ... also at second order
+                curv = abs(rate - prev[1]) / (float(t1.mid()) - prev[0])
+                if curv > 0:
+                    cap_at((0.6 * gap / curv) ** 0.5)
+            st["rates"][m] = (float(t1.mid()), rate)
+            motion = max(abs(float(fe[m].mid())), abs(float(fe[k].mid())))
+            if gap > 0 and motion > 0:  # each coordinate moves by at most the gap in a step (box widths)
+                cap_at(gap / motion)
+        st["hint"] = None if hint is None else max(hint, self.tighten * max(1.0, float(t1.mid())))
+
+    def _checks(self, step, k):
+        """After a step with leader k: the persisting lemma's fate (even L, P4) and the lock-in (LOCK)."""
+        t1, d, st, F = step.t1, self.d, self.st, self.F
+        p_end = step.end[d] if len(step.end) > d else self.rb_run
+        u = [self.alpha + step.end[j] for j in range(d)]
+        if not all(x > 0 for x in u):
+            return self.fail(f"an enclosure of u reaches 0 by τ ≈ {self.tmid(t1):.6g}")
+        self._hint(step, k, u)
+        r = F.ratios.bind(*self.zb, p_end)(*u)
+        if self.even and st["fate"] is None:
+            if all(x > 1 for x in r):
+                st["fate"], st["fate_t"] = "collapse", t1
+            elif all(x <= 1 for x in r):
+                st["fate"], st["fate_t"] = "growth", t1
+        if st["fate"] == "collapse":
+            st["col_lo"] = t1
+            st["after"] += 1
+            return "collapse" if st["after"] >= self.after_steps else None
+        return self._lock(t1, k, u, p_end)
+
+    def _lock(self, t1, k, u, p_end):
+        """The lock-in of the blow-up order (LOCK, L ≥ 3): u_k ≥ ρ√L and k wins the race against every larger z_j."""
+        st, F, zb = self.st, self.F, self.zb
+        floor = F.floor.bind(p_end)()[0]
+        rfloor = F.rival_floor.bind(p_end)()[0]
+        uk = u[k]
+        if uk >= floor:
+            wk = F.winner.bind(zb[k], p_end)(uk.log())[0]
+            if all(F.rival.bind(zb[m])(_ball_max(u[m], rfloor).log())[0] < wk for m in self.reps if F.z[m] > F.z[k]):
+                b_lo, b_hi = F.bounds.bind(zb[k], p_end)(uk)
+                lo_t, hi_t = t1 + b_lo, t1 + b_hi
+                if st["lock"] is None:
+                    st["lock"] = t1
+                    st["blow"] = [lo_t.lower(), hi_t.upper()]
+                else:
+                    st["blow"] = [max(st["blow"][0], lo_t.lower()), min(st["blow"][1], hi_t.upper())]
                 st["after"] += 1
-                return "collapse" if st["after"] >= after_steps else None
-            # the lock-in of the blow-up order (LOCK, L ≥ 3)
-            uk = u[k]
-            if uk >= floor:
-                wk = F.winner.bind(zb[k], p_end)(uk.log())[0]
-                ok = True
-                for m in reps:
-                    if F.z[m] > F.z[k]:
-                        sm = F.rival.bind(zb[m])(_ball_max(u[m], rfloor).log())[0]
-                        if not sm < wk:
-                            ok = False
-                            break
-                if ok:
-                    b_lo, b_hi = F.bounds.bind(zb[k], p_end)(uk)
-                    lo_t, hi_t = t1 + b_lo, t1 + b_hi
-                    if st["lock"] is None:
-                        st["lock"] = t1
-                        st["blow"] = [lo_t.lower(), hi_t.upper()]
-                    else:
-                        st["blow"] = [max(st["blow"][0], lo_t.lower()), min(st["blow"][1], hi_t.upper())]
-                    st["after"] += 1
-                    w = float((st["blow"][1] - st["blow"][0]).mid())
-                    if w <= tighten * float(st["blow"][1].mid()) or st["after"] >= after_steps:
-                        return "locked"
-                    st["hint"] = None
-                    return None
-            if st["lock"] is not None:  # locked earlier: the lemma holds from then on
-                return "locked"
+                w = float((st["blow"][1] - st["blow"][0]).mid())
+                if w <= self.tighten * float(st["blow"][1].mid()) or st["after"] >= self.after_steps:
+                    return "locked"
+                st["hint"] = None
+                return None
+        if st["lock"] is not None:  # locked earlier: the lemma holds from then on
+            return "locked"
+        return None
+
+    # ------------------------------------------------------------------ the run and its answer
+    def integrate(self, *, order: int, prec: int, tol: float, max_seconds: float | None, max_steps: int):
+        from theorycheck.proved.validated import integrate
+        from theorycheck.status import Budget
+
+        F = self.F
+        try:
+            return integrate(F.system, [0] * self.d, params=[*self.zb, self.alpha, self.rb_run], order=order, prec=prec,
+                             tol=tol, h_max=lambda _t: self.st["hint"], stop=self.stop, record=False, slack=False,
+                             budget=Budget(max_seconds=float("inf") if max_seconds is None else max(0.1, max_seconds),
+                                           max_steps=int(max_steps), max_width=0.5))
+        except (ValueError, ZeroDivisionError, ArithmeticError) as exc:
+            self.st["fail"] = self.st["fail"] or f"validated integration failed ({exc})"
             return None
 
-        def h_cap(_t):
-            return st["hint"]
-
-        try:
-            fp = integrate(F.system, [0] * d, params=[*zb, alpha, rb_run], order=order, prec=prec, tol=tol, h_max=h_cap,
-                           stop=stop, record=False, slack=False,
-                           budget=Budget(max_seconds=float("inf") if max_seconds is None else max(0.1, max_seconds),
-                                         max_steps=int(max_steps), max_width=0.5))
-        except (ValueError, ZeroDivisionError, ArithmeticError) as exc:
-            fp = None
-            st["fail"] = st["fail"] or f"validated integration failed ({exc})"
-        idx = [index[k] for k in seq]
-        out = {"steps": st["steps"], "switch_times": times, "collapse_time": None, "blowup_time": None,
+    def result(self, fp) -> dict:
+        st, tx = self.st, self.tx
+        idx = [self.index[k] for k in self.seq]
+        out = {"steps": st["steps"], "switch_times": self.times, "collapse_time": None, "blowup_time": None,
                "proved_until": None, "sequence_complete": False}
         if st["fail"]:
             ended = st["fail"]
         elif fp is not None and fp.event == "collapse":
-            ended = f"the {after_steps} steps allowed after the certificate were spent"
+            ended = f"the {self.after_steps} steps allowed after the certificate were spent"
         else:
             ended = f"{fp.status}: {fp.message}" if fp is not None else ""
         if st["lock"] is not None:
@@ -325,11 +389,10 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
                               "order of the switches after it: the sequence is proved up to τ = "
                               f"{tx(st['t_ok'], True)} ({ended})")
         else:
-            why = st["fail"] or (f"no lock-in by τ = {tmid(fp.t_end):.6g} ({fp.status}: {fp.message})"
+            why = st["fail"] or (f"no lock-in by τ = {self.tmid(fp.t_end):.6g} ({fp.status}: {fp.message})"
                                  if fp is not None else "")
             out.update(status="undecided", fate=st["fate"], sequence=idx, final_index=None,
-                       proved_until=[tx(st["t_ok"], False), tx(st["t_ok"], True)] if seq else None, reason=why)
-        out["seconds"] = time.perf_counter() - t_start
+                       proved_until=[tx(st["t_ok"], False), tx(st["t_ok"], True)] if self.seq else None, reason=why)
         return out
 
 
