@@ -62,28 +62,28 @@ def closed_forms() -> None:
             expr = cf.linf_blowup_time(L) if opt == "sam-linf" else cf.gd_blowup_time(L)
             f = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr)
             for p in (None, 30):
-                tr = solve(Setting.from_z(z, optimizer=opt, rho=rho, alpha=alpha, depth=L), t_max=50, precision=p)
+                tr = solve(Setting.from_z(z, optimizer=opt, rho=rho, alpha=alpha, depth=L), t_max=50, digits=p)
                 err = abs(tr.blowup_time / np.min(f(z, alpha, rho)) - 1)
-                print(f"blowup L={L} {opt} precision={p}: rel err {err:.2e}")
+                print(f"blowup L={L} {opt} digits={p}: rel err {err:.2e}")
     z = np.array([0.8, 1.7, 2.6])
     rho = 0.9
     al = np.array([0.35, 1.4, 0.8])
     zero = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_l2_zero_time())
     for p in (None, 30):
-        tr = solve(Setting.from_z(z, optimizer="sam-linf", rho=rho, alpha=al), t_max=12, precision=p)
+        tr = solve(Setting.from_z(z, optimizer="sam-linf", rho=rho, alpha=al), t_max=12, digits=p)
         sl = {e.index: e.time for e in tr.events if e.kind == "slide"}
         errs = [f"{abs(sl[j] / zero(z[j - 1], al[j - 1], rho) - 1):.1e}" for j in (1, 3)]
-        print(f"linf L=2 zero times precision={p}: rel err {errs}")
+        print(f"linf L=2 zero times digits={p}: rel err {errs}")
 
 
 def collapse_and_long_horizon() -> None:
     s = Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0, alpha=0.05)
-    for kw in (dict(), dict(method="reduced"), dict(precision=30), dict(method="reduced", precision=30)):
+    for kw in (dict(), dict(method="reduced"), dict(digits=30), dict(method="reduced", digits=30)):
         t0 = time.time()
         tr = solve(s, t_max=10, **kw)
         print(f"collapse {kw}: {tr.collapse_time!r}  {time.time() - t0:.2f}s  {tr.n_evaluations} evaluations")
     s = Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0, alpha=0.5)
-    for kw in (dict(), dict(precision=30)):
+    for kw in (dict(), dict(digits=30)):
         t0 = time.time()
         tr = solve(s, t_max=1e4, **kw)
         print(f"l2 tau=1e4 {kw}: {tr.stopped_because} {time.time() - t0:.2f}s ln|beta| = {tr.log_abs_beta[-1]}")

@@ -65,7 +65,7 @@ EXTRA = {
     "trajectory_linf_l3": "trajectory --z 1,2,3 --depth 3 --optimizer sam-linf --rho 1 --alpha 1.5,2,1.2 --json",
     "trajectory_gd": "trajectory --z 1,2,3 --optimizer gd --alpha 0.5 --json",
     "trajectory_reduced": "trajectory --z 1,2,3 --rho 1 --alpha 0.5 --method reduced --json",
-    "trajectory_mpmath": "trajectory --z 1,2,3 --depth 4 --rho 1 --alpha 0.2 --precision 30 --json",
+    "trajectory_mpmath": "trajectory --z 1,2,3 --depth 4 --rho 1 --alpha 0.2 --digits 30 --json",
     "trajectory_data": "trajectory --data {tmp}/two.csv --optimizer gd --alpha 0.1 --t-max 20 --json",
     "trajectory_data_l2": "trajectory --data {tmp}/e1.csv --rho 0.5 --alpha 0.4 --t-max 50 --json",
     "trajectory_discrete": "trajectory --z 1,2,3 --rho 1 --alpha 0.5 --discrete --eta 0.05 --steps 400 --json",

@@ -183,7 +183,8 @@ def test_heatmap_values_and_cli_equality(capsys):
     res = tc.heatmap(tc.Setting.from_z(z, optimizer="sam-l2", rho=1.0), alphas=alphas, times=np.linspace(1.0, 40.0, 40),
                      backend="serial")
     d = res.as_dict()
-    assert d["thresholds"] == {"alpha_all_shrink": lo, "alpha_gd_like": hi}
+    assert d["thresholds"] == {"alpha_all_shrink": lo, "alpha_gd_like": hi,
+                               "alpha_collapse": th.collapse_threshold(z, 1.0, digits=8, max_seconds=30.0).value}
     assert d["visits"][0][-1] == 0 and d["collapse_time"][0] is not None  # below alpha_all_shrink: collapse
     assert d["visits"][1] == [1, 2, 3]                                    # between: minor first, major last
     assert d["visits"][2] == [3] and d["collapse_time"][2] is None          # above alpha_gd_like: GD-like

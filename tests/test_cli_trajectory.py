@@ -51,14 +51,14 @@ def test_blowup_time_closed_form(capsys, opt, rho):
 
 def test_gd_closed_form_with_mpmath(capsys):
     out = run_json(capsys, "--z", "0.6,1.4", "--optimizer", "gd", "--rho", "0", "--alpha", "0.8,0.2",
-                   "--t-max", "1e4", "--precision", "30")
+                   "--t-max", "1e4", "--digits", "30")
     u = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), cf.gd_l2_solution(), "mpmath")
     import mpmath
 
     with mpmath.workdps(30):
         exp = [2 * float(mpmath.log(u(z, a, 10**4))) for z, a in ((0.6, 0.8), (1.4, 0.2))]
     assert out["log_abs_beta"] == pytest.approx(exp, rel=1e-15)
-    assert out["precision"] == 30 and out["method"] == "mpmath"
+    assert out["digits"] == 30 and out["method"] == "mpmath"
     (w,) = out["switches"]
     assert (w["from"], w["to"]) == (1, 2) and w["time"] == pytest.approx(math.log(4) / 0.8, rel=1e-12)
 
@@ -107,7 +107,7 @@ def test_plot_and_text_summary(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("args", [
-    ["--z", "1,2", "--precision", "5"],
+    ["--z", "1,2", "--digits", "5"],
     ["--z", "1,2", "--discrete"],
     ["--z", "1,2", "--eta", "0.1"],
     ["--z", "1,2", "--method", "reduced", "--optimizer", "gd"],

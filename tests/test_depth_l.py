@@ -146,14 +146,14 @@ def test_cli_thresholds_depth(capsys):
 
 @pytest.mark.slow
 def test_precision_texts_agree_across_precisions(capsys):
-    """--precision D: the collapse time and the final log|β| as D-digit strings; 30 and 40 digits
+    """--digits D: the collapse time and the final log|β| as D-digit strings; 30 and 40 digits
     agree to ≥ 25 digits (the library keeps the mpmath values, Trajectory.t_exact & co.)."""
     import mpmath as mp
 
     res = {}
     for D in (30, 40):
         rc = main(["trajectory", "--z", "1,2,3", "--depth", "4", "--optimizer", "sam-l2", "--rho", "1", "--alpha",
-                   "0.2", "--precision", str(D), "--json"])
+                   "0.2", "--digits", str(D), "--json"])
         res[D] = json.loads(capsys.readouterr().out)
         assert rc == 0 and res[D]["collapsed"]
         assert len(res[D]["collapse_time_text"].replace(".", "")) == D
@@ -164,7 +164,7 @@ def test_precision_texts_agree_across_precisions(capsys):
     # a run that ends at t_max: log|β_j(T)| is a well-defined number (at a collapse it is the event level)
     for D in (30, 40):
         rc = main(["trajectory", "--z", "1,2,3", "--optimizer", "sam-l2", "--rho", "1", "--alpha", "0.6",
-                   "--t-max", "10", "--precision", str(D), "--json"])
+                   "--t-max", "10", "--digits", str(D), "--json"])
         res[D] = json.loads(capsys.readouterr().out)
         assert rc == 0 and res[D]["time_text"].startswith("10.000000000000000000000000")
     with mp.workdps(50):
@@ -178,7 +178,7 @@ def test_precision_keeps_mpmath_values_in_the_trajectory():
     from theorycheck.setting import Setting
     from theorycheck.solvers.integrate import solve
 
-    tr = solve(Setting.from_z([1, 2, 3], optimizer="sam-l2", rho=1.0, alpha=0.6), t_max=2.0, precision=30)
+    tr = solve(Setting.from_z([1, 2, 3], optimizer="sam-l2", rho=1.0, alpha=0.6), t_max=2.0, digits=30)
     assert isinstance(tr.t_exact[-1], mp.mpf) and isinstance(tr.log_abs_beta_exact[-1][0], mp.mpf)
     assert tr.t_exact[-1].context.prec if hasattr(tr.t_exact[-1], "context") else True
     assert len(tr.t_exact) == len(tr.t) and [float(v) for v in tr.log_abs_beta_exact[-1]] == pytest.approx(

@@ -215,7 +215,7 @@ SLOW = {
     "thresholds-data": ("thresholds --data {tmp}/e1.csv --rho 0.5 --json", "theorycheck.predict.regimes:ThresholdsResult"),
     "regime-map": ("thresholds --z 1,2,3 --rho 1 --depth 4 --prove --alpha 1:1.01 --json",
                    "theorycheck.proved.regime_map:RegimeMap"),
-    "trajectory-mpmath": ("trajectory --z 1,2,3 --depth 4 --rho 1 --alpha 0.2 --precision 30 --json",
+    "trajectory-mpmath": ("trajectory --z 1,2,3 --depth 4 --rho 1 --alpha 0.2 --digits 30 --json",
                           "theorycheck.solvers.trajectory:Trajectory"),
     "verify-prove": ("verify --claims C2.solution,C3.winner --examples 1 --prove --json {out}",
                      "theorycheck.claims.runner:VerifyResult"),

@@ -34,23 +34,23 @@ def log_u(traj, t, L):
 
 
 # ------------------------------------------------------------------ closed forms, L = 2
-@pytest.mark.parametrize("precision", [None, 30])
-def test_gd_l2_closed_form(precision):
+@pytest.mark.parametrize("digits", [None, 30])
+def test_gd_l2_closed_form(digits):
     z = np.array([0.7, 1.9, 3.1, -0.4])
     alpha = np.array([0.3, 1.2, 0.05, 2.0])
-    tr = solve(Setting.from_z(z, optimizer="gd", rho=0.0, alpha=alpha), t_max=40.0, precision=precision)
+    tr = solve(Setting.from_z(z, optimizer="gd", rho=0.0, alpha=alpha), t_max=40.0, digits=digits)
     assert tr.stopped_because == "t_max" and tr.time_kind == "rescaled"
     for t in (0.5, 3.0, 17.3, 40.0):
         expected = np.log(gd_u(z, alpha, t))
         np.testing.assert_allclose(log_u(tr, t, 2), expected, rtol=0, atol=REL)
 
 
-@pytest.mark.parametrize("precision", [None, 30])
-def test_linf_l2_closed_form_zero_times_and_sliding(precision):
+@pytest.mark.parametrize("digits", [None, 30])
+def test_linf_l2_closed_form_zero_times_and_sliding(digits):
     z = np.array([0.8, 1.7, 2.6, 1.1])
     rho = 0.9
     alpha = np.array([0.35, 1.4, 0.8, 0.9])  # α_4 = ρ: stationary
-    tr = solve(Setting.from_z(z, optimizer="sam-linf", rho=rho, alpha=alpha), t_max=12.0, precision=precision)
+    tr = solve(Setting.from_z(z, optimizer="sam-linf", rho=rho, alpha=alpha), t_max=12.0, digits=digits)
     assert tr.stopped_because == "t_max"
     slides = {e.index: e.time for e in tr.events if e.kind == "slide"}
     assert set(slides) == {1, 3}
@@ -73,12 +73,12 @@ def test_linf_l2_closed_form_zero_times_and_sliding(precision):
 
 
 @pytest.mark.parametrize("L,opt", [(3, "sam-linf"), (4, "sam-linf"), (5, "sam-linf"), (3, "gd"), (4, "gd")])
-@pytest.mark.parametrize("precision", [None, 20])
-def test_blowup_times(L, opt, precision):
+@pytest.mark.parametrize("digits", [None, 20])
+def test_blowup_times(L, opt, digits):
     z = np.array([1.3, 0.6, 2.2])
     rho = 0.5 if opt == "sam-linf" else 0.0
     alpha = np.array([1.4, 1.9, 1.05])
-    tr = solve(Setting.from_z(z, optimizer=opt, rho=rho, alpha=alpha, depth=L), t_max=50.0, precision=precision)
+    tr = solve(Setting.from_z(z, optimizer=opt, rho=rho, alpha=alpha, depth=L), t_max=50.0, digits=digits)
     assert tr.stopped_because == "blowup"
     times = blowup_time(L, opt)(z, alpha, rho)
     assert tr.blowup_time == pytest.approx(np.min(times), rel=REL)
@@ -157,8 +157,8 @@ def test_collapse_l2_float_and_mp_agree(alpha):
     s = Setting.from_z([1.0, 2.0, 3.0], optimizer="sam-l2", rho=1.0, alpha=alpha)
     a = solve(s, t_max=10.0)
     b = solve(s, t_max=10.0, method="reduced")
-    c = solve(s, t_max=10.0, precision=30)
-    d = solve(s, t_max=10.0, method="reduced", precision=30)
+    c = solve(s, t_max=10.0, digits=30)
+    d = solve(s, t_max=10.0, method="reduced", digits=30)
     for tr in (a, b, c, d):
         assert tr.stopped_because == "collapse" and tr.collapsed
         assert ob.final_index(tr) == 0 and not np.any(ob.final_direction(tr))
@@ -186,9 +186,9 @@ def test_arc_clock_round_trip(monkeypatch):
         return original(self, ev, t, y)
 
     monkeypatch.setattr(BalancedL2System, "on_event", spy)
-    for precision in (None, 20):
+    for digits in (None, 20):
         seen.clear()
-        tr = solve(s, t_max=30.0, precision=precision)
+        tr = solve(s, t_max=30.0, digits=digits)
         assert seen == ["to_arc", "to_time"]
         assert tr.stopped_because == "t_max" and tr.t_end == 30.0
         for t in (1.0, 2.0, 3.0, 10.0, 30.0):
@@ -199,15 +199,15 @@ def test_arc_clock_round_trip(monkeypatch):
 # ------------------------------------------------------------------ mpmath, long horizons
 def test_mpmath_follows_tau_1e4_without_overflow():
     z = np.array([1.0, 2.0, 3.0])
-    gd = solve(Setting.from_z(z, optimizer="gd", rho=0.0, alpha=0.5), t_max=1e4, precision=30)
+    gd = solve(Setting.from_z(z, optimizer="gd", rho=0.0, alpha=0.5), t_max=1e4, digits=30)
     assert gd.stopped_because == "t_max"
     gd_mp = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), cf.gd_l2_solution(), "mpmath")
     with mpmath.workdps(30):
         expected = [2 * float(mpmath.log(gd_mp(zj, mpmath.mpf("0.5"), 10**4))) for zj in z]
     np.testing.assert_allclose(gd.log_abs_beta[-1], expected, rtol=1e-15)
-    l2 = solve(Setting.from_z(z, optimizer="sam-l2", rho=1.0, alpha=0.5), t_max=1e4, precision=30)
+    l2 = solve(Setting.from_z(z, optimizer="sam-l2", rho=1.0, alpha=0.5), t_max=1e4, digits=30)
     red = solve(Setting.from_z(z, optimizer="sam-l2", rho=1.0, alpha=0.5), t_max=1e4, method="reduced",
-                precision=30)
+                digits=30)
     assert l2.stopped_because == red.stopped_because == "t_max"
     assert np.all(np.isfinite(l2.log_abs_beta[-1])) and l2.log_abs_beta[-1][2] > 5e4
     np.testing.assert_allclose(l2.log_abs_beta[-1], red.log_abs_beta[-1], rtol=1e-15)
@@ -215,7 +215,7 @@ def test_mpmath_follows_tau_1e4_without_overflow():
 
 def test_mpmath_state_is_exact_beyond_float():
     """At 40 digits the log coordinate of GD L = 2 is exact to ~30 digits at τ = 1e4."""
-    tr = solve(Setting.from_z([1.0, 2.0], optimizer="gd", rho=0.0, alpha=0.5), t_max=1e4, precision=40)
+    tr = solve(Setting.from_z([1.0, 2.0], optimizer="gd", rho=0.0, alpha=0.5), t_max=1e4, digits=40)
     step = tr._steps[-1]
     with mpmath.workdps(52):
         v = step.dense(mpmath.mpf(10) ** 4)
@@ -369,12 +369,12 @@ def test_budgets_stop_and_say_so():
     assert tr.stopped_because == "max_steps" and tr.n_steps == 3 and not tr.successful
     tr = solve(s, t_max=1e4, budget=Budget(max_evaluations=50))
     assert tr.stopped_because == "max_evaluations"
-    tr = solve(s, t_max=1e4, precision=30, budget=Budget(max_seconds=0.2))
+    tr = solve(s, t_max=1e4, digits=30, budget=Budget(max_seconds=0.2))
     assert tr.stopped_because == "max_seconds"
 
 
-@pytest.mark.parametrize("kw", [dict(t_max=0), dict(t_max=-1), dict(t_max=math.inf), dict(t_max=1, precision=5),
-                                dict(t_max=1, method="euler"), dict(t_max=1, method="scipy", precision=30),
+@pytest.mark.parametrize("kw", [dict(t_max=0), dict(t_max=-1), dict(t_max=math.inf), dict(t_max=1, digits=5),
+                                dict(t_max=1, method="euler"), dict(t_max=1, method="scipy", digits=30),
                                 dict(t_max=1, time="rescaled")])
 def test_bad_input_raises_one_line_error(kw):
     s = Setting(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, 1.0]))
@@ -440,11 +440,11 @@ def test_linf_l2_closed_form_property(z, ratios, rho):
             assert la[j] == pytest.approx(math.log(abs(linf_u(z[j], alpha[j], rho, t))), abs=REL)
 
 
-@pytest.mark.parametrize("precision", [None, 20])
-def test_simultaneous_events_at_ties(precision):
+@pytest.mark.parametrize("digits", [None, 20])
+def test_simultaneous_events_at_ties(digits):
     """Equal z_j and α_j < ρ: two coordinates reach 0 at the same instant; both slide."""
     tr = solve(Setting.from_z([1.0, 1.0, 1.0], optimizer="sam-linf", rho=1.0, alpha=[1.5, 0.5, 0.5]), t_max=3.0,
-               precision=precision)
+               digits=digits)
     slides = sorted(e.index for e in tr.events if e.kind == "slide")
     assert slides == [2, 3]
     la = tr.at(3.0)[0]

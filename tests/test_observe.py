@@ -61,7 +61,7 @@ def test_several_switches_inside_one_dense_step():
     def dense(t):
         return a + b * t
 
-    traj = Trajectory(setting=None, time_kind="rescaled", method="test", precision=None,
+    traj = Trajectory(setting=None, time_kind="rescaled", method="test", digits=None,
                       t=np.array([0.0, 10.0]), log_abs_beta=np.array([dense(0.0), dense(10.0)]),
                       sign_beta=np.ones((2, 4), dtype=int), stopped_because="t_max", t_max=10.0,
                       _steps=[_Step(0.0, 10.0, dense, lambda t, y: (y, np.ones(4, dtype=int)))])
@@ -73,7 +73,7 @@ def test_several_switches_inside_one_dense_step():
 def test_switches_with_mpmath_trajectory():
     z = np.array([1.0, 2.0])
     alpha = np.array([1.0, math.exp(-3.0)])
-    tr = solve(Setting.from_z(z, optimizer="gd", rho=0.0, alpha=alpha), t_max=10.0, precision=25)
+    tr = solve(Setting.from_z(z, optimizer="gd", rho=0.0, alpha=alpha), t_max=10.0, digits=25)
     (w,) = ob.switches(tr)
     assert (w.from_, w.to) == (1, 2) and w.time == pytest.approx(3.0, rel=1e-13)
 
@@ -214,7 +214,7 @@ def test_the_switch_time_is_the_crossing_even_when_the_lead_is_confirmed_later()
     ts = [0.0, 1.5, 3.0, 1e3]
     steps = [_Step(ts[k], ts[k + 1], dense_for(ts[k], ts[k + 1], rows[k], rows[k + 1]),
                    lambda t, y: (y, np.ones(2, dtype=int))) for k in range(3)]
-    traj = Trajectory(setting=None, time_kind="rescaled", method="test", precision=None, t=np.array(ts),
+    traj = Trajectory(setting=None, time_kind="rescaled", method="test", digits=None, t=np.array(ts),
                       log_abs_beta=rows, sign_beta=np.ones((4, 2), dtype=int), stopped_because="t_max", t_max=1e3,
                       _steps=steps)
     ch = ob.index_chain(traj)
@@ -292,7 +292,7 @@ def _piecewise_traj(ts, rows):
         return at
 
     steps = [_Step(ts[k], ts[k + 1], dense_for(k), lambda t, y: (y, np.ones(d, dtype=int))) for k in range(len(ts) - 1)]
-    return Trajectory(setting=None, time_kind="rescaled", method="test", precision=None, t=ts, log_abs_beta=rows,
+    return Trajectory(setting=None, time_kind="rescaled", method="test", digits=None, t=ts, log_abs_beta=rows,
                       sign_beta=np.ones(rows.shape, dtype=int), stopped_because="t_max", t_max=float(ts[-1]),
                       _steps=steps)
 

@@ -90,7 +90,7 @@ def test_budget_bounds_the_work_inside_one_mpmath_evaluation():
                            0.184564], depth=8, optimizer="sam-linf", rho=1.0, loss="exponential",
                           alpha=np.array([1.000000000000001, 2.5, 0.47, 0.3, 0.7, 1.0, 2.995, 2.29, 1.0, 0.7]))
     with hang_guard(60):
-        tr = tc.solve(s, t_max=36.218, precision=16, max_steps=5000, max_seconds=2.0)
+        tr = tc.solve(s, t_max=36.218, digits=16, max_steps=5000, max_seconds=2.0)
     assert tr.stopped_because in ("max_seconds", "blowup", "non_finite")
     assert tr.t_end <= 0.0013  # ℓ∞'s first blow-up: τ* = 1/((L−2) z₇ (α₇ − ρ)^(L−2)) ≈ 0.001294
 

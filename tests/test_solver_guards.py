@@ -73,7 +73,7 @@ def test_reduced_ode_to_t_max_1e300_terminates_and_is_right():
 def test_subnormal_t_max_is_reached_in_float64_and_mpmath():
     """Was: scipy's "first_step must be positive" (real time, several examples)."""
     s = Setting([[1.0, 2.0], [2.0, 1.0]], optimizer="gd", alpha=2.0)
-    for kw in ({}, {"precision": 20}):
+    for kw in ({}, {"digits": 20}):
         tr = solve(s, t_max=5e-324, **kw)
         assert tr.stopped_because == "t_max" and tr.t_end == 5e-324
         np.testing.assert_array_equal(tr.log_abs_beta[-1], tr.log_abs_beta[0])
@@ -140,7 +140,7 @@ def test_mpmath_dense_output_does_not_carry_the_budget():
     """The dense output re-integrates a step when observed, after the run: with the guarded
     field, observing a run that used up its evaluations raised from observe.summary."""
     s = Setting.from_z([1.0, 2.0, 3.0], optimizer="gd", alpha=[1.0, 0.3, 0.05])
-    tr = solve(s, t_max=20.0, precision=20, budget=Budget(max_evaluations=90))  # the run needs 111
+    tr = solve(s, t_max=20.0, digits=20, budget=Budget(max_evaluations=90))  # the run needs 111
     assert tr.stopped_because == Status.MAX_EVALUATIONS and len(tr.t) >= 2
     sw = ob.switches(tr)  # root finding on the dense output
     assert [(w.from_, w.to) for w in sw][:1] in ([], [(1, 2)])

@@ -54,7 +54,7 @@ def test_trajectory_and_discrete_runs_use_the_vocabulary():
 
 def test_unknown_stop_reason_is_refused():
     with pytest.raises(TheorycheckError, match="unknown stop reason"):
-        Trajectory(setting=None, time_kind="rescaled", method="scipy", precision=None, t=np.zeros(1),
+        Trajectory(setting=None, time_kind="rescaled", method="scipy", digits=None, t=np.zeros(1),
                    log_abs_beta=np.zeros((1, 1)), sign_beta=np.ones((1, 1)), stopped_because="nonfinite", t_max=1.0)
 
 

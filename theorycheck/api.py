@@ -61,7 +61,7 @@ def _count(value, what: str) -> int:
     return int(value)
 
 
-def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto", precision: int | None = None,
+def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto", digits: int | None = None,
           time: str = "auto", max_steps: int = 200_000, max_seconds: float = 120.0, discrete: bool = False,
           eta: float | None = None, steps: int | None = None, rtol: float | None = None,
           residual_tol: float = 1e-10, progress: bool | None = None) -> Trajectory | RegressionResult:
@@ -69,9 +69,9 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
     w ← w − η∇Lo(w + ε) for ``steps`` steps of size ``eta``) and return the
     :class:`~theorycheck.solvers.trajectory.Trajectory`: j†(t), its switches, collapse and
     blow-up, and why it stopped. ``t_max`` defaults to 50 (rescaled τ, one example) or 1000
-    (real t); ``method``: auto | scipy | mpmath | reduced; ``precision``: mpmath digits;
+    (real t); ``method``: auto | scipy | mpmath | reduced; ``digits``: mpmath digits;
     ``time``: auto | rescaled | real; ``rtol``: the integrator's relative tolerance (default 1e-12
-    float64, 10^(2−precision) mpmath). Budgets: ``max_steps``, ``max_seconds``.
+    float64, 10^(2−digits) mpmath). Budgets: ``max_steps``, ``max_seconds``.
     ``progress``: report on stderr (True), never (False) or when stderr is a terminal (None).
     ``as_dict()`` of the result is what ``theorycheck trajectory --json`` prints.
 
@@ -90,15 +90,15 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
     if rtol is not None and not (isinstance(rtol, (int, float)) and 0 < rtol < 1):
         raise ArgumentError(f"rtol={rtol!r}: give a relative tolerance in (0, 1)", "rtol")
     if setting.regression:
-        return _solve_regression(setting, t_max=t_max, method=method, precision=precision, time=time,
+        return _solve_regression(setting, t_max=t_max, method=method, digits=digits, time=time,
                                  budget=Budget(max_steps=max_steps, max_seconds=max_seconds), discrete=discrete,
                                  rtol=rtol, residual_tol=residual_tol)
     if discrete:
         if eta is None or steps is None:
             raise ArgumentError("discrete=True needs eta and steps", "discrete", "eta", "steps")
-        if precision is not None or method not in ("auto",):
-            raise ArgumentError("discrete=True runs float64 iterations: drop precision and method", "discrete",
-                                "precision", "method")
+        if digits is not None or method not in ("auto",):
+            raise ArgumentError("discrete=True runs float64 iterations: drop digits and method", "discrete",
+                                "digits", "method")
         if t_max is not None:
             raise ArgumentError("discrete=True runs a fixed number of steps of size η (t = kη): drop t_max",
                                 "discrete", "t_max")
@@ -116,7 +116,7 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
 
     time_kind = TimeKind.RESCALED if setting.single and time != TimeKind.REAL else TimeKind.REAL
     t_max = _positive(t_max, "t_max") if t_max is not None else DEFAULT_T_MAX[time_kind]
-    return attach(integrate(setting, t_max=t_max, method=method, precision=precision, time=time,
+    return attach(integrate(setting, t_max=t_max, method=method, digits=digits, time=time,
                             budget=Budget(max_steps=max_steps, max_seconds=max_seconds), rtol=rtol,
                             progress=flow_reporter(progress)))
 
@@ -131,11 +131,11 @@ class TrajectoryProof(Record):
 
 
 def prove_trajectory(setting: Setting, *, t_max: float | None = None, max_seconds: float = 60.0,
-                     method: str = "auto", precision: int | None = None, max_steps: int = 200_000,
+                     method: str = "auto", digits: int | None = None, max_steps: int = 200_000,
                      progress: bool | None = None) -> TrajectoryProof:
     """Prove what the flow of ``setting`` does (one example, uniform α; ℓ2-SAM with z > 0 at any depth ≥ 2,
     and GD) at its exact inputs, within ``max_seconds``, beside the floating-point run of :func:`solve`
-    (``t_max`` default: 50, or twice the last proved time when later; ``method``, ``precision``,
+    (``t_max`` default: 50, or twice the last proved time when later; ``method``, ``digits``,
     ``max_steps`` as for :func:`solve`): one result with the trajectory's keys and the proof's."""
     from theorycheck.proved.trajectory import prove_trajectory as prove_flow
 
@@ -143,7 +143,7 @@ def prove_trajectory(setting: Setting, *, t_max: float | None = None, max_second
     proof = prove_flow(setting, max_seconds=_positive(max_seconds, "max_seconds")).as_dict()
     if t_max is None:
         t_max = max([DEFAULT_T_MAX["rescaled"]] + [2 * t for t in _proved_times(proof)])
-    out = solve(setting, t_max=t_max, method=method, precision=precision, max_steps=max_steps,
+    out = solve(setting, t_max=t_max, method=method, digits=digits, max_steps=max_steps,
                 max_seconds=max_seconds, progress=progress).as_dict()
     if proof["proved"]:
         out.update(final_index=proof["final_index"], final_index_status=proof["final_index_status"],
@@ -162,14 +162,14 @@ def _proved_times(proof: dict) -> list[float]:
 REGRESSION_T_MAX = 1e12
 
 
-def _solve_regression(setting: Setting, *, t_max, method, precision, time, budget, discrete, rtol,
+def _solve_regression(setting: Setting, *, t_max, method, digits, time, budget, discrete, rtol,
                       residual_tol) -> RegressionResult:
     """The regression branch of :func:`solve` (float64, real time, the flow only)."""
     from theorycheck.solvers.regression import solve_regression
 
-    if discrete or method != "auto" or precision is not None or time not in ("auto", TimeKind.REAL):
+    if discrete or method != "auto" or digits is not None or time not in ("auto", TimeKind.REAL):
         raise ArgumentError(f"param={setting.param!r} integrates the flow in float64 in real time: drop discrete, "
-                            "method, precision and time", "param", "discrete", "method", "precision", "time")
+                            "method, digits and time", "param", "discrete", "method", "digits", "time")
     if not (isinstance(residual_tol, (int, float)) and 0 < residual_tol < 1):
         raise ArgumentError(f"residual_tol={residual_tol!r}: give a tolerance in (0, 1)", "residual_tol")
     return solve_regression(setting.X, setting.y, param=setting.param, depth=setting.depth,

@@ -549,7 +549,7 @@ def report(traj: Trajectory) -> dict:
     out = summary(traj)
     out.update({
         "method": traj.method,
-        "precision": traj.precision,
+        "digits": traj.digits,
         "system": traj.system,
         "depth": setting.depth,
         "optimizer": setting.optimizer,
@@ -576,14 +576,14 @@ def attach(traj: Trajectory) -> Trajectory:
 
 
 def exact_texts(traj: Trajectory) -> dict:
-    """With ``precision`` D: the numbers the run knows to D digits, as decimal strings
+    """With ``digits`` D: the numbers the run knows to D digits, as decimal strings
     (``time_text`` = the final time, ``log_abs_beta_text`` = ln|β_j| there, ``collapse_time_text``,
     ``blowup_time_text``); nothing for float64 runs."""
     import mpmath as mp
 
-    if not traj.precision or getattr(traj, "t_exact", None) is None:
+    if not traj.digits or getattr(traj, "t_exact", None) is None:
         return {}
-    D = int(traj.precision)
+    D = int(traj.digits)
 
     def text(x):
         return None if x is None else mp.nstr(x, D, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)

@@ -204,7 +204,7 @@ def _checked_bracket(search: _Search, flow, root, digits: int, dps: int) -> dict
         a_lo, a_hi = root * (1 - w), root * (1 + w)
         fl, fh = search.sides(flow, root, w)
         out["checks"] = {"collapses": _check_dict(a_lo, fl), "grows": _check_dict(a_hi, fh),
-                         "precision": f"{dps} digits (fixed point)" if flow.dps else "float64"}
+                         "arithmetic": f"{dps} digits (fixed point)" if flow.dps else "float64"}
         if fl.fate == Fate.COLLAPSE and fh.fate == Fate.GROWTH:
             D, text = common_digits(a_lo, a_hi, dps)
             out.update(lo=a_lo, hi=a_hi, value=root, D=D, text=text)

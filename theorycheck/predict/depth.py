@@ -155,12 +155,12 @@ def _run_dict(alpha: float, c: float | None, fate: Fate, time: float | None, ste
     return {"alpha": alpha, "c": c, "outcome": str(fate), "condition": why, "time": time, "steps": steps}
 
 
-def _check(lo: float, hi: float, runs: tuple[dict, dict], *, evaluations: int, method: str, precision: str,
+def _check(lo: float, hi: float, runs: tuple[dict, dict], *, evaluations: int, method: str, arithmetic: str,
            stopped: str | None) -> tuple[float, str | None, dict]:
     from theorycheck.proved.decimals import common_digits
 
     digits, text = common_digits(lo, hi, 17)
-    check = {"collapses": runs[0], "grows": runs[1], "precision": precision, "method": method,
+    check = {"collapses": runs[0], "grows": runs[1], "arithmetic": arithmetic, "method": method,
              "evaluations": evaluations, "scaling": SCALING, "bracket": [repr(lo), repr(hi)],
              "relative_width": hi / lo - 1, "significant_digits": digits, "stopped": stopped}
     return math.sqrt(lo * hi), text, check
@@ -214,7 +214,7 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_eva
         runs = tuple(_run_dict(float(ac(r.c, nrm, rho)), r.c, r.fate, r.varsigma, r.steps, r.why)
                      for r in (s.collapses, s.grows))
         value, text, check = _check(lo, hi, runs, evaluations=s.evaluations, method=B.METHOD,
-                                    precision=B.PRECISION, stopped=s.stopped)
+                                    arithmetic=B.PRECISION, stopped=s.stopped)
         evals, stopped = s.evaluations, s.stopped
     else:
         lo_f = DepthFate(float(fa(u.min(), nrm, rho)), Fate.COLLAPSE, 0.0, "closed form: every r_j(0) ≥ 1")
@@ -244,7 +244,7 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_eva
         runs = tuple(_run_dict(f.alpha, None, f.kind, f.time, f.steps, f.why) for f in (lo_f, hi_f))
         value, text, check = _check(lo_f.alpha, hi_f.alpha, runs, evaluations=evals,
                                     method="bisection in ln α on the balanced flow in θ = ln u",
-                                    precision="float64 (DOP853, rtol 1e-12)", stopped=stopped)
+                                    arithmetic="float64 (DOP853, rtol 1e-12)", stopped=stopped)
         lo, hi = lo_f.alpha, hi_f.alpha
     digits = check["significant_digits"]
     return {"value": value, "value_text": text, "closed_form": False, "expression": None,

@@ -32,9 +32,9 @@ THRESHOLD_KEYS = ("alpha_all_shrink", "alpha_all_grow", "alpha_gd_like", "alpha_
 _TAYLOR_RUN = Keys("thresholds.taylor_run", "alpha_unit", "outcome", "condition", "time", "N_scaled", "taylor_steps")
 _DEPTH_RUN = Keys("thresholds.depth_run", "alpha", "c", "outcome", "condition", "time", "steps")
 _CHECK = OneOf(
-    Keys("thresholds.check", "precision", "method", "evaluations", "scaling", "bracket", "relative_width",
+    Keys("thresholds.check", "arithmetic", "method", "evaluations", "scaling", "bracket", "relative_width",
          "significant_digits", collapses=_TAYLOR_RUN, grows=_TAYLOR_RUN),
-    Keys("thresholds.check_depth", "precision", "method", "evaluations", "scaling", "bracket", "relative_width",
+    Keys("thresholds.check_depth", "arithmetic", "method", "evaluations", "scaling", "bracket", "relative_width",
          "significant_digits", "stopped", collapses=_DEPTH_RUN, grows=_DEPTH_RUN))
 _FATE_PROOF = Keys("thresholds.fate_proof", "alpha", "fate", "lemma", "tau", "steps", "segments", "seconds", "why")
 _PROOF = Keys("thresholds.proof", "status", "lower", "upper", "digits", "digits_requested", "value_text", "method",

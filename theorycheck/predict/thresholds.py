@@ -162,7 +162,7 @@ def closed_form_enclosure(name: str, z, rho, digits: int) -> dict | None:
     :func:`theorycheck.exact.exact` reads: "0.1" is 1/10, a float its binary value): ``text`` (the
     significant digits, at most ``digits``, every point of the enclosure rounds to), ``digits`` (how many),
     ``enclosure`` ([lo, hi], outward decimals) and ``strength`` (proved). None when the threshold does not
-    exist for z. The precision is doubled until ``digits`` digits are common (at most 4 times: a value
+    exist for z. The working precision is doubled until ``digits`` digits are common (at most 4 times: a value
     exactly at a rounding boundary keeps fewer)."""
     from theorycheck.exact import exact, exact_vector
     from theorycheck.proved.decimals import common_digits, lo_hi
@@ -322,7 +322,7 @@ def _norm_path(tr, z: np.ndarray) -> np.ndarray:
         return np.sqrt(np.nansum(f.summand(z[None, :], u), axis=1))
 
 
-def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = None,
+def classify_collapse(z, alpha: float, rho: float, *, digits: int | None = None,
                       t_max: float | None = None, max_seconds: float = 60.0) -> Classification:
     """Integrate C4's reduced ODE for (z, α, ρ) until a persisting condition of collapse or of growth
     (ℓ2-SAM, L = 2, one example, z > 0; a floating-point check). The horizon doubles from ``t_max``
@@ -341,13 +341,13 @@ def classify_collapse(z, alpha: float, rho: float, *, precision: int | None = No
     import time as _time
 
     t0 = _time.perf_counter()
-    method = f"reduced C4 ODE, {'mpmath ' + str(precision) + ' digits' if precision else 'float64'}"
+    method = f"reduced C4 ODE, {'mpmath ' + str(digits) + ' digits' if digits else 'float64'}"
     while True:
         left = max_seconds - (_time.perf_counter() - t0)
         if left <= 0:
             return Classification(alpha, Fate.UNDECIDED, f"no persisting condition by τ = {T / 2:g} within {max_seconds:g} s",
                                   None, None, method)
-        tr = solve(s, t_max=T, method="reduced", precision=precision, budget=Budget(max_seconds=left))
+        tr = solve(s, t_max=T, method="reduced", digits=digits, budget=Budget(max_seconds=left))
         N = _norm_path(tr, z)
         below = np.flatnonzero(N < lo_level)
         above = np.flatnonzero(N >= hi_level)
@@ -454,7 +454,7 @@ def _scaled_threshold(r, rho, digits: int, exact_floats: bool) -> Threshold:
     from theorycheck.proved.decimals import common_digits, outward
 
     check = {"collapses": r.checks.get("collapses"), "grows": r.checks.get("grows"),
-             "precision": r.checks.get("precision"), "method": r.method, "evaluations": r.evaluations,
+             "arithmetic": r.checks.get("arithmetic"), "method": r.method, "evaluations": r.evaluations,
              "scaling": "α_c(z, ρ) = ρ · α_c(z / max z, 1) (exact symmetries of the flow)"}
     if not exact_floats:
         check["scaling"] += ("; z has no integer multiple within 53 bits: the float α_c is about z rounded to "
@@ -469,7 +469,7 @@ def _scaled_threshold(r, rho, digits: int, exact_floats: bool) -> Threshold:
         width = float((hi - lo) / val)
         check.update(bracket=[outward(lo, D + 5, "down"), outward(hi, D + 5, "up")], relative_width=width,
                      significant_digits=D)
-    prec = check["precision"] or "float64"
+    prec = check["arithmetic"] or "float64"
     note = (f"bracket [{check['bracket'][0]}, {check['bracket'][1]}] checked in floating point, {prec}: {D} "
             "significant digits (value_text); the lower end reached N < ρ z_min (collapse persists), the upper "
             "N ≥ ρ z_max (growth persists); a floating-point check, not a proof")
@@ -478,10 +478,10 @@ def _scaled_threshold(r, rho, digits: int, exact_floats: bool) -> Threshold:
                      strength=float_check(digits_of))
 
 
-def _bisect(z, rho, lo_c: Classification, hi_c: Classification, precision: int | None, rel_tol: float,
+def _bisect(z, rho, lo_c: Classification, hi_c: Classification, digits: int | None, rel_tol: float,
             deadline: float) -> tuple:
     """Bisection in log α between a collapsing and a growing classification, to ``rel_tol``, at
-    ``precision`` (None: float64): (lo, hi, why it stopped early or None)."""
+    ``digits`` (None: float64): (lo, hi, why it stopped early or None)."""
     while hi_c.alpha / lo_c.alpha - 1 > rel_tol:
         left = deadline - _time.perf_counter()
         if left <= 0:
@@ -489,7 +489,7 @@ def _bisect(z, rho, lo_c: Classification, hi_c: Classification, precision: int |
         mid = float(np.sqrt(lo_c.alpha * hi_c.alpha))
         if mid in (lo_c.alpha, hi_c.alpha):
             break
-        c = classify_collapse(z, mid, rho, precision=precision, max_seconds=max(1.0, left))
+        c = classify_collapse(z, mid, rho, digits=digits, max_seconds=max(1.0, left))
         if c.collapses is None:
             return lo_c, hi_c, f"inconclusive at α = {mid!r}: {c.condition}"
         if c.collapses:
@@ -499,15 +499,15 @@ def _bisect(z, rho, lo_c: Classification, hi_c: Classification, precision: int |
     return lo_c, hi_c, None
 
 
-def _recheck(z, rho, lo_c, hi_c, precision: int, rel_tol: float, deadline: float) -> tuple:
-    """Re-classify the float64 bracket at ``precision`` digits; where float64 misjudged an end, widen to a
+def _recheck(z, rho, lo_c, hi_c, digits: int, rel_tol: float, deadline: float) -> tuple:
+    """Re-classify the float64 bracket at ``digits`` digits; where float64 misjudged an end, widen to a
     consistent bracket and bisect at that precision: (lo, hi, why it stopped early or None)."""
     def left() -> float:
         return max(1.0, deadline - _time.perf_counter())
 
     for _ in range(8):
         lo_m, hi_m = (c if c.method == "closed form" else
-                      classify_collapse(z, c.alpha, rho, precision=precision, max_seconds=left())
+                      classify_collapse(z, c.alpha, rho, digits=digits, max_seconds=left())
                       for c in (lo_c, hi_c))
         if lo_m.collapses is None or hi_m.collapses is None:
             return lo_c, hi_c, "high-precision check inconclusive"
@@ -516,23 +516,23 @@ def _recheck(z, rho, lo_c, hi_c, precision: int, rel_tol: float, deadline: float
         w = hi_c.alpha / lo_c.alpha  # float64 was wrong at one end: widen, then bisect at high precision
         if not lo_m.collapses:
             hi_c = lo_m
-            lo_c = classify_collapse(z, lo_c.alpha / w**4, rho, precision=precision, max_seconds=left())
+            lo_c = classify_collapse(z, lo_c.alpha / w**4, rho, digits=digits, max_seconds=left())
         else:
             lo_c = hi_m
-            hi_c = classify_collapse(z, hi_c.alpha * w**4, rho, precision=precision, max_seconds=left())
+            hi_c = classify_collapse(z, hi_c.alpha * w**4, rho, digits=digits, max_seconds=left())
         if lo_c.collapses is not True or hi_c.collapses is not False:
             return lo_c, hi_c, "could not re-bracket at high precision"
-        lo_c, hi_c, stop = _bisect(z, rho, lo_c, hi_c, precision, rel_tol, deadline)
+        lo_c, hi_c, stop = _bisect(z, rho, lo_c, hi_c, digits, rel_tol, deadline)
         if stop:
             return lo_c, hi_c, stop
     return lo_c, hi_c, None
 
 
-def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, precision: int = 30,
+def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, digits: int = 30,
                                  max_seconds: float = 300.0) -> Threshold:
     """The previous method, kept for ``benchmarks/bench_alpha_c.py``: bisection in log α between
     alpha_all_shrink (collapses) and alpha_gd_like (grows) with float64 classifications, then the two
-    bracketing α are re-classified at ``precision`` digits (mpmath) and the bisection continues there if
+    bracketing α are re-classified at ``digits`` digits (mpmath) and the bisection continues there if
     float64 was wrong. The check is the pair of bracketing classifications (a floating-point check).
     For z with all entries equal, α_c = alpha_all_shrink exactly (closed form)."""
     z = np.asarray(z, float)
@@ -552,14 +552,14 @@ def collapse_threshold_bisection(z, rho: float, *, rel_tol: float = 1e-12, preci
                           "from the start (C5, proved)", 0.0, None, "closed form")
     lo_c, hi_c, stop = _bisect(z, rho, lo_c, hi_c, None, rel_tol, deadline)
     if not stop:
-        lo_c, hi_c, stop = _recheck(z, rho, lo_c, hi_c, precision, rel_tol, deadline)
+        lo_c, hi_c, stop = _recheck(z, rho, lo_c, hi_c, digits, rel_tol, deadline)
     value = float(np.sqrt(lo_c.alpha * hi_c.alpha))
     width = hi_c.alpha / lo_c.alpha - 1
-    digits = float(-np.log10(width / 2)) if width > 0 else 16.0
+    sig = float(-np.log10(width / 2)) if width > 0 else 16.0
     note = (f"bisection bracket [{lo_c.alpha!r}, {hi_c.alpha!r}] (relative width {width:.2e}, "
-            f"≈ {digits:.1f} significant digits)")
+            f"≈ {sig:.1f} significant digits)")
     if stop:
         note += f"; stopped early: {stop}"
     return Threshold("alpha_collapse", value, False, None, note,
                      {"collapses": lo_c.as_dict(), "grows": hi_c.as_dict(), "relative_width": width,
-                      "significant_digits": digits}, strength=float_check(precision))
+                      "significant_digits": sig}, strength=float_check(digits))

@@ -29,7 +29,7 @@ def _samples(traj: Trajectory, n: int = 400, log: bool = False) -> tuple[np.ndar
     geometric from the first positive time when ``log``)."""
     t = traj.t
     la = traj.log_abs_beta
-    if traj.precision is None and traj.step_bounds().size and t[-1] > t[0]:
+    if traj.digits is None and traj.step_bounds().size and t[-1] > t[0]:
         extra = np.linspace(t[0], t[-1], n)
         pos = t[t > 0]
         if log and pos.size:

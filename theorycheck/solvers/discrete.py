@@ -138,7 +138,7 @@ def run(setting: Setting, *, eta: float, steps: int, record_every: int = 1, max_
         if progress is not None and now - last > 2.0:
             progress(k, int(steps))
             last = now
-    return Trajectory(setting=setting, time_kind=TimeKind.REAL, method="discrete", precision=None, t=np.array(ts),
+    return Trajectory(setting=setting, time_kind=TimeKind.REAL, method="discrete", digits=None, t=np.array(ts),
                       log_abs_beta=np.array(las), sign_beta=np.array(sgs), stopped_because=stop,
                       t_max=float(steps) * float(eta), n_steps=len(ts) - 1, message=_MESSAGES.get(stop, stop.message),
                       system=f"discrete η = {eta:g}", twins=twin_coordinates(setting.Z, setting.layers0))

@@ -6,7 +6,7 @@ says why it stopped (``stopped_because``) instead of raising from inside the sol
 - what to solve: a system of :mod:`theorycheck.solvers.systems`, chosen from the setting (one
   example → rescaled time τ; several → real time t; balanced → log coordinates);
 - how: float64 (scipy's DOP853, the 8th-order method of ``solve_ivp``, driven one step at
-  a time so that budgets, events and progress are ours) or mpmath at ``precision`` digits
+  a time so that budgets, events and progress are ours) or mpmath at ``digits`` digits
   (Gragg–Bulirsch–Stoer, :mod:`theorycheck.solvers.steppers`);
 - events: collapse, blow-up, ℓ∞ switching (cross / slide / leave), each located by root
   finding on the step's dense output; a hybrid system restarts after each (simultaneous
@@ -227,7 +227,7 @@ class _Driver:
                 self.stop = Status.NON_FINITE
                 self.message = (f"the arc-length clock passed {ARC_BOUND:g} without an event near t = "
                                 f"{float(seg.time_of(self.t, self.y)):.6g}: the field is below the number range; "
-                                "rerun with precision (mpmath digits)")
+                                "rerun with digits (mpmath digits)")
                 break
             result = self._advance(stepper, evfns, g_prev, armed)
             if result == "restart":
@@ -447,14 +447,14 @@ def _hold(steps, ts, obs, system, t, y, t_max, ts_x=None, obs_x=None) -> None:
         obs_x.append(_exact(system, t_max, y_c))
 
 
-def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: int | None = None,
+def solve(setting: Setting, *, t_max: float, method: str = "auto", digits: int | None = None,
           time: str = "auto", budget: Budget | None = None, rtol: float | None = None,
           progress: Callable[[float, float, int], None] | None = None) -> Trajectory:
     """Integrate the setting's flow from 0 to ``t_max`` (rescaled τ for one example,
     real t for several; ``time`` overrides). ``method``: "scipy" (float64), "mpmath"
-    (``precision`` digits, default 30), "reduced" (C4's scalar ODE; float64 unless
-    ``precision``), "auto" (mpmath when ``precision`` is given). ``rtol`` defaults to
-    1e-12 (float64) or 10^{2−precision}. Never raises for numerical trouble: the result's
+    (``digits`` digits, default 30), "reduced" (C4's scalar ODE; float64 unless
+    ``digits``), "auto" (mpmath when ``digits`` is given). ``rtol`` defaults to
+    1e-12 (float64) or 10^{2−digits}. Never raises for numerical trouble: the result's
     ``stopped_because`` says what happened."""
     if method not in METHODS:
         raise TheorycheckError(f"method {method!r}: choose one of {', '.join(METHODS)}")
@@ -464,27 +464,27 @@ def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: in
         raise TheorycheckError(f"t_max = {t_max!r} is not a number") from None
     if not math.isfinite(t_max) or t_max <= 0:
         raise TheorycheckError(f"t_max = {t_max}: give a finite final time > 0")
-    if method == "mpmath" and precision is None:
-        precision = 30
-    if precision is not None:
-        if isinstance(precision, bool) or int(precision) != precision or precision < MIN_DIGITS:
-            raise TheorycheckError(f"precision = {precision!r}: give a whole number of digits ≥ {MIN_DIGITS} (30 or more recommended)")
-        precision = int(precision)
-        if precision > 1000:
-            raise TheorycheckError(f"precision = {precision}: at most 1000 digits")
-    if method == "scipy" and precision is not None:
-        raise TheorycheckError("method scipy is float64: drop precision, or use method mpmath")
-    mp = precision is not None
+    if method == "mpmath" and digits is None:
+        digits = 30
+    if digits is not None:
+        if isinstance(digits, bool) or int(digits) != digits or digits < MIN_DIGITS:
+            raise TheorycheckError(f"digits = {digits!r}: give a whole number of digits ≥ {MIN_DIGITS} (30 or more recommended)")
+        digits = int(digits)
+        if digits > 1000:
+            raise TheorycheckError(f"digits = {digits}: at most 1000 digits")
+    if method == "scipy" and digits is not None:
+        raise TheorycheckError("method scipy is float64: drop digits, or use method mpmath")
+    mp = digits is not None
     budget = budget or Budget()
     if rtol is not None and not (0 < rtol < 1):
         raise TheorycheckError(f"rtol = {rtol!r}: give a tolerance in (0, 1)")
-    ctx = mpmath.workdps(precision + 12) if mp else contextlib.nullcontext()
+    ctx = mpmath.workdps(digits + 12) if mp else contextlib.nullcontext()
     with ctx, np.errstate(all="ignore"):
-        bk = MpBackend(precision + 12, precision) if mp else FloatBackend()
+        bk = MpBackend(digits + 12, digits) if mp else FloatBackend()
         system = choose_system(setting, bk, time=time, reduced=method == "reduced")
         if mp:
-            tol = mpmath.mpf(rtol) if rtol is not None else mpmath.mpf(10) ** (2 - precision)
-            k = int(min(16, max(6, round(precision / 3) + 2)))
+            tol = mpmath.mpf(rtol) if rtol is not None else mpmath.mpf(10) ** (2 - digits)
+            k = int(min(16, max(6, round(digits / 3) + 2)))
         else:
             tol, k = (rtol if rtol is not None else FLOAT_RTOL), 0
         res = _run(system, t_max, mp=mp, rtol=tol, k=k, budget=budget, progress=progress)
@@ -494,7 +494,7 @@ def solve(setting: Setting, *, t_max: float, method: str = "auto", precision: in
     label = "reduced" if method == "reduced" else ("mpmath" if mp else "scipy")
     reason = Status(res["stop"])
     msg = res["message"] or reason.message
-    return Trajectory(setting=setting, time_kind=system.time_kind, method=label, precision=precision,
+    return Trajectory(setting=setting, time_kind=system.time_kind, method=label, digits=digits,
                       t=res["t"], log_abs_beta=la, sign_beta=sg, stopped_because=reason, t_max=t_max,
                       collapse_time=res["collapse_time"], blowup_time=res["blowup_time"], events=res["events"],
                       n_steps=res["n_steps"], n_evaluations=res["n_eval"], message=msg, system=system.name,

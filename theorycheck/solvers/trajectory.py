@@ -84,7 +84,7 @@ class Trajectory:
     KEYS = Keys("trajectory", "time_kind", "stopped_because", "message", "t_end", "t_max", "initial_index",
                 "final_index", "final_index_status", "final_index_reason", "collapsed", "collapse_time",
                 "blowup_time", "direction", "log_abs_beta", "final_margin", "final_normalized_margin",
-                "final_loss", "final_log_loss", "final_log_norm", "overflow", "method", "precision", "system",
+                "final_loss", "final_log_loss", "final_log_norm", "overflow", "method", "digits", "system",
                 "depth", "optimizer", "rho", "loss", "n_examples", "d", "steps", "evaluations", "eta",
                 "time_text", "collapse_time_text", "blowup_time_text", "log_abs_beta_text", "angle_l1_deg",
                 "angle_l2_deg", switches=ListOf(SWITCH_KEYS), events=ListOf(EVENT_KEYS), proof=PROVED_KEYS,
@@ -93,7 +93,7 @@ class Trajectory:
     setting: Any
     time_kind: str
     method: str
-    precision: int | None
+    digits: int | None
     t: np.ndarray
     log_abs_beta: np.ndarray
     sign_beta: np.ndarray
@@ -111,7 +111,7 @@ class Trajectory:
     #: observes the run (:func:`theorycheck.observe.attach`; ``theorycheck.solve`` does it)
     observed: dict | None = field(default=None, repr=False)
     _steps: list[_Step] = field(default_factory=list, repr=False)
-    #: mpmath runs (``precision`` set): the same times, log|β| (where the system provides them:
+    #: mpmath runs (``digits`` set): the same times, log|β| (where the system provides them:
     #: the balanced ℓ2-SAM and reduced systems) and singular times unrounded, as mpmath numbers
     t_exact: list | None = field(default=None, repr=False)
     log_abs_beta_exact: list | None = field(default=None, repr=False)
@@ -211,9 +211,9 @@ class Trajectory:
         ends = np.array([s.t1 for s in self._steps])
         i = int(np.searchsorted(ends, t, side="left"))
         step = self._steps[min(i, len(self._steps) - 1)]
-        ctx = mpmath.workdps(self.precision + 12) if self.precision else contextlib.nullcontext()
+        ctx = mpmath.workdps(self.digits + 12) if self.digits else contextlib.nullcontext()
         with ctx, np.errstate(all="ignore"):
-            tt = mpmath.mpf(t) if self.precision else t
+            tt = mpmath.mpf(t) if self.digits else t
             la, sg = step.observe(tt, step.dense(tt))
         if self.twins is not None:
             return np.asarray(la)[self.twins], np.asarray(sg)[self.twins]

@@ -19,7 +19,7 @@ def _run_regression(args: argparse.Namespace, setting) -> int:
 
     if args.plot or args.prove or args.discrete:
         raise TheorycheckError("--param pm|uv integrates the flow to its limit: drop --plot, --prove and --discrete")
-    res = solve(setting, t_max=args.t_max, method=args.method, precision=args.precision, time=args.time,
+    res = solve(setting, t_max=args.t_max, method=args.method, digits=args.digits, time=args.time,
                 max_steps=args.max_steps, max_seconds=args.max_seconds, rtol=args.rtol,
                 residual_tol=args.residual_tol).as_dict()
     if args.json:
@@ -53,7 +53,7 @@ def _fmt_t(x) -> str:
 def print_summary(res: dict) -> None:
     s = res
     print(f"{s['optimizer']} flow, L = {s['depth']}, ρ = {s['rho']:g}, n = {s['n_examples']}, d = {s['d']}, "
-          f"{s['time_kind']} time, {s['method']}" + (f" ({s['precision']} digits)" if s["precision"] else ""))
+          f"{s['time_kind']} time, {s['method']}" + (f" ({s['digits']} digits)" if s["digits"] else ""))
     print(f"stopped because: {s['stopped_because']} at {'t' if s['time_kind'] == 'real' else 'τ'} = "
           f"{s['t_end']:.10g}  ({s['message']})")
     print(f"final j† = {s['final_index']}" + ("  (collapsed: β = 0)" if s["collapsed"] else "")
@@ -121,14 +121,14 @@ def run(args: argparse.Namespace) -> int:
         if args.discrete or args.plot:
             raise TheorycheckError("--prove encloses the flow: drop --discrete and --plot")
         res = prove_trajectory(setting, t_max=args.t_max, max_seconds=args.max_seconds, method=args.method,
-                               precision=args.precision, max_steps=args.max_steps, progress=True).as_dict()
+                               digits=args.digits, max_steps=args.max_steps, progress=True).as_dict()
         if args.json:
             emit(res)
         else:
             print_proved(res)
         return 0
     _warn_unreachable(setting)
-    traj = solve(setting, t_max=args.t_max, method=args.method, precision=args.precision, time=args.time,
+    traj = solve(setting, t_max=args.t_max, method=args.method, digits=args.digits, time=args.time,
                  max_steps=args.max_steps, max_seconds=args.max_seconds, discrete=args.discrete, eta=args.eta,
                  steps=args.steps, rtol=args.rtol, progress=True)
     res = traj.as_dict()
@@ -155,7 +155,7 @@ def register(sub) -> None:
     add_setting_arguments(p, regression=True)
     p.add_argument("--t-max", type=positive, default=None,
                    help="final time (default 50 rescaled, 1000 real)")
-    p.add_argument("--precision", type=int, default=None, metavar="DIGITS",
+    p.add_argument("--digits", type=int, default=None, metavar="D",
                    help="integrate with mpmath at this many digits (≥ 16; 30+ recommended)")
     p.add_argument("--method", choices=SOLVE_METHODS, default="auto",
                    help="scipy (float64), mpmath, reduced (C4's scalar ODE: ℓ2, L = 2, one example, uniform α)")
