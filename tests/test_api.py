@@ -222,7 +222,7 @@ def test_register_claim_runs_with_verify_and_fails_with_the_shrunk_counterexampl
         assert v.status == "fails" and v.counterexample == {"n": 1}  # hypothesis shrinks to the least odd number
         assert res.failed == ["user.even"] and not res.ok
         d = res.as_dict()
-        assert list(d) == ["profile", "examples", "seed", "seconds", "claims", "failed", "packs"] and d["examples"] == 30
+        assert list(d) == ["profile", "examples", "seed", "seconds", "claims", "failed", "packs", "strength"] and d["examples"] == 30
         assert d["packs"] == ["user"] and d["claims"][0]["pack"] == "user"
         with pytest.raises(tc.TheorycheckError, match="already registered"):
             tc.register_claim(_even_claim())
@@ -318,6 +318,9 @@ def test_reproduce_matches_the_cli(capsys, tmp_path):
                    str(tmp_path / "cli"), "--json")
     norm = lambda d, p: json.loads(json.dumps(untimed(d)).replace(str(tmp_path / p), "OUT"))  # noqa: E731
     assert norm(cli, "cli") == norm(plain(res), "api")
+    from theorycheck.strength import Kind, Strength
+
+    assert Strength.from_dict(cli["strength"]).kind is Kind.FLOAT_CHECK
 
 
 def test_names_live_in_their_stage():

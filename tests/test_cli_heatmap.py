@@ -11,7 +11,7 @@ from theorycheck.cli.main import main
 from theorycheck.sweep.result import SweepResult
 
 KEYS = {"optimizer", "rho", "depth", "loss", "n", "d", "time_kind", "system", "alpha", "time", "jdag", "status",
-        "collapse_time", "visits", "thresholds", "rtol", "atol", "run", "out", "saved"}
+        "collapse_time", "visits", "thresholds", "rtol", "atol", "run", "out", "saved", "strength"}
 
 
 def run(capsys, *argv):

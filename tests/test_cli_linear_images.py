@@ -33,6 +33,9 @@ def test_quick_mnist_spans_the_three_regimes(capsys, tmp_path):
     br = r["regimes"]["alpha_collapse"]["bracket"]
     assert br[0] < br[1] < r["regimes"]["alpha_gd_like"]["value"]
     assert len(r["runs"]) == 9 and len(r["comparisons"]) == 6
+    from theorycheck.strength import Kind, Strength
+
+    assert Strength.from_dict(r["strength"]).kind is Kind.FLOAT_CHECK
     assert all(x["sliding_entries"] >= 0 and x["sliding_time"] >= 0 for x in r["runs"])
     assert all(x["sliding_entries"] == 0 for x in r["runs"] if x["optimizer"] != "sam-linf")
     gd = [x for x in r["runs"] if x["optimizer"] == "gd"]

@@ -17,6 +17,8 @@ from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.experiments import Report
 from theorycheck.record import Keys, ListOf, Record
 from theorycheck.setting import Setting, check_separable
+from theorycheck.strength import KEYS as STRENGTH_KEYS
+from theorycheck.strength import float_check
 from theorycheck.vocabulary import TimeKind
 
 if TYPE_CHECKING:
@@ -183,7 +185,7 @@ class MaxMarginResult(Record):
     """The max-margin solution: what ``theorycheck maxmargin --json`` prints (docs/commands/maxmargin.md)."""
 
     KEYS = Keys("maxmargin", "norm", "beta", "beta_log2_scale", "margin", "direction", "margins", "support",
-                "kkt_residual", "method", "n_examples", "d")
+                "kkt_residual", "method", "n_examples", "d", strength=STRENGTH_KEYS)
 
 
 def max_margin(data, norm: int) -> MaxMarginResult:
@@ -208,6 +210,7 @@ def max_margin(data, norm: int) -> MaxMarginResult:
         "method": r.method,
         "n_examples": s.n,
         "d": s.d,
+        "strength": float_check().as_dict(),  # an LP / QP in float64 with its KKT residual
     })
 
 
@@ -218,7 +221,8 @@ class SettingSummary(Record):
 
     KEYS = Keys("setting", "n", "d", "depth", "loss", "optimizer", "rho", "init_kind", "balanced", "layers0",
                 "separable", "separator", "separator_min_margin", "reachable_signs", "reachable_separable",
-                "param", "reachable_reason", "reachable_certificate", "reachable_certificate_weights", "loss_lower_bound")
+                "param", "reachable_reason", "reachable_certificate", "reachable_certificate_weights", "loss_lower_bound",
+                strength=STRENGTH_KEYS)
 
 
 def describe(setting: Setting) -> SettingSummary:
@@ -229,11 +233,13 @@ def describe(setting: Setting) -> SettingSummary:
               "optimizer": setting.optimizer, "rho": setting.rho, "param": setting.param,
               "init_kind": setting.init.kind, "balanced": setting.balanced, "layers0": setting.layers0}
     if setting.regression:  # real labels: separability and the reachable cone are classification's questions
-        return SettingSummary({**common, "separable": None, "separator": None, "separator_min_margin": None})
+        return SettingSummary({**common, "separable": None, "separator": None, "separator_min_margin": None,
+                               "strength": float_check().as_dict()})
     beta = check_separable(setting.Z)
     margins = setting.Z @ beta
     return SettingSummary({**common, "separable": True, "separator": beta,
-                           "separator_min_margin": float(margins.min()), **setting.reachable().as_dict()})
+                           "separator_min_margin": float(margins.min()), **setting.reachable().as_dict(),
+                           "strength": float_check().as_dict()})
 
 
 # ---------------------------------------------------------------------------- experiments
@@ -241,7 +247,7 @@ class ReproduceResult(Record):
     """The experiments run: what ``theorycheck reproduce --json`` prints (docs/commands/reproduce.md).
     ``reports``: the Report objects."""
 
-    KEYS = Keys("reproduce", "out", "summary_file", experiments=ListOf(Report.KEYS))
+    KEYS = Keys("reproduce", "out", "summary_file", experiments=ListOf(Report.KEYS), strength=STRENGTH_KEYS)
 
     __slots__ = ("reports",)
 
@@ -283,7 +289,8 @@ def reproduce(names: str | Sequence[str] = "all", out: str | Path = "out/reprodu
         reports.append(ex.redraw(mod, out, pack=p.name) if redraw else ex.run(mod, out, pack=p.name, quick=quick, ctx=ctx))
     summary = ex.write_summary(reports, out)
     return ReproduceResult({"out": str(out), "summary_file": str(summary),
-                            "experiments": [r.as_dict() for r in reports]}, reports)
+                            "experiments": [r.as_dict() for r in reports],
+                            "strength": float_check().as_dict()}, reports)  # the experiments' numbers: float64 runs
 
 
 # ---------------------------------------------------------------------------- prove

@@ -22,6 +22,8 @@ from theorycheck.errors import ArgumentError
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.optimizers.registry import default_for
 from theorycheck.record import Keys
+from theorycheck.strength import KEYS as STRENGTH_KEYS
+from theorycheck.strength import not_decided, proved
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 from theorycheck.vocabulary import PARAMETRISATIONS, REGRESSION_PARAMETRISATIONS, check_combination
@@ -264,7 +266,7 @@ class Derivation:
     (docs/commands/derive.md)."""
 
     KEYS = Keys("derive", "depth", "optimizer", "balanced", "time", "equations", "latex", "definitions", "system",
-                "complete", "stopped_because")
+                "complete", "stopped_because", strength=STRENGTH_KEYS)
 
     depth: int
     optimizer: str
@@ -289,7 +291,12 @@ class Derivation:
         return self._rendered[fmt]
 
     def as_dict(self) -> dict:
-        return self.render("json")
+        """The rendered derivation and its ``strength``: proved (sympy's exact algebra) when complete, else not
+        decided (the budget that ran out)."""
+        out = dict(self.render("json"))
+        out["strength"] = (proved() if out.get("complete", True)
+                           else not_decided(out.get("stopped_because") or "the derivation's budget ran out")).as_dict()
+        return out
 
 
 @dataclass(frozen=True)
@@ -297,7 +304,7 @@ class RegressionDerivation:
     """The flow of a regression parametrisation (pm: β = w₊^D − w₋^D; uv: β = u ⊙ v) with the squared
     loss and an optimizer (``equations``: name → text, from :mod:`theorycheck.symbolic.regression`)."""
 
-    KEYS = Keys("derive.regression", "depth", "param", "loss", "optimizer", "equations")
+    KEYS = Keys("derive.regression", "depth", "param", "loss", "optimizer", "equations", strength=STRENGTH_KEYS)
 
     depth: int
     equations: dict
@@ -305,9 +312,9 @@ class RegressionDerivation:
     optimizer: str = ""
 
     def as_dict(self) -> dict:
-        """Keys: depth, param, loss ("squared"), optimizer, equations."""
+        """Keys: depth, param, loss ("squared"), optimizer, equations, strength (proved: sympy's exact algebra)."""
         return {"depth": self.depth, "param": self.param, "loss": "squared", "optimizer": self.optimizer,
-                "equations": dict(self.equations)}
+                "equations": dict(self.equations), "strength": proved().as_dict()}
 
 
 #: the former name of :class:`RegressionDerivation` (gradient flow on pm)

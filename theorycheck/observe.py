@@ -563,6 +563,10 @@ def report(traj: Trajectory) -> dict:
     if traj.eta is not None:
         out["eta"] = traj.eta
     out.update(exact_texts(traj))
+    from theorycheck.strength import float_check, not_decided
+
+    out["strength"] = (float_check(traj.digits) if traj.successful
+                       else not_decided(f"{out['stopped_because']}: {out['message']}")).as_dict()
     for p in (1, 2):
         out[f"angle_l{p}_deg"] = angle_degrees(out["direction"], max_margin(setting.Z, p).beta)
     return out

@@ -218,5 +218,11 @@ def list_packs() -> PackList:
 
 def predict(pack: str, X, y, **options) -> dict:
     """A pack's predicted limit for the data (rows of ``X``, targets/labels ``y``):
-    ``get(pack).predictor()(X, y, **options)``; what ``theorycheck predict --json`` prints."""
-    return get(pack).predictor()(X, y, **options)
+    ``get(pack).predictor()(X, y, **options)``; what ``theorycheck predict --json`` prints, with a ``strength``
+    (a floating-point check, unless the pack says otherwise)."""
+    from theorycheck.strength import float_check
+
+    out = get(pack).predictor()(X, y, **options)
+    if isinstance(out, dict):
+        out.setdefault("strength", float_check().as_dict())
+    return out

@@ -22,6 +22,8 @@ import mpmath
 import sympy as sp
 
 from theorycheck.record import Keys, ListOf
+from theorycheck.strength import KEYS as STRENGTH_KEYS
+from theorycheck.strength import Strength, float_check, not_decided, proved
 from theorycheck.symbolic.compiler import residual_functions
 
 
@@ -178,12 +180,24 @@ class TheoremResult:
                 return s_
         return VERIFIED
 
+    @property
+    def strength(self) -> Strength:
+        """How strong the theorem's status is: verified or refuted by sympy (exact) is proved, a step checked
+        numerically only is a floating-point check, an incomplete or crashed step leaves it not decided."""
+        s = self.status
+        if s in (VERIFIED, REFUTED):
+            return proved()
+        if s == NUMERIC:
+            return float_check()
+        return not_decided("a step sympy could not decide" if s == INCOMPLETE else "a step's check crashed")
+
     def as_dict(self) -> dict:
         return {
             "key": self.theorem.key,
             "title": self.theorem.title,
             "statement": self.theorem.statement,
             "status": self.status,
+            "strength": self.strength.as_dict(),
             "steps": [
                 {"statement": s.statement, "status": r.status, "detail": r.detail,
                  "counterexample": r.counterexample, "seconds": round(r.seconds, 3)}
@@ -198,8 +212,8 @@ class ProveResult:
     refuted or crashed step (the CLI's exit status is 1 when it is non-empty)."""
 
     #: what :meth:`as_dict` may emit (meanings: docs/commands/prove.md)
-    KEYS = Keys("prove", "seconds", "refuted", theorems=ListOf(Keys(
-        "prove.theorem", "key", "title", "statement", "status", "pack",
+    KEYS = Keys("prove", "seconds", "refuted", strength=STRENGTH_KEYS, theorems=ListOf(Keys(
+        "prove.theorem", "key", "title", "statement", "status", "pack", strength=STRENGTH_KEYS,
         steps=ListOf(Keys("prove.step", "statement", "status", "detail", "counterexample", "seconds")))))
 
     results: list[TheoremResult]
@@ -223,8 +237,9 @@ class ProveResult:
 
     def as_dict(self) -> dict:
         """What ``theorycheck prove --json`` prints (docs/commands/prove.md)."""
+        strength = Strength.weakest([r.strength for r in self.results]) if self.results else not_decided("no theorem")
         return {"theorems": [{**r.as_dict(), "pack": self.packs.get(r.theorem.key)} for r in self.results],
-                "seconds": round(self.seconds, 2), "refuted": self.refuted}
+                "seconds": round(self.seconds, 2), "refuted": self.refuted, "strength": strength.as_dict()}
 
 
 def verified(detail: str) -> StepResult:

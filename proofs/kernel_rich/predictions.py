@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from theorycheck.record import Keys
+from theorycheck.strength import KEYS as STRENGTH_KEYS
 
 #: what :func:`predict` returns (meanings: docs/commands/predict.md)
 KEYS = Keys("predict.kernel-rich", "beta", "beta_l1", "beta_l2", "objective", "constraint_residual", "status",
-            "iterations", "l1_norm", "l1_unique", "l1_kkt_residual", "l2_norm", "depth", "alpha")
+            "iterations", "l1_norm", "l1_unique", "l1_kkt_residual", "l2_norm", "depth", "alpha", strength=STRENGTH_KEYS)
 
 
 def predict(X, y, *, depth: int = 2, alpha: float = 1.0, **_ignored) -> dict:

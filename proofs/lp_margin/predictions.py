@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from theorycheck.record import Keys
+from theorycheck.strength import KEYS as STRENGTH_KEYS
 
 #: what :func:`predict` returns (meanings: docs/commands/predict.md)
 KEYS = Keys("predict.lp-margin", "beta", "objective", "kkt_residual", "depth", "vertices_tried", "multipliers",
-            "beta_l1_orthant", "l1_orthant", "beta_l1_unrestricted", "l1_unrestricted")
+            "beta_l1_orthant", "l1_orthant", "beta_l1_unrestricted", "l1_unrestricted", strength=STRENGTH_KEYS)
 
 
 def predict(X, y, *, depth: int = 2, loss: str = "exponential", **_ignored) -> dict:

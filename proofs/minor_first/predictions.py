@@ -8,12 +8,13 @@ import numpy as np
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.record import Keys
+from theorycheck.strength import KEYS as STRENGTH_KEYS
 
 __all__ = ["KEYS", "predict"]
 
 #: what :func:`predict` returns (meanings: docs/commands/predict.md)
 KEYS = Keys("predict.minor-first", "optimizer", "depth", "rho", "alpha", "alpha_collapse", "initial_index",
-            "limit_index", "limit_direction", "rests_on")
+            "limit_index", "limit_direction", "rests_on", strength=STRENGTH_KEYS)
 
 
 def _example(X, y) -> np.ndarray:

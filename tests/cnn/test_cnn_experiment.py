@@ -122,6 +122,9 @@ def test_end_to_end_json_keys_and_sane_values(tiny_result):
                 "checkpoint_steps", "background", "stall_rule", "runs", "comparisons", "summary", "figures"):
         assert key in res
     assert res["steps"] == 54 and res["checkpoint_steps"] == [0, 27, 54] and res["n_train"] == 600
+    from theorycheck.strength import Kind, Strength
+
+    assert Strength.from_dict(res["strength"]).kind is Kind.FLOAT_CHECK
     assert len(res["runs"]) == 3 * 2 and len(res["comparisons"]) == 2 * 2
     for r in res["runs"]:
         assert r["test_accuracy"][-1] > 0.3  # chance is 0.1

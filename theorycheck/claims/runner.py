@@ -29,6 +29,7 @@ from theorycheck.claims.claim import (
 from theorycheck.errors import ArgumentError
 from theorycheck.jsonio import to_plain
 from theorycheck.record import Keys, ListOf
+from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, float_check, holds_on, not_decided, proved
 from theorycheck.vocabulary import PROFILES
 
@@ -320,7 +321,7 @@ class VerifyResult:
         return head + "\n\n" + table(COLUMNS, rows)
 
     #: what :meth:`as_dict` may emit (meanings: docs/commands/verify.md)
-    KEYS = Keys("verify", "profile", "examples", "seed", "seconds", "failed", "packs",
+    KEYS = Keys("verify", "profile", "examples", "seed", "seconds", "failed", "packs", strength=STRENGTH_KEYS,
                 claims=ListOf(ClaimVerdict.KEYS))
 
     def as_dict(self) -> dict:
@@ -328,7 +329,13 @@ class VerifyResult:
         return {"profile": self.profile, "examples": self.examples, "seed": self.seed,
                 "seconds": round(self.seconds, 2),
                 "claims": [{**v.as_dict(), "pack": self.packs.get(v.key)} for v in self.verdicts],
-                "failed": self.failed, "packs": sorted({self.packs[v.key] for v in self.verdicts if v.key in self.packs})}
+                "failed": self.failed, "packs": sorted({self.packs[v.key] for v in self.verdicts if v.key in self.packs}),
+                "strength": self.strength.as_dict()}
+
+    @property
+    def strength(self) -> Strength:
+        """The weakest of the verdicts' strengths (a run is as strong as its weakest verdict)."""
+        return Strength.weakest([v.strength for v in self.verdicts]) if self.verdicts else not_decided("no claim")
 
 
 def verify_claims(pairs: Sequence[tuple[str, Claim]], claims: Sequence[str] | str | None = None, *,

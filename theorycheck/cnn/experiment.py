@@ -39,6 +39,8 @@ from theorycheck.errors import ArgumentError
 from theorycheck.optimizers import GD
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.record import Keys, ListOf, Record
+from theorycheck.strength import KEYS as STRENGTH_KEYS
+from theorycheck.strength import float_check
 from theorycheck.symbolic.model import OPTIMIZERS
 from theorycheck.vocabulary import CNN_DEVICES as DEVICES
 
@@ -483,7 +485,7 @@ class CnnResult(Record):
 
     KEYS = Keys(
         "cnn", "command", "dataset", "data_source", "n_params", "n_train", "n_test", "steps", "checkpoint_steps",
-        "stall_rule",
+        "stall_rule", strength=STRENGTH_KEYS,
         config=Keys("cnn.config", "dataset", "optimizers", "init_scales", "rho", "rho_linf", "lr", "epochs",
                     "batch_size", "seed", "seeds", "train_size", "test_size", "cam_images", "eval_train",
                     "checkpoints", "widths", "batchnorm", "upsample", "grid_images", "device", "threads", "data_dir"),
@@ -515,5 +517,6 @@ def cnn(cfg: Config, out: str | Path, *, log: Callable[[str], None] = _stderr) -
     curves = figures.curves(result, out / "curves.png")
     result.pop("_grid")
     result["figures"] = {"gradcam_grid": str(grid), "curves": str(curves)}
+    result["strength"] = float_check().as_dict()  # measured on trained networks (float32), no proof
     emit(result, str(out / "results.json"))
     return CnnResult(result)

@@ -28,6 +28,8 @@ from theorycheck.optimizers import get as get_optimizer
 from theorycheck.pixel_task import PREPROCESSING, PixelTask, parse_classes, pixel_task
 from theorycheck.predict.pixels import REGIME_NAMES, alpha_collapse, alpha_gd_like, regime_of
 from theorycheck.record import Keys, ListOf, Record
+from theorycheck.strength import KEYS as STRENGTH_KEYS
+from theorycheck.strength import float_check
 
 __all__ = ["Config", "quick_config", "linear_images", "LinearImagesResult", "compare", "DEFAULT_RHO"]
 
@@ -129,7 +131,7 @@ class LinearImagesResult(Record):
     """What ``theorycheck linear-images --json`` prints (keys and meanings: docs/commands/linear-images.md)."""
 
     KEYS = Keys(
-        "linear-images", "figures", "saved",
+        "linear-images", "figures", "saved", strength=STRENGTH_KEYS,
         config=Keys("linear-images.config", "dataset", "classes", "depth", "optimizers", "alphas", "rho", "rho_linf",
                     "time_kind", "eta", "loss_target", "t_max", "checkpoints", "n_train", "n_test", "preprocess",
                     "margins", "max_steps", "rtol", "atol", "array_backend", "device", "threads", "seed", "data_dir",
@@ -272,6 +274,7 @@ def linear_images(config: Config | None = None, *, save: str | Path | None = Non
 
         out["figures"] = draw_all(figures, run, task, out, obs["background"], obs["quantile"])
     out["seconds"]["total"] = time.perf_counter() - t0
+    out["strength"] = float_check().as_dict()  # float64 flows at the run's rtol (config.rtol)
     return LinearImagesResult(out)
 
 

@@ -18,6 +18,8 @@ from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.optimizers import GD, supporting
 from theorycheck.pixel_task import parse_classes
 from theorycheck.record import Keys, ListOf, MapOf, Record
+from theorycheck.strength import KEYS as STRENGTH_KEYS
+from theorycheck.strength import float_check
 
 __all__ = ["linear_images_pairs", "PairsResult", "VERDICT_WORDS"]
 
@@ -33,7 +35,7 @@ class PairsResult(Record):
     docs/commands/linear-images.md); ``results`` is keyed by optimizer."""
 
     KEYS = Keys(
-        "linear-images.pairs",
+        "linear-images.pairs", strength=STRENGTH_KEYS,
         config=Keys("linear-images.pairs.config", "pairs", "optimizers", "n_train", "depth", "rho", "loss_target",
                     "max_steps", "linf_max_steps", "gd_scan_hi", "collapse_brackets_given", "limit", "array_backend",
                     "scheduler", "workers"),
@@ -141,4 +143,5 @@ def linear_images_pairs(pairs=((0, 1), (2, 3), (4, 5), (6, 7), (8, 9)), *, optim
         "execution": how,
         "seconds": {"total": time.perf_counter() - t0,
                     "tasks": [{"classes": d["classes"], **d["seconds"]} for d in done]},
+        "strength": float_check().as_dict(),  # float64 flows on the pixels, no proof
     })

@@ -15,6 +15,8 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.jsonio import read_json, to_plain
 from theorycheck.outputs import make_parent, output_prefix
 from theorycheck.record import Keys
+from theorycheck.strength import KEYS as STRENGTH_KEYS
+from theorycheck.strength import float_check, not_decided
 
 
 def versions(array_backend: str = "numpy") -> dict:
@@ -80,7 +82,7 @@ class SweepResult:
     docs/commands/heatmap.md); the library's other sweeps give {kind, meta, arrays}."""
 
     KEYS = Keys("heatmap", "optimizer", "rho", "depth", "loss", "n", "d", "time_kind", "system", "alpha", "time",
-                "jdag", "status", "collapse_time", "visits", "rtol", "atol", "out", "saved",
+                "jdag", "status", "collapse_time", "visits", "rtol", "atol", "out", "saved", strength=STRENGTH_KEYS,
                 thresholds=Keys("heatmap.thresholds", "alpha_all_shrink", "alpha_gd_like", "alpha_collapse"),
                 run=Keys("heatmap.run", "backend", "workers", "chunks", "array_backend", "scheduler"))
 
@@ -105,8 +107,12 @@ class SweepResult:
         m = self.meta
         if m.get("kind") != "heatmap":
             return {"kind": m.get("kind"), "meta": m, "arrays": dict(self.arrays)}
-        from theorycheck.status import STATUS
+        from theorycheck.status import FINISHED_OK, STATUS
         from theorycheck.sweep.grid import visits
+
+        cut = int(np.sum(~np.isin(self["status"], FINISHED_OK)))
+        strength = (not_decided(f"{cut} of {self['status'].size} runs ended on a budget or a non-finite value "
+                                "(their `status`)") if cut else float_check())
 
         coll = self["event_collapse"] if "event_collapse" in self.arrays else np.full(self["alpha"].size, np.inf)
         return {
@@ -118,7 +124,7 @@ class SweepResult:
             "visits": [visits(row) for row in self["jdag"]],
             "thresholds": m.get("thresholds"),
             "rtol": m["integrator"]["rtol"], "atol": m["integrator"]["atol"], "run": m["run"],
-            "out": self.outputs.get("out"), "saved": self.outputs.get("saved"),
+            "out": self.outputs.get("out"), "saved": self.outputs.get("saved"), "strength": strength.as_dict(),
         }
 
     @classmethod
