@@ -3,7 +3,7 @@ in one process, back to back.
 
 - new: ``claims.thresholds.collapse_threshold(z, ρ, digits=D)`` — Taylor series integration
   of C4's reduced ODE (float64, then fixed point at D + 12 digits), false position on the
-  saddle's unstable coordinate over a ladder of horizons, both sides of the answer certified.
+  saddle's unstable coordinate over a ladder of horizons, both sides of the answer checked (each end reaches a persisting condition).
 - previous: ``claims.thresholds.collapse_threshold_bisection`` — bisection in ln α on the
   reduced ODE through ``solve.integrate.solve`` (float64 classifications to a relative
   bracket of 1e-12), the bracket's ends re-classified at 30 mpmath digits. It cannot give
@@ -11,7 +11,7 @@ in one process, back to back.
 
 Each case is run once cold (first call in the process: includes lambdify and sympy work)
 only for the new method's first case; every timed run is warm. Agreement: the previous
-value must lie within its own bracket of the new certified value, and the new value's
+value must lie within its own bracket of the new checked value, and the new value's
 digits are compared with the old one's. Wall times vary with load (the host is shared):
 the ratio is what matters; both are measured in this process, one after the other.
 
@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     _, cold, cold_cpu = timed(lambda: th.collapse_threshold(CASES[0][1], 1.0, digits=10))
     lines.append(f"Cold first call (sympy + lambdify of the log-summand coefficients, then α_c at 10 digits): "
                  f"{cold:.2f} s wall, {cold_cpu:.2f} s CPU.")
-    lines += ["", "| case | method | digits asked | certified digits | value_text | wall | CPU | ratio (previous / new, CPU) |",
+    lines += ["", "| case | method | digits asked | checked digits | value_text | wall | CPU | ratio (previous / new, CPU) |",
               "|---|---|---|---|---|---|---|---|"]
     for name, z in CASES:
         prev = None
@@ -80,7 +80,7 @@ def main(argv=None) -> int:
             old_hi = prev.check["grows"]["alpha"]
             agree = old_lo <= hi and lo <= old_hi
             lines.append(f"| {name} | agreement | | | previous bracket [{old_lo!r}, {old_hi!r}] "
-                         f"{'overlaps' if agree else 'DOES NOT overlap'} the new certified bracket | | | |")
+                         f"{'overlaps' if agree else 'DOES NOT overlap'} the new checked bracket | | | |")
     lines += ["", "Targets: ≥ 10 correct digits in under 1 s in-process on one core (the `digits 10` rows, warm); "
               "30 digits in under 30 s (`theorycheck thresholds --z 1,2,3,4,5 --rho 1 --digits 30`). The previous method stops at ≈ 12 digits: the ratio compares its (≈ 12-digit) CPU time with the new one for the digits asked."]
     text = "\n".join(lines) + "\n"

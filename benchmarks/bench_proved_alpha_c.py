@@ -1,11 +1,11 @@
-"""Proved α_c (validated ball-arithmetic integration + persisting lemmas) against the floating-point certified α_c,
+"""Proved α_c (validated ball-arithmetic integration + persisting lemmas) against the floating-point α_c (both ends checked),
 in the same process: CPU and wall seconds, and seconds per significant digit; and the validated runs with their
 Taylor series by Newton's iteration (what the integrator uses for one state) against the same runs by Picard's
 iteration (the baseline, same process, same steps rule).
 
     python benchmarks/bench_proved_alpha_c.py [--digits 12,20,30] [--out benchmarks/PROVED.md]
 
-The proof starts from the floating certified value at digits + 3 (what ``thresholds --prove`` computes once and
+The proof starts from the floating-point value at digits + 3 (what ``thresholds --prove`` computes once and
 reports), so "proved" = "float (digits + 3)" + two validated runs. CPU seconds are ``time.process_time`` (the
 figure to compare on a shared machine); wall seconds depend on the load (say which).
 """
@@ -54,7 +54,7 @@ def main() -> None:
         print(rows[-1], flush=True)
     lines = [f"z = ({a.z}), ρ = {a.rho:g}; one process; load average {load:.1f} at the start; compiling the "
              f"ball-arithmetic field and ∂f/∂w: {t_compile:.2f} s CPU (once per process)", "",
-             "| digits | float certified CPU s (wall) | CPU s/digit | proved | proved digits | guess at D+3 CPU s (wall) "
+             "| digits | floating-point CPU s (wall) | CPU s/digit | proved | proved digits | guess at D+3 CPU s (wall) "
              "| two validated runs CPU s (wall) | CPU s/digit (guess + runs) | (guess + runs) / float (CPU) "
              "| runs by Picard's series CPU s | Picard / Newton | steps Newton, Picard |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -73,7 +73,7 @@ def test_the_depth4_thresholds_example_reports_what_the_page_says(capsys):
     doc = json.loads(out)
     assert rc == 0 and doc["time_kind"] == "rescaled" and doc["stopped_because"] == "t_max"
     assert f"{40 / min(float(v) for v in z.split(',')):.1f}" == tau
-    assert doc["final_index"] == int(j) and doc["final_index_status"] == "not final"
+    assert doc["final_index"] == int(j) and doc["final_index_status"] == "not decided"
 
 
 @pytest.mark.slow

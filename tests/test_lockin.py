@@ -31,11 +31,11 @@ def test_depth4_example_is_not_final_at_the_default_horizon_and_certified_later(
     s = _setting(DEPTH4)
     short = solve(s, t_max=40.0 / 0.3).as_dict()
     assert short["final_index"] == 2
-    assert short["final_index_status"] == "not final"
+    assert short["final_index_status"] == "not decided"
     assert "t_max" in short["final_index_reason"] and "ρ√L" in short["final_index_reason"]
     long = solve(s, t_max=1e6).as_dict()
     assert [w["to"] for w in long["switches"]] == [1, 2, 4]
-    assert long["final_index"] == 4 and long["final_index_status"] == "certified"
+    assert long["final_index"] == 4 and long["final_index_status"] == "floating-point check"
     assert long["blowup_time"] == pytest.approx(8278.46, abs=0.05)
 
 
@@ -44,20 +44,20 @@ def test_thresholds_alpha_marks_the_depth4_index_not_final():
     from theorycheck.predict.regimes import thresholds
 
     r = thresholds(Setting.from_z(DEPTH4["z"], rho=DEPTH4["rho"], depth=4, alpha=DEPTH4["alpha"]), place=True).as_dict()
-    assert r["final_index"] == 2 and r["final_index_status"] == "not final"
+    assert r["final_index"] == 2 and r["final_index_status"] == "not decided"
     assert r["final_index_reason"]
 
 
 def test_l2_growth_collapse_and_a_short_horizon():
     base = {"z": [1.0, 2.0, 3.0], "depth": 2, "optimizer": "sam-l2", "rho": 1.0}
     grow = solve(_setting({**base, "alpha": 0.6})).as_dict()
-    assert grow["final_index"] == 3 and grow["final_index_status"] == "certified"
+    assert grow["final_index"] == 3 and grow["final_index_status"] == "floating-point check"
     assert "ρ(z_(d) + z_next) = 5" in grow["final_index_reason"]
     col = solve(_setting({**base, "alpha": 0.1})).as_dict()
-    assert col["final_index"] == 0 and col["final_index_status"] == "certified"
+    assert col["final_index"] == 0 and col["final_index_status"] == "floating-point check"
     # just above α_c ≈ 0.4364 the path lingers near the saddle: at τ = 3 j† is not yet locked in
     short = solve(_setting({**base, "alpha": 0.44}), t_max=3.0).as_dict()
-    assert short["final_index_status"] == "not final"
+    assert short["final_index_status"] == "not decided"
 
 
 def test_lockin_level_is_exact_at_the_boundary():
@@ -83,22 +83,22 @@ def test_lockin_level_is_exact_at_the_boundary():
 
 def test_gd_linf_and_depth_one():
     gd = solve(Setting.from_z([1, 2, 3], depth=2, optimizer="gd", rho=1.0, alpha=0.6)).as_dict()
-    assert gd["final_index_status"] == "certified"
+    assert gd["final_index_status"] == "floating-point check"
     # ℓ∞, L = 2, α = (1.5, 0.5, 1.2), ρ = 1: coordinate 2 slides to 0, 3 (the largest z above ρ) wins
     s = Setting.from_z([1, 2, 3], depth=2, optimizer="sam-linf", rho=1.0, alpha=[1.5, 0.5, 1.2])
     early = solve(s, t_max=0.1).as_dict()
-    assert early["final_index"] == 1 and early["final_index_status"] == "not final"
+    assert early["final_index"] == 1 and early["final_index_status"] == "not decided"
     late = solve(s, t_max=5.0).as_dict()
-    assert late["final_index"] == 3 and late["final_index_status"] == "certified"
+    assert late["final_index"] == 3 and late["final_index_status"] == "floating-point check"
     one = solve(Setting.from_z([1, -3, 2], depth=1, optimizer="sam-l2", rho=1.0, alpha=0.5), t_max=20).as_dict()
-    assert one["final_index"] == 2 and one["final_index_status"] == "certified"
+    assert one["final_index"] == 2 and one["final_index_status"] == "floating-point check"
 
 
 def test_several_examples_are_never_certified():
     s = Setting(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, 1.0]), depth=2, optimizer="sam-l2", rho=0.1,
                 alpha=0.5)
     r = solve(s, t_max=50.0).as_dict()
-    assert r["final_index_status"] == "not final" and "several examples" in r["final_index_reason"]
+    assert r["final_index_status"] == "not decided" and "several examples" in r["final_index_reason"]
 
 
 @st.composite

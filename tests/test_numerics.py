@@ -56,14 +56,14 @@ def test_a_run_too_close_to_alpha_c_does_not_decide_its_fate():
 
     ac, br = 0.3194848765749644, (0.319484876574961188, 0.319484876574967577)
     f = fate(ac * (1 + 1e-9), ac, br, 1e-8, True)
-    assert not f["decided"] and f["certified"] == "no collapse" and f["run"] == "collapse"
+    assert not f["decided"] and f["bracket_says"] == "no collapse" and f["run"] == "collapse"
     assert "undecided in float64" in f["text"] and "no collapse" in f["text"]
     f = fate(ac * (1 - 1e-3), ac, br, 1e-8, True)
-    assert f["decided"] and f["certified"] == "collapse" and f["text"].startswith("fate: collapse")
-    f = fate(ac * (1 + 1e-3), ac, br, 1e-8, True)  # a decided run that disagrees with the certificate says so
-    assert f["decided"] and "the certified bracket says no collapse" in f["text"]
-    f = fate(ac * (1 + 1e-15), ac, br, 1e-8, False)  # inside the bracket: nothing certified either
-    assert not f["decided"] and f["certified"] is None and "certified bracket" not in f["text"]
+    assert f["decided"] and f["bracket_says"] == "collapse" and f["text"].startswith("fate: collapse")
+    f = fate(ac * (1 + 1e-3), ac, br, 1e-8, True)  # a decided run that disagrees with the bracket says so
+    assert f["decided"] and "the bracket says no collapse" in f["text"]
+    f = fate(ac * (1 + 1e-15), ac, br, 1e-8, False)  # inside the bracket: the bracket says nothing either
+    assert not f["decided"] and f["bracket_says"] is None and "α_c's bracket" not in f["text"]
 
 
 def test_reproduce_cli_single_experiment_json(capsys, tmp_path):

@@ -66,7 +66,7 @@ def test_proved_depth_trajectory_encloses_the_float_run(z, rho, L, alpha, t_max)
 def test_a_budget_that_runs_out_is_not_final():
     s = Setting.from_z([0.3, 0.7, 1.1, 2.5], depth=4, optimizer="sam-l2", rho=0.05, alpha=0.019412)
     r = prove_trajectory(s, max_seconds=1.0).as_dict()
-    assert not r["proved"] and r["final_index_status"] == "not final" and r["final_index"] is None
+    assert not r["proved"] and r["final_index_status"] == "not decided" and r["final_index"] is None
     assert "max_seconds" in r["final_index_reason"] or "budget" in r["final_index_reason"]
 
 

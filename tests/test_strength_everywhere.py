@@ -43,6 +43,8 @@ def test_every_answer_has_a_strength(name, capsys):
     s = Strength.from_dict(out["strength"])
     assert s.kind is kind, (name, out["strength"])
     assert s.as_dict() == out["strength"]  # one type: what is printed is what the type writes
+    # validated numerics reserves "certified" for rigour: no answer uses it for a floating-point check
+    assert "certified" not in json.dumps(out, ensure_ascii=False)
 
 
 def test_a_heatmap_with_runs_cut_by_a_budget_is_not_decided():

@@ -230,12 +230,12 @@ def test_collapse_cells_match_the_certificates():
     coll = res["status"] == bst.COLLAPSE
     np.testing.assert_array_equal(coll, alphas < ac)
     assert np.all(coll[alphas < shrink])
-    cert, tc = res["event_collapse_certified"], res["event_collapse"]
+    cert, tc = res["event_collapse_persisting"], res["event_collapse"]
     assert np.all(cert[coll] <= tc[coll]) and np.all(np.isinf(tc[~coll]))
     for i in np.flatnonzero(coll):
         after = taus > tc[i]
         assert np.all(res["jdag"][i][after] == 0) and np.all(res["jdag"][i][~after] > 0)
-    safe = res["event_no_collapse_certified"]
+    safe = res["event_no_collapse_persisting"]
     assert np.all(np.isfinite(safe[~coll])) and np.all(np.isinf(safe[coll]))
     assert np.all(res["jdag"][alphas >= gdl] == 6)
 

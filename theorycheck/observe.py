@@ -24,13 +24,14 @@ from scipy.optimize import brentq
 from theorycheck.optimizers import SAM_L2
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.solvers.trajectory import Trajectory
+from theorycheck.strength import Kind
 from theorycheck.symbolic import forms as C
 from theorycheck.vocabulary import TIE_RTOL as _TIE_RTOL
 
 __all__ = ["Switch", "IndexChain", "TIE_RTOL", "direction", "dominant_index", "next_index", "index_chain",
            "index_path", "switches", "margins_and_loss", "final_direction", "final_index", "initial_index", "summary",
            "log_norm", "direction_at_norm", "final_index_status", "FINAL_PROVED",
-           "FINAL_CERTIFIED", "FINAL_NOT_FINAL"]
+           "FINAL_FLOAT_CHECK", "FINAL_NOT_DECIDED"]
 
 
 @dataclass(frozen=True)
@@ -305,7 +306,8 @@ def final_index(traj: Trajectory) -> int:
 
 
 #: the words of ``final_index_status``: how strong the reported final index is
-FINAL_PROVED, FINAL_CERTIFIED, FINAL_NOT_FINAL = "proved", "certified", "not final"
+#: (the strength kinds: theorycheck.strength.Kind)
+FINAL_PROVED, FINAL_FLOAT_CHECK, FINAL_NOT_DECIDED = Kind.PROVED.value, Kind.FLOAT_CHECK.value, Kind.NOT_DECIDED.value
 
 
 def _logsumexp(a: np.ndarray) -> float:
@@ -348,27 +350,27 @@ def _lockin_depth_l(z: np.ndarray, theta: np.ndarray, k: int, rho: float, L: int
 
 
 def final_index_status(traj: Trajectory, chain: IndexChain | None = None) -> tuple[str, str]:
-    """How strong the run's final index is: ``("certified", why)`` when a persisting condition of
+    """How strong the run's final index is: ``("floating-point check", why)`` when a persisting condition of
     the lock-in lemma (proofs/minor_first/lockin.py, one example, balanced init, the flow) holds at the last
-    state in floating point, or the run ended in a collapse; ``("not final", why)`` when the
+    state in floating point, or the run ended in a collapse; ``("not decided", why)`` when the
     horizon or a budget ended the run first, or no lemma covers the setting. ("proved" comes
     only from a validated integration: ``trajectory --prove``.)"""
     chain = chain or index_chain(traj)
     s = traj.setting
     end = f"τ = {traj.t_end:.10g}" if traj.time_kind == "rescaled" else f"t = {traj.t_end:.10g}"
     if traj.collapsed:
-        return FINAL_CERTIFIED, f"the run collapsed (β = 0 at {end}): the index stays 0"
+        return FINAL_FLOAT_CHECK, f"the run collapsed (β = 0 at {end}): the index stays 0"
     if traj.method == "discrete":
-        return FINAL_NOT_FINAL, "no lock-in lemma covers the discrete algorithm: j† may still change after the last step"
+        return FINAL_NOT_DECIDED, "no lock-in lemma covers the discrete algorithm: j† may still change after the last step"
     if not s.single or traj.time_kind != "rescaled":
-        return FINAL_NOT_FINAL, ("no lock-in lemma covers several examples (or real time): j† may still change "
+        return FINAL_NOT_DECIDED, ("no lock-in lemma covers several examples (or real time): j† may still change "
                                  f"after {end}")
     if chain.final == 0:
-        return FINAL_NOT_FINAL, f"β = 0 at {end} without a collapse event"
+        return FINAL_NOT_DECIDED, f"β = 0 at {end} without a collapse event"
     ok, why = lockin_condition(s, traj.log_abs_beta[-1], traj.sign_beta[-1], chain.final)
     if ok:
-        return FINAL_CERTIFIED, why
-    return FINAL_NOT_FINAL, (f"the run ended at {end} ({traj.stopped_because}) before a lock-in condition held: "
+        return FINAL_FLOAT_CHECK, why
+    return FINAL_NOT_DECIDED, (f"the run ended at {end} ({traj.stopped_because}) before a lock-in condition held: "
                              f"j† may still change ({why})")
 
 

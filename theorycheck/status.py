@@ -122,7 +122,7 @@ __all__ = ["Budget", "BudgetExhausted", "Fate", "Status", "STATUS", "FINISHED_OK
 class Fate(StrEnum):
     """The fate of a run in the collapse question, one word for every solver and prediction
     (the α_c search, the several-examples and depth-L thresholds, the classification of one
-    trajectory): collapse (β → 0, certified or observed), growth (certified or observed not to
+    trajectory): collapse (β → 0, persisting or observed), growth (persisting or observed not to
     collapse: it trains), undecided (neither within the budget; the reason says why)."""
 
     COLLAPSE = "collapse"

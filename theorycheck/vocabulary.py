@@ -37,7 +37,7 @@ class TimeKind(StrEnum):
 
 
 #: the regimes of ℓ2-SAM at L = 2 in α (C5), one table: code -> (short name, what happens). Code 0:
-#: not decided (a budget ran out, or α in α_c's certified bracket); the sweeps' ``regime`` arrays
+#: not decided (a budget ran out, or α in α_c's bracket); the sweeps' ``regime`` arrays
 #: hold the codes
 REGIMES: dict[int, tuple[str, str]] = {
     0: ("budget ran out", "undecided"),

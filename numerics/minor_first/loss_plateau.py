@@ -14,8 +14,8 @@ region while minor features are amplified), then a fast drop once it escapes; th
 lengthens as α → α_c. Regime 1 — the loss rises to ℓ(0) = ln 2 (β → 0) and stays. Regime 3 —
 no plateau. GD — the loss decreases from the start, no plateau.
 
-Fate of each run: α_c's certified bracket [lo, hi] (C4's reduced ODE, Taylor method, certified
-on both sides) decides it — α < lo collapses, α > hi does not. A float64 run at relative
+Fate of each run: α_c's bracket [lo, hi] (C4's reduced ODE, Taylor method, each end reaching a
+persisting condition) decides it — α < lo collapses, α > hi does not. A float64 run at relative
 tolerance rtol resolves α only when |α/α_c − 1| ≥ 10·rtol: closer to the saddle (α_c(1+1e-9)
 at rtol = 1e-8) the integration error outweighs the distance to α_c and the run cannot decide
 whether it collapses; its fate is reported "undecided in float64" with that reason, and its
@@ -43,26 +43,26 @@ RESOLVES = 10.0
 
 
 def fate(alpha: float, alpha_c: float, bracket, rtol: float, run_collapsed: bool) -> dict:
-    """The fate of the run at ``alpha``: ``certified`` ("collapse" / "no collapse" from α_c's
-    certified ``bracket``, None inside it), ``run`` (what the float64 run did), ``decided`` (the
+    """The fate of the run at ``alpha``: ``bracket_says`` ("collapse" / "no collapse" from α_c's
+    ``bracket``, None inside it), ``run`` (what the float64 run did), ``decided`` (the
     run resolves α: |α/α_c − 1| ≥ RESOLVES·rtol) and ``text`` (one line, with the reason)."""
     lo, hi = float(bracket[0]), float(bracket[1])
-    certified = "collapse" if alpha < lo else ("no collapse" if alpha > hi else None)
+    says = "collapse" if alpha < lo else ("no collapse" if alpha > hi else None)
     run = "collapse" if run_collapsed else "no collapse"
     gap = abs(alpha / alpha_c - 1.0)
     decided = bool(gap >= RESOLVES * rtol)
     if decided:
         text = f"fate: {run} (float64 run; |α/α_c − 1| = {gap:.2g} ≥ {RESOLVES:g}·rtol)"
-        if certified is not None and certified != run:
-            text += f"; the certified bracket says {certified}"
+        if says is not None and says != run:
+            text += f"; the bracket says {says}"
     else:
         text = (f"fate undecided in float64: |α/α_c − 1| = {gap:.2g} is below {RESOLVES:g}·rtol = {RESOLVES * rtol:.0e}, "
                 f"so the integration error outweighs the distance to the saddle and the run's {run} "
                 f"is not the flow's fate")
-        if certified is not None:
-            text += (f"; α lies {'below' if certified == 'collapse' else 'above'} α_c's certified bracket "
-                     f"[{lo:.15g}, {hi:.15g}], so the flow's fate is: {certified}")
-    return {"certified": certified, "run": run, "decided": decided, "text": text}
+        if says is not None:
+            text += (f"; α lies {'below' if says == 'collapse' else 'above'} α_c's bracket "
+                     f"[{lo:.15g}, {hi:.15g}], so the flow's fate is: {says}")
+    return {"bracket_says": says, "run": run, "decided": decided, "text": text}
 
 
 def compute(*, quick: bool, ctx) -> dict:
@@ -175,7 +175,7 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
     m = sam.meta
     labels, alphas = m["labels"], sam["alpha"]
     lo, hi = m["alpha_c_bracket"]
-    summary = [f"α_c = {fmt(m['alpha_c'], 10)} (certified bracket [{lo:.15g}, {hi:.15g}]), alpha_gd_like = "
+    summary = [f"α_c = {fmt(m['alpha_c'], 10)} (bracket [{lo:.15g}, {hi:.15g}]), alpha_gd_like = "
                f"{fmt(m['alpha_gd_like'])} (z = (1,…,6), ρ = 1)."]
     dev: list[str] = []
     lengths = []

@@ -8,7 +8,7 @@ A cell's regime: 1 collapse (N → 0 after the certificate N < ρ z_min), 2 sequ
 amplification (no collapse, j† ≠ 6 somewhere on the τ grid), 3 GD-like (j† = 6 on the whole
 grid). α_c(ρ) = ρ · α_c(z, 1) from the one α_c routine (sweep.collapse_threshold →
 claims.thresholds.collapse_threshold: Taylor integration of the reduced ODE, both sides
-certified, 13 significant digits): α_c(ρ = 1) = 0.31948487657496… (the previous batched
+both ends checked, 13 significant digits): α_c(ρ = 1) = 0.31948487657496… (the previous batched
 float64 bisection gave 0.3194848776, wrong in the 10th digit: the full flow at α = 0.3194848770
 already grows).
 
@@ -56,7 +56,7 @@ def draw(results: dict, out: Path) -> list[Path]:
     ax.plot(rho, r["alpha_all_shrink"], "w--", lw=2.2)
     ax.plot(rho, r["alpha_all_shrink"], "k--", lw=1.1, label="alpha_all_shrink (closed form)")
     ax.plot(rho, r["alpha_c"], "w-", lw=2.2)
-    ax.plot(rho, r["alpha_c"], "r-", lw=1.2, label="α_c (computed, certified)")
+    ax.plot(rho, r["alpha_c"], "r-", lw=1.2, label="α_c (computed, both ends checked)")
     ax.plot(rho, r["alpha_gd_like"], "w-.", lw=2.2)
     ax.plot(rho, r["alpha_gd_like"], "k-.", lw=1.1, label="alpha_gd_like (closed form)")
     ax.set_xscale("log")
@@ -99,7 +99,7 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
     if np.ptp(k) / np.median(k) > 1e-6:
         dev.append("α_c(ρ)/ρ is not constant to 1e-6: the scaling symmetry is not reproduced.")
     if not r["alpha_c_status"].all():
-        dev.append(f"α_c is inconclusive (no certified bracket) for {int(np.sum(r['alpha_c_status'] == 0))} ρ.")
+        dev.append(f"α_c is inconclusive (no checked bracket) for {int(np.sum(r['alpha_c_status'] == 0))} ρ.")
     counts = {int(v): int(c) for v, c in zip(*np.unique(reg, return_counts=True))}
     summary.append(f"cells per regime (0 budget, 1 collapse, 2 sequential, 3 GD-like): {counts} of {reg.size}.")
     A = alpha[None, :]

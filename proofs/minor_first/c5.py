@@ -368,7 +368,7 @@ def _zonly():
 
 
 def _check_saddle(x):
-    """At α_c (18 certified digits) the reduced flow, integrated at 30 digits, reaches N ≈ ρ z_min with
+    """At α_c (18 digits, both ends checked) the reduced flow, integrated at 30 digits, reaches N ≈ ρ z_min with
     all of N carried by the z_min coordinates, and stays there for a time ≈ ln(1e14)/z_min."""
     import mpmath as mp
     import numpy as np
@@ -495,7 +495,7 @@ def _c5_regime_claims() -> list:
             ("0.3", "0.31", bc.regime("collapse", [1, 2, 3]), "collapse (α < α_c)"),
             ("0.5", "0.51", bc.regime("sequential", [1, 2, 3]), "sequential amplification (α_c < α < α_gd_like)"),
             ("0.96", "1", bc.regime("gd-like", [1, 2, 3]), "GD-like (α ≥ α_gd_like)")]),
-        tolerance="α_c to 10 certified digits; the FULL flow must collapse at α_c·(1 − 1e-6), "
+        tolerance="α_c to 10 checked digits; the FULL flow must collapse at α_c·(1 − 1e-6), "
                   "(1 − 1e-2) and not at α_c·(1 + 1e-6), (1 + 1e-2)",
     ), Claim(
         key="C5.saddle",
@@ -511,7 +511,7 @@ def _c5_regime_claims() -> list:
                   "makes every rate ≥ 0, and that persists; it is sharper than alpha_gd_like)",
         inputs=_zonly(), check=functools.partial(_check_bounds, which="sharp"),
         pinned=[{"z": [1.0, 2.0, 3.0], "rho": 1.0}, {"z": [1.0, 1.0, 3.0], "rho": 0.5}],
-        max_examples=4, tolerance="strict inequalities against α_c's certified bracket (8 digits)",
+        max_examples=4, tolerance="strict inequalities against α_c's checked bracket (8 digits)",
         # every α of [0.188, 0.19] collapses and every α of [0.5, 0.51] grows: the boundary lies in (0.19, 0.5),
         # strictly inside (ρ z_min, ρ z_max)/(√2‖z‖) = (0.18898…, 0.56694…) for z = (1, 2, 3), ρ = 1
         prover=bc.alpha_box_prover([1.0, 2.0, 3.0], 1.0, [

@@ -1,6 +1,6 @@
 """LOCK (one example, balanced init, the flow): the lock-in lemma — conditions on a state after
 which the dominant index j† can no longer change, so that a final index is proved (on an
-enclosure) or certified (in floating point), never read off at the horizon.
+enclosure) or checked in floating point (a persisting condition), never read off at the horizon.
 
 L = 2 (ℓ2-SAM; GD is ρ = 0), any α_j > 0, z ≥ 0:
   d(θ_k − θ_j)/dτ = (z_k − z_j)(1 − ρ(z_j + z_k)/N); N keeps growing once N ≥ ρ z_max. Hence once

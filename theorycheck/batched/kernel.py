@@ -460,8 +460,8 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
     args = (K, A, G, np.asarray(system.log_c, f64), np.asarray(system.log_cert, f64), np.asarray(system.log_safe, f64),
             np.asarray(system.log_stop, f64), levels, level_index, grid_np, kpos0, *tab, float(rtol), float(atol),
             int(max_steps), bool(system.stop_on_safe), bool(system.observe_norm))
-    outs = (out["jdag"], out["I"], lnN, status, t_stop, steps, rejected, ev["collapse_certified"],
-            ev["no_collapse_certified"], ev["collapse"])
+    outs = (out["jdag"], out["I"], lnN, status, t_stop, steps, rejected, ev["collapse_persisting"],
+            ev["no_collapse_persisting"], ev["collapse"])
     nthreads = threads()
     chunk = max(CHUNK, nthreads)
     done = 0

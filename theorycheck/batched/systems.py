@@ -195,7 +195,7 @@ class ReducedL2(BatchSystem):
 
     Members: ``alpha`` (B,) and ``rho`` (B,) (broadcast). Clock: dτ/ds = N/(N + c),
     dI/ds = 1/(N + c), c = ρ z_+ (z_+ the smallest positive z_j): smooth as N → 0 and
-    N → ∞. Collapse is certified when N < ρ z_+ (every rate negative from then on) and the
+    N → ∞. Collapse persists once N < ρ z_+ (every rate negative from then on) and the
     member stops when N ≤ ``collapse_tol``·N*, N* = ρ m²/(2 z_max) (m = min nonzero |z_j|):
     from there dN/dτ ≤ −ρ m²/2, so the collapse time is within 2N/(ρ m²) ≤ collapse_tol/z_max
     after the stop. With ``stop_on_safe`` a member also stops once N ≥ ρ z_max (no collapse,
@@ -203,7 +203,7 @@ class ReducedL2(BatchSystem):
 
     time_kind = TimeKind.RESCALED
 
-    time_events = ("collapse_certified", "collapse", "no_collapse_certified")
+    time_events = ("collapse_persisting", "collapse", "no_collapse_persisting")
 
     def __init__(self, z, alpha, rho, *, ops=None, collapse_tol: float = 1e-10, stop_on_safe: bool = False,
                  observe: str = "levels", observe_norm: bool = False):
@@ -246,8 +246,8 @@ class ReducedL2(BatchSystem):
         self.clocked = C.reduced_l2_clocked("smooth", o.name)  # (dτ/ds, dI/ds) from (ln N, ln c)
         self.collapse_tol = collapse_tol
         self.stop_on_safe = stop_on_safe
-        self.events = {"collapse_certified": np.full(self.B, np.inf), "collapse": np.full(self.B, np.inf),
-                       "no_collapse_certified": np.full(self.B, np.inf)}
+        self.events = {"collapse_persisting": np.full(self.B, np.inf), "collapse": np.full(self.B, np.inf),
+                       "no_collapse_persisting": np.full(self.B, np.inf)}
 
     def observables_to_physical(self, obs: dict) -> dict:
         """Î = 2^(2k) I and N̂ = N/2^k (θ is unchanged) back to I and ln N. I ∝ 1/z² leaves the
@@ -311,7 +311,7 @@ class ReducedL2(BatchSystem):
         safe = lnN >= self.log_safe[idx]
         stop = lnN <= self.log_stop[idx]
         idx_np, tau_np = o.to_numpy(idx), o.to_numpy(tau)
-        for key, mask in (("collapse_certified", cert), ("no_collapse_certified", safe)):
+        for key, mask in (("collapse_persisting", cert), ("no_collapse_persisting", safe)):
             m = o.to_numpy(mask)
             ev = self.events[key]
             first = m & ~np.isfinite(ev[idx_np])

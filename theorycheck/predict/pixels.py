@@ -2,7 +2,7 @@
 doubled diagonal network of :mod:`theorycheck.batched.pixels` (β = u_+^L − u_−^L, uniform α).
 
 - α_c(Z), the collapse threshold: as ``thresholds --data`` defines it (claims/dataset.py: a
-  bracket [collapses, trains] from full integrations, not certified — no persisting condition
+  bracket [collapses, trains] from full integrations, a floating-point check — no persisting condition
   is known for several examples), computed with the batched flow over a geometric α scan and
   one refinement scan: a member *collapses* when the flow's collapse event fires or when its
   training loss is still ≥ 99 % of its start at τ_max (it stalls at β ≈ 0), *trains* when its
@@ -27,6 +27,7 @@ import numpy as np
 from theorycheck.batched.pixels import PixelFlow, device_ops, run_pixels
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import GD, SAM_L2
+from theorycheck.strength import float_check
 
 __all__ = ["REGIME_NAMES", "alpha_collapse", "alpha_gd_like", "regime_of", "initial_pixel"]
 
@@ -88,7 +89,7 @@ def _fates(Z, alphas, rho, depth, t_max, ops_kw, max_steps):
 def alpha_collapse(Z, rho: float, *, depth: int, lo: float, hi: float, points: int = 10, refine: int = 8,
                    t_max: float = 200.0, max_steps: int = 1500, array_backend: str = "numpy",
                    device: str | None = None) -> dict:
-    """α_c(Z) as a bracket [collapses, trains] from two batched scans (module docstring); not certified."""
+    """α_c(Z) as a bracket [collapses, trains] from two batched scans (module docstring); a floating-point check."""
     if not (rho > 0 and math.isfinite(rho)):
         raise TheorycheckError("the collapse threshold needs ρ > 0 (ρ = 0 is GD: no collapse)")
     device_ops(array_backend, device)  # validates
@@ -109,8 +110,8 @@ def alpha_collapse(Z, rho: float, *, depth: int, lo: float, hi: float, points: i
         high = tr[0] if tr else high
     out = {"bracket": None if low is None or high is None else [low["alpha"], high["alpha"]],
            "value": None if low is None or high is None else math.sqrt(low["alpha"] * high["alpha"]),
-           "certified": False, "monotone_on_scan": monotone, "scan": rows,
-           "note": ("bracket [collapses, trains] from batched integrations in rescaled time (not certified: no "
+           "strength": float_check().as_dict(), "monotone_on_scan": monotone, "scan": rows,
+           "note": ("bracket [collapses, trains] from batched integrations in rescaled time (a floating-point check: no "
                     "persisting condition is known for several examples); trains = the loss fell to half its start")}
     if out["bracket"] is None:
         out["note"] = (f"no bracket [collapses, trains] on α ∈ [{lo:.3g}, {hi:.3g}]: "

@@ -521,7 +521,7 @@ class _PieceRun:
             if self.cur == self.top:
                 return "locked"
         elif n_end < self.low and n_end <= nbar_end:
-            # collapse certified (lemma); go on while it is cheap, to tighten the collapse time
+            # collapse proved (lemma); go on while it is cheap, to tighten the collapse time
             self.col = (step.t1, n_end, self.cur, len(self.seq), len(self.times))
             if n_end < self.low * self.tighten:
                 return "collapse"
@@ -534,14 +534,14 @@ class _PieceRun:
             return Piece(lo, hi, PROVED, GROWTH, self.indices(), self.times, None,
                          f"growth: N ≥ ρ z_max and N ≥ N̄ from τ ∈ {self.tau_text(self.cert_t)}; j† = argmax z locked "
                          "in (lock-in lemma)", steps)
-        if self.col is not None:  # collapse certified (the run may have gone on, and stopped for any reason)
+        if self.col is not None:  # collapse proved (the run may have gone on, and stopped for any reason)
             t1, n1, self.cur, ns, nt = self.col
             del self.seq[ns:], self.times[nt:]  # what happened after that state is the lemma's business
             p = self.collapse_piece(t1, n1, f"collapse: N < ρ z_min and N ≤ N̄ at τ ∈ {self.tau_text(t1)}; the rest "
                                             "of j† and the collapse time from the lock-in lemma")
             p.steps = steps
             return p
-        if self.cert_t is not None:  # growth certified; the budget (or an enclosure) ended before the lock
+        if self.cert_t is not None:  # growth proved; the budget (or an enclosure) ended before the lock
             start = self.pending[1] if self.pending is not None else fp.t_end
             for k in range(self.cur + 1, self.top + 1):  # the lemma: upwards through every larger value
                 self.seq.append(k)

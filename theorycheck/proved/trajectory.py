@@ -18,6 +18,7 @@ from theorycheck.exact import exact
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.proved.decimals import down, fraction_of, lo_hi, scaled, up
 from theorycheck.solvers.trajectory import PROVED_KEYS
+from theorycheck.strength import Kind
 
 __all__ = ["ProvedTrajectory", "prove_trajectory"]
 
@@ -100,7 +101,7 @@ def prove_trajectory(setting, *, max_seconds: float = 60.0) -> ProvedTrajectory:
     """Prove what the flow of ``setting`` does (see the module docstring) at its exact inputs
     (:func:`theorycheck.setting.exact_inputs`): the j† sequence with its switch times enclosed, the fate, the
     collapse time enclosed, and the final index from a lock-in certificate — or say that the budget ran out
-    first (``final_index_status`` "not final"). Other settings raise a one-line :class:`TheorycheckError`."""
+    first (``final_index_status`` "not decided"). Other settings raise a one-line :class:`TheorycheckError`."""
     from theorycheck.setting import exact_inputs
 
     s = setting
@@ -131,7 +132,7 @@ def _finish(values: dict, lemmas, inputs, head: dict, t0: float) -> ProvedTrajec
     rests = lemma_strengths(lemmas, depth=inputs.depth, dim=len(inputs.z))
     strength = resting_strength(rests) if values["proved"] else not_decided(values["final_index_reason"])
     if values["proved"] and not strength.proved:
-        values.update(proved=False, final_index_status="not final",
+        values.update(proved=False, final_index_status=Kind.NOT_DECIDED.value,
                       final_index_reason=f"{values['final_index_reason']}; but the proof {strength.because}")
     values.update(rests_on=[{"name": n, "statement": LEMMAS.get(n, ""), "strength": st.as_dict()} for n, st in rests],
                   seconds=time.perf_counter() - t0, setting=head, inputs=inputs.as_dict(),
@@ -148,7 +149,7 @@ def _prove_gd(s, inp) -> dict:
     return {"proved": True, "fate": "growth" if top > 0 else None, "sequence": [j], "sequence_complete": True,
             "proved_until": None, "switches": [], "collapse_time": None,
             "blowup_time": _gd_blowup(s.depth, top, inp.alpha.value) if s.depth >= 3 and top > 0 else None,
-            "final_index": j, "final_index_status": "proved",
+            "final_index": j, "final_index_status": Kind.PROVED.value,
             "final_index_reason": "GD with uniform α: u_j is ordered as z_j for every τ > 0 (C6); ties: the smallest index",
             "time_kind": "rescaled", "method": "closed form (C6) and the lock-in lemma at ρ = 0"}
 
@@ -180,7 +181,7 @@ def _prove_l2(inp, t0: float, max_seconds: float) -> dict:
         "proved": proved, "fate": p.fate, "sequence": seq, "sequence_complete": proved,
         "proved_until": None, "switches": switches,
         "collapse_time": p.collapse_time, "blowup_time": None, "final_index": (seq[-1] if seq else None) if proved else None,
-        "final_index_status": "proved" if proved else "not final",
+        "final_index_status": (Kind.PROVED if proved else Kind.NOT_DECIDED).value,
         "final_index_reason": p.reason if proved else f"no lock-in certificate: {p.reason}",
         "time_kind": "rescaled",
         "method": "validated Taylor integration of C4's reduced ODE in ball arithmetic (proved/validated), the lock-in "
@@ -223,7 +224,7 @@ def _prove_depth(s, inp, max_seconds: float) -> tuple[dict, tuple, object]:
         "sequence_complete": r["sequence_complete"], "proved_until": r["proved_until"], "switches": switches,
         "collapse_time": r["collapse_time"], "blowup_time": r["blowup_time"],
         "final_index": r["final_index"] if proved else None,
-        "final_index_status": "proved" if proved else "not final",
+        "final_index_status": (Kind.PROVED if proved else Kind.NOT_DECIDED).value,
         "final_index_reason": r["reason"] if proved else f"no lock-in certificate: {r['reason']}",
         "time_kind": "rescaled",
         "method": "validated Taylor integration (Lohner's method) of the balanced ℓ2-SAM flow in v = u − α in ball "

@@ -341,9 +341,9 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
                        progress: bool | None = None, digits: int = 13) -> dict:
     """α_c(ρ) for every ρ at once. α_c is exactly proportional to ρ (the flow's scaling
     symmetry), so this is ρ times the one α_c routine, :func:`claims.thresholds.collapse_threshold`
-    at ρ = 1 (certified on both sides, ``digits`` significant digits). Returns {"alpha_c",
-    "bracket" (R, 2, certified: the lower end collapses, the upper end grows), "status" (R,)
-    1 = certified, 0 = inconclusive, "meta"}. ``opts``, ``iterations``, ``tau_budget``,
+    at ρ = 1 (a floating-point check on both sides: each end reaches a persisting condition; ``digits`` significant digits). Returns {"alpha_c",
+    "bracket" (R, 2: the lower end collapses, the upper end grows), "status" (R,)
+    1 = both ends checked, 0 = inconclusive, "meta"}. ``opts``, ``iterations``, ``tau_budget``,
     ``backend``, ``workers``, ``scheduler`` are accepted for compatibility and unused."""
     from theorycheck.predict import thresholds as th
 
@@ -364,4 +364,4 @@ def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: i
             "status": np.full(rhos.size, 1 if ok else 0, dtype=np.int8),
             "meta": {"method": "rho * alpha_c(z, 1) from predict.thresholds.collapse_threshold", "digits": digits,
                      "alpha_c_unit_text": t.value_text, "note": t.note,
-                     "certificates": "collapse: N < rho z_min; none: N >= rho z_max (THEORY.md C5)"}}
+                     "persisting_conditions": "collapse: N < rho z_min; none: N >= rho z_max (THEORY.md C5)"}}

@@ -269,7 +269,7 @@ def l2_clock_scale() -> sp.Expr:
 
 
 def l2_collapse_stop_level() -> sp.Expr:
-    """Where an integrator stops at a certified collapse: N ≤ collapse_tol·ρ m²/(2 z_(d)).
+    """Where an integrator stops at a collapse that persists: N ≤ collapse_tol·ρ m²/(2 z_(d)).
     Below ρ z_min, dN/dτ ≤ −ρ m²/2, so the collapse time is within 2N/(ρ m²) ≤
     collapse_tol/z_(d) after the stop."""
     return stop_tol * rho * z_abs_min**2 / (2 * z_1st)

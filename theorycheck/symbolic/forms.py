@@ -320,7 +320,7 @@ def reduced_l2_clocked(kind: str, backend: str = "numpy") -> Callable:
 @dataclass(frozen=True)
 class L2Certificates:
     """C5's levels of N (ℓ2-SAM, L = 2, one example), compiled from :mod:`closed_forms`:
-    ``collapse(z_min, rho)`` (N below it: collapse certified), ``no_collapse(z_max, rho)``
+    ``collapse(z_min, rho)`` (N below it: the collapse persists), ``no_collapse(z_max, rho)``
     (N at or above it: no collapse, ever), ``stop(m, z_max, rho, collapse_tol)`` (an
     integrator stops at N ≤ it), ``clock_scale(z_min, rho)`` (c of the smooth clock)."""
 

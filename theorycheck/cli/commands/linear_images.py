@@ -144,7 +144,7 @@ def _print(r: dict) -> None:
     print(f"background: {t['background_definition']} ({t['background_pixels']} pixels); flat-map baseline "
           f"{t['flat_baseline']:.3f} over the active pixels ({t['flat_baseline_all']:.3f} over all)")
     ac = g["alpha_collapse"]
-    print(f"ρ = {g['rho']} (ℓ∞: {g['rho_linf']:.4g}); α_c(Z) ∈ {ac['bracket']} (not certified), "
+    print(f"ρ = {g['rho']} (ℓ∞: {g['rho_linf']:.4g}); α_c(Z) ∈ {ac['bracket']} (a floating-point check), "
           f"α_gd(Z) = {_f(g['alpha_gd_like']['value'], '{:.4g}')}")
     for name, m in r["max_margin"].items():
         print(f"{name} max margin: γ = {m['margin']:.4g}, background fraction {m['background_fraction']:.3f}, "
