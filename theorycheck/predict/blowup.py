@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theorycheck.predict.bisect import bisect_fate
 from theorycheck.status import Fate
 from theorycheck.symbolic import forms as C
 
@@ -132,25 +133,7 @@ def c_bracket(z, L: int, *, rel: float = 1e-13, max_evaluations: int = 120, max_
     lo = FateRun(1.0 / z.max(), Fate.GROWTH, 0.0, 0, "closed form: every r_j(0) ≤ 1")
     hi = FateRun(1.0 / z.min(), Fate.COLLAPSE, 0.0, 0,
                  "closed form: every r_j(0) ≥ 1 (where r_j = 1 the others' rates push it back above 1)")
-    evals, stopped = 0, None
-    while hi.c / lo.c - 1.0 > rel:
-        w = math.log(hi.c / lo.c)
-        decided = None
-        for frac in (0.5, 0.25, 0.75):
-            if evals >= max_evaluations:
-                stopped = f"evaluation budget of {max_evaluations} integrations ran out"
-                break
-            run = fate_of_c(lo.c * math.exp(frac * w), z, L, max_steps=max_steps, s_max=s_max)
-            evals += 1
-            if run.fate is not Fate.UNDECIDED:
-                decided = run
-                break
-            stopped = f"undecided at c = {run.c!r}: {run.why}"
-        if decided is None:
-            break
-        stopped = None
-        if decided.fate is Fate.COLLAPSE:
-            hi = decided
-        else:
-            lo = decided
+    lo, hi, evals, stopped = bisect_fate(
+        lo, hi, lambda c: fate_of_c(c, z, L, max_steps=max_steps, s_max=s_max), at=lambda r: r.c,
+        fate=lambda r: r.fate, upper=Fate.COLLAPSE, rel=rel, max_evaluations=max_evaluations, what="c")
     return CSearch(lo, hi, evals, stopped)

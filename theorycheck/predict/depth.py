@@ -31,6 +31,7 @@ import sympy as sp
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import SAM_L2
+from theorycheck.predict.bisect import bisect_fate
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
@@ -219,28 +220,10 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_eva
     else:
         lo_f = DepthFate(float(fa(u.min(), nrm, rho)), Fate.COLLAPSE, 0.0, "closed form: every r_j(0) ≥ 1")
         hi_f = DepthFate(float(fa(u.max(), nrm, rho)), Fate.GROWTH, 0.0, "closed form: every r_j(0) ≤ 1")
-        evals, stopped = 0, None
-        while hi_f.alpha / lo_f.alpha - 1 > max(rel_tol, 4e-14):
-            w = math.log(hi_f.alpha / lo_f.alpha)
-            decided = None
-            for frac in (0.5, 0.25, 0.75):
-                if evals >= max_evaluations:
-                    stopped = f"evaluation budget of {max_evaluations} integrations ran out"
-                    break
-                a = lo_f.alpha * math.exp(frac * w)
-                c = classify(u, a, rho, L, t_max=2000.0 * a ** (2 - L), max_steps=max_steps)
-                evals += 1
-                if c.kind != Fate.UNDECIDED:
-                    decided = c
-                    break
-                stopped = f"undecided at α = {a!r}: {c.why}"
-            if decided is None:
-                break
-            stopped = None
-            if decided.kind == Fate.COLLAPSE:
-                lo_f = decided
-            else:
-                hi_f = decided
+        lo_f, hi_f, evals, stopped = bisect_fate(
+            lo_f, hi_f, lambda a: classify(u, a, rho, L, t_max=2000.0 * a ** (2 - L), max_steps=max_steps),
+            at=lambda f: f.alpha, fate=lambda f: Fate(f.kind), upper=Fate.GROWTH, rel=max(rel_tol, 4e-14),
+            max_evaluations=max_evaluations, what="α")
         runs = tuple(_run_dict(f.alpha, None, f.kind, f.time, f.steps, f.why) for f in (lo_f, hi_f))
         value, text, check = _check(lo_f.alpha, hi_f.alpha, runs, evaluations=evals,
                                     method="bisection in ln α on the balanced flow in θ = ln u",
