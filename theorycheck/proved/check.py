@@ -182,17 +182,108 @@ def precision(bits: int) -> Iterator[None]:
 
 class TreeEval:
     """Evaluates a sympy expression at balls or power series by walking its tree (the checker's own
-    evaluation: it shares nothing with the compiled forms the integrator uses); memoised per call."""
+    evaluation: it shares nothing with the compiled forms the integrator uses). The walk is flattened once
+    into a tape (each distinct subexpression one slot, in the order the recursive walk first reaches it) and
+    replayed per call: the same operations on the same operands as :func:`_walk`, without re-walking the tree."""
 
     def __init__(self, expr):
         self.expr = expr
+        self._tape: list | None = None
 
     def __call__(self, env: dict):
-        memo: dict = {}
-        return _walk(self.expr, env, memo)
+        if self._tape is None:
+            self._tape = _tape_of(self.expr)
+        return _replay(self._tape, env)
+
+
+# the tape's instructions: (op, a, b); slots are indices into the values of one replay
+_SYM, _CONST, _ADD, _MUL, _IPOW, _SQRT, _RSQRT, _RPOW, _EXP = range(9)
+
+
+def _tape_of(expr) -> list:
+    """The post-order tape of ``expr``: equal subexpressions share one slot, as in :func:`_walk`'s memo."""
+    import sympy as sp
+
+    tape: list = []
+    slot: dict = {}
+
+    def visit(e) -> int:
+        if e in slot:
+            return slot[e]
+        if isinstance(e, sp.Symbol):
+            ins = (_SYM, e.name, None)
+        elif isinstance(e, sp.Rational):  # integers too
+            ins = (_CONST, Fraction(int(e.p), int(e.q)), None)
+        elif isinstance(e, (sp.Add, sp.Mul)):
+            ins = (_ADD if isinstance(e, sp.Add) else _MUL, tuple(visit(a) for a in e.args), None)
+        elif isinstance(e, sp.Pow):
+            b, n = visit(e.args[0]), e.args[1]
+            if n.is_Integer and n != 0:
+                ins = (_IPOW, b, int(n))
+            elif n == sp.Rational(1, 2):
+                ins = (_SQRT, b, None)
+            elif n == sp.Rational(-1, 2):
+                ins = (_RSQRT, b, None)
+            else:
+                ins = (_RPOW, b, visit(n))
+        elif isinstance(e, sp.exp):
+            ins = (_EXP, visit(e.args[0]), None)
+        else:
+            raise CertificateError(f"the checker does not evaluate {type(e).__name__}")
+        tape.append(ins)
+        slot[e] = len(tape) - 1
+        return slot[e]
+
+    visit(expr)
+    return tape
+
+
+def _replay(tape: list, env: dict):
+    """The value of the tape's last slot at ``env`` (balls or series by name)."""
+    from flint import arb, arb_series
+
+    def mul(a, b):
+        if isinstance(b, arb_series) and not isinstance(a, arb_series):
+            a, b = b, a
+        return a * b
+
+    def add(a, b):
+        if isinstance(b, arb_series) and not isinstance(a, arb_series):
+            a, b = b, a
+        return a + b
+
+    v: list = []
+    for op, a, b in tape:
+        if op == _SYM:
+            out = env[a]
+        elif op == _CONST:
+            out = exact_ball(a)
+        elif op == _ADD or op == _MUL:
+            f = add if op == _ADD else mul
+            out = v[a[0]]
+            for k in a[1:]:
+                out = f(out, v[k])
+        elif op == _IPOW:
+            x = out = v[a]
+            for _ in range(abs(b) - 1):
+                out = mul(out, x)
+            if b < 0:
+                out = arb(1) / out
+        elif op == _SQRT:
+            out = v[a].sqrt()
+        elif op == _RSQRT:
+            out = v[a].rsqrt()
+        elif op == _RPOW:
+            out = (v[a].log() * v[b]).exp()
+        else:  # _EXP
+            out = v[a].exp()
+        v.append(out)
+    return v[-1]
 
 
 def _walk(e, env, memo):
+    """The recursive tree walk the tape replays (kept as the tape's reference: tests/test_certificate_forgeries.py
+    checks that both give the same balls)."""
     import sympy as sp
 
     if e in memo:
