@@ -1,5 +1,7 @@
-"""Benchmark: the certificate checker's field evaluation, the tape replay (``TreeEval``) against the recursive tree
-walk it flattens (``theorycheck.proved.check._walk``), in one process, back to back, on the same certificates.
+"""Benchmark: the certificate checker's field evaluation, the tape replay (``TreeEval``; ``TreeEvals``: a field's
+components and its Jacobian on one tape, so that what they share is computed once) against the recursive tree
+walk of each expression (``theorycheck.proved.check._walk``), in one process, back to back, on the same
+certificates.
 
 Both evaluate the same operations on the same operands (tests/test_checker_tape.py holds them equal bit for bit),
 so the verdicts agree and only the time differs. Reported per certificate: CPU seconds (``time.process_time``) of
@@ -50,14 +52,16 @@ def main() -> None:
     args = ap.parse_args()
     load0 = os.getloadavg()[0]
     rows = []
-    tape_call = chk.TreeEval.__call__
+    tape = chk.TreeEval.__call__, chk.TreeEvals.__call__
+    walk = (lambda self, env: chk._walk(self.expr, env, {}),  # the baseline: the recursive walk, expression by
+            lambda self, env: [chk._walk(e, env, {}) for e in self.exprs])  # expression
     for label, case in CASES:
         cert = _certificate(case, Path(args.tmp) / "bench_checker_cert.json")
-        chk.TreeEval.__call__ = tape_call
+        chk.TreeEval.__call__, chk.TreeEvals.__call__ = tape
         new, ok_new = _cpu(cert)
-        chk.TreeEval.__call__ = lambda self, env: chk._walk(self.expr, env, {})  # the baseline: the recursive walk
+        chk.TreeEval.__call__, chk.TreeEvals.__call__ = walk
         old, ok_old = _cpu(cert)
-        chk.TreeEval.__call__ = tape_call
+        chk.TreeEval.__call__, chk.TreeEvals.__call__ = tape
         rows.append(f"| {label} | {old:.1f} | {new:.1f} | {old / new:.2f} | {ok_old} / {ok_new} |")
         print(rows[-1], flush=True)
     head = ["# The certificate checker: tape replay against the tree walk", "",

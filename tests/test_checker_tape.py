@@ -9,7 +9,7 @@ import random
 import pytest
 import sympy as sp
 
-from theorycheck.proved.check import CertificateError, TreeEval, _walk, precision
+from theorycheck.proved.check import CertificateError, TreeEval, TreeEvals, _walk, precision
 
 
 def _fields():
@@ -56,3 +56,18 @@ def test_an_expression_the_checker_does_not_evaluate_is_a_certificate_error():
     x = sp.Symbol("x")
     with pytest.raises(CertificateError, match="does not evaluate sin"):
         TreeEval(sp.sin(x) + 1)({"x": None})
+
+
+def test_evaluated_together_each_expression_has_its_own_value():
+    from flint import arb
+
+    from theorycheck.symbolic import systems as S
+
+    _t, y, _p, f = S.ratio_blowup_system(4, 3)
+    exprs = [*f, *(sp.diff(e, s) for e in f for s in y)]
+    env = {str(s): arb(0.1 * (k + 3)) for k, s in enumerate(sorted(set().union(*(e.free_symbols for e in exprs)),
+                                                                    key=str))}
+    with precision(100):
+        together = TreeEvals(exprs)(env)
+        assert len(together) == len(exprs)
+        assert all(_same(v, TreeEval(e)(env)) for v, e in zip(together, exprs))

@@ -32,6 +32,7 @@ from theorycheck.proved.check import (
     CertificateError,
     Claim,
     TreeEval,
+    TreeEvals,
     answer,
     ball,
     claim_of,
@@ -111,8 +112,8 @@ class _System:
         exprs = [*fields, *([sp.Integer(0)] * len(carried))]
         self.names = [str(v) for v in syms]
         self.carried = carried
-        self.field = [TreeEval(e) for e in exprs]
-        self.jac = [[TreeEval(sp.diff(e, s)) for s in syms] for e in exprs]
+        self.field = TreeEvals(exprs)  # the field's components, one tape
+        self.jac = TreeEvals([sp.diff(e, s) for e in exprs for s in syms])  # its Jacobian, row by row
         u, _pr, ratios = S.balanced_forms(L, d)
         self.u = [str(v) for v in u]
         self.ratios = [TreeEval(r) for r in ratios]
@@ -260,7 +261,8 @@ def _check_step(system: _System, fixed: dict, st, S, t_prev, where: str, fails: 
     Xb = _box(c, A, R)
     H = arb(h / 2, (h / 2).upper())  # [0, h]
     env = dict(fixed, varsigma=t0 + H, **{system.names[i]: Bx[i] for i in range(n)})
-    P = [Xb[i] + H * system.field[i](env) for i in range(n)]
+    F = system.field(env)
+    P = [Xb[i] + H * F[i] for i in range(n)]
     if not all(Bx[i].contains_interior(P[i]) for i in range(n)):
         fails.append(f"{where}: the Picard box fails the Picard test")
     elif not any(_end_contains(system, fixed, t0, h, k, (c, A, R), Xb, P, end) for k in (K, K + EXTRA_ORDER)):
@@ -305,7 +307,7 @@ def _series_solution(system: _System, t0, x0, K, env_fixed):
         for m in range(1, K + 1):
             ctx.cap = m + 1
             env = dict(env_fixed, varsigma=arb_series([t0, arb(1)]), **{system.names[i]: X[i] for i in range(n)})
-            F = [_lift(fw(env)) for fw in system.field]
+            F = [_lift(f) for f in system.field(env)]
             X = [F[i].integral() + x0[i] for i in range(n)]
         if any(x.prec < K + 1 for x in X):
             raise ArithmeticError("series truncated")
@@ -336,7 +338,8 @@ def _variational(system: _System, t0, X, K, env_fixed):
     try:
         ctx.cap = K + 1
         env = dict(env_fixed, varsigma=arb_series([t0, arb(1)]), **{system.names[i]: X[i] for i in range(n)})
-        J = [[_lift(system.jac[i][j](env)) for j in range(n)] for i in range(n)]
+        flat = system.jac(env)
+        J = [[_lift(flat[i * n + j]) for j in range(n)] for i in range(n)]
         one, zero = arb(1), arb(0)
         V0 = [[one if i == j else zero for j in range(n)] for i in range(n)]
         ctx.cap = 1

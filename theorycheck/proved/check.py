@@ -38,7 +38,7 @@ from theorycheck.record import Keys
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, not_decided
 
-__all__ = ["CertificateCheck", "CertificateError", "Claim", "TreeEval", "ball", "check_certificate_path",
+__all__ = ["CertificateCheck", "CertificateError", "Claim", "TreeEval", "TreeEvals", "ball", "check_certificate_path",
            "claim_of", "digest", "exact_ball", "field_identity", "precision", "read_certificate", "MAX_BYTES",
            "MAX_NESTING", "EXTRA_ORDER", "MAX_DIM", "MAX_DEPTH_L", "PREC_RANGE", "ORDER_RANGE"]
 
@@ -192,16 +192,33 @@ class TreeEval:
 
     def __call__(self, env: dict):
         if self._tape is None:
-            self._tape = _tape_of(self.expr)
-        return _replay(self._tape, env)
+            self._tape, _ = _tape_of([self.expr])
+        return _replay(self._tape, env)[-1]
+
+
+class TreeEvals:
+    """Several expressions evaluated together (a field and its Jacobian): one tape, so that a subexpression they
+    share is computed once per call; each value is the one :class:`TreeEval` gives for its expression."""
+
+    def __init__(self, exprs):
+        self.exprs = list(exprs)
+        self._tape: list | None = None
+        self._outs: list = []
+
+    def __call__(self, env: dict) -> list:
+        if self._tape is None:
+            self._tape, self._outs = _tape_of(self.exprs)
+        v = _replay(self._tape, env)
+        return [v[k] for k in self._outs]
 
 
 # the tape's instructions: (op, a, b); slots are indices into the values of one replay
 _SYM, _CONST, _ADD, _MUL, _IPOW, _SQRT, _RSQRT, _RPOW, _EXP = range(9)
 
 
-def _tape_of(expr) -> list:
-    """The post-order tape of ``expr``: equal subexpressions share one slot, as in :func:`_walk`'s memo."""
+def _tape_of(exprs: list) -> tuple[list, list]:
+    """The post-order tape of ``exprs`` and the slot of each: equal subexpressions share one slot, as in
+    :func:`_walk`'s memo."""
     import sympy as sp
 
     tape: list = []
@@ -234,12 +251,12 @@ def _tape_of(expr) -> list:
         slot[e] = len(tape) - 1
         return slot[e]
 
-    visit(expr)
-    return tape
+    outs = [visit(e) for e in exprs]
+    return tape, outs
 
 
-def _replay(tape: list, env: dict):
-    """The value of the tape's last slot at ``env`` (balls or series by name)."""
+def _replay(tape: list, env: dict) -> list:
+    """The values of the tape's slots at ``env`` (balls or series by name)."""
     from flint import arb, arb_series
 
     def mul(a, b):
@@ -278,7 +295,7 @@ def _replay(tape: list, env: dict):
         else:  # _EXP
             out = v[a].exp()
         v.append(out)
-    return v[-1]
+    return v
 
 
 def _walk(e, env, memo):
