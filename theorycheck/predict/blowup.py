@@ -53,7 +53,7 @@ class FateRun:
 def start(c: float, z: np.ndarray) -> np.ndarray:
     """(λ, ω) of r(0) = c z: λ = ln ‖c z − 1‖, ω = (c z − 1)/‖c z − 1‖ (None-free only for c z ≠ 1)."""
     s = c * z - 1.0
-    R = float(np.linalg.norm(s))
+    R = math.hypot(*s)  # scaled: no overflow where ‖c z − 1‖² would leave float64
     return np.concatenate([[math.log(R)], s / R])
 
 
@@ -68,9 +68,8 @@ def _condition(omega: np.ndarray) -> Fate | None:
 def fate_of_c(c: float, z, L: int, *, max_steps: int = 20000, s_max: float = 400.0) -> FateRun:
     """The fate of the path from r(0) = c z (z > 0; c z ≠ 1) of the blown-up depth-L system, in float64: stepped
     with DOP853 until every ω_j > 0 (collapse) or every ω_j ≤ 0 (growth) — checked after every step — or until
-    ``max_steps`` steps or the horizon ς = ``s_max`` run out (undecided, saying which)."""
-    from scipy.integrate import DOP853
-
+    ``max_steps`` steps or the horizon ς = ``s_max`` run out (undecided, saying which), or the field leaves float64
+    (undecided)."""
     z = np.asarray(z, float)
     _, num = C.ratio_blowup(int(L), z.size)
     y0 = start(c, z)
@@ -82,7 +81,25 @@ def fate_of_c(c: float, z, L: int, *, max_steps: int = 20000, s_max: float = 400
     zt = tuple(float(v) for v in z)
 
     def rhs(_t, y):
-        return np.asarray(num(*y, *zt), dtype=float)
+        with np.errstate(all="ignore"):
+            out = np.asarray(num(*y, *zt), dtype=float)
+        if not np.all(np.isfinite(out)):  # scipy's step control loops for ever on a NaN field: stop here instead
+            raise _NonFinite(f"the field is not finite in float64 at λ = {y[0]:.6g}")
+        return out
+
+    try:
+        return _stepped(c, rhs, y0, max_steps, s_max)
+    except _NonFinite as e:
+        return FateRun(c, Fate.UNDECIDED, None, 0, f"{e} (z spans too many orders of magnitude for float64)")
+
+
+class _NonFinite(ArithmeticError):
+    """The blown-up field left float64 (overflow or NaN) during a run."""
+
+
+def _stepped(c: float, rhs, y0: np.ndarray, max_steps: int, s_max: float) -> FateRun:
+    """:func:`fate_of_c`'s DOP853 loop from y0, checking the persisting conditions after every step."""
+    from scipy.integrate import DOP853
 
     sol = DOP853(rhs, 0.0, y0, s_max, rtol=RTOL, atol=ATOL)
     steps = 0
@@ -123,10 +140,11 @@ class CSearch:
 
 
 def c_bracket(z, L: int, *, rel: float = 1e-13, max_evaluations: int = 120, max_steps: int = 20000,
-              s_max: float = 400.0) -> CSearch:
+              s_max: float = 400.0, max_total_steps: int = 200000) -> CSearch:
     """Bisection in ln c between 1/z_max (every r_j(0) ≤ 1: growth) and 1/z_min (every r_j(0) ≥ 1: collapse,
     P4) until collapses.c/grows.c − 1 ≤ ``rel``. A midpoint left undecided is replaced by the quarter points;
-    if all three are undecided, or ``max_evaluations`` integrations are spent, the search stops and says so.
+    if all three are undecided, or ``max_evaluations`` integrations or ``max_total_steps`` steps over the search are
+    spent, the search stops and says so (each integration also stops at ``max_steps`` steps or ς = ``s_max``).
     Below about 4e-14 the float64 start r(0) = c z is no longer resolved: ``rel`` is raised to that."""
     z = np.asarray(z, float)
     rel = max(float(rel), 4e-14)
@@ -135,5 +153,6 @@ def c_bracket(z, L: int, *, rel: float = 1e-13, max_evaluations: int = 120, max_
                  "closed form: every r_j(0) ≥ 1 (where r_j = 1 the others' rates push it back above 1)")
     lo, hi, evals, stopped = bisect_fate(
         lo, hi, lambda c: fate_of_c(c, z, L, max_steps=max_steps, s_max=s_max), at=lambda r: r.c,
-        fate=lambda r: r.fate, upper=Fate.COLLAPSE, rel=rel, max_evaluations=max_evaluations, what="c")
+        fate=lambda r: r.fate, upper=Fate.COLLAPSE, rel=rel, max_evaluations=max_evaluations, what="c",
+        steps=lambda r: r.steps, max_steps=max_total_steps)
     return CSearch(lo, hi, evals, stopped)

@@ -35,7 +35,7 @@ from theorycheck.predict.bisect import bisect_fate
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
-from theorycheck.symbolic.depth import c_sym, initial_forms, zero_rate_alpha
+from theorycheck.symbolic.depth import initial_forms, zero_rate_alpha
 
 
 def _z(z) -> np.ndarray:
@@ -63,19 +63,20 @@ def initial_index(z, alpha: float, rho: float, L: int) -> int:
 
 def major_fastest_alpha(z, rho: float, L: int) -> tuple[float | None, str]:
     """The smallest α* such that for every α ≥ α* the largest z_j has the largest initial rate:
-    over j with z_j < z_max, the smallest positive root c of g(z_max; c) − g(z_j; c) (a
-    polynomial of degree L − 1 in c, from :func:`initial_forms`), α* = ρ/(c √L‖z‖₂)."""
+    over j with z_j < z_max, the smallest positive root c of g(z_max; c) = g(z_j; c) (g from
+    :func:`initial_forms`), α* = ρ/(c √L‖z‖₂). That root is c* = m/((z_max − z_j) + z_j m), m = 1 − w,
+    w = (z_j/z_max)^(1/(L−1)) (:func:`theorycheck.symbolic.depth.major_fastest_c`; the other real root, for odd
+    L, lies above 1/z_max), with m from expm1/log1p: accurate to float64 at every scale and near ties."""
     u = _z(z)
-    g = initial_forms(L)["shape"]
-    top = u.max()
+    f = C.depth_major_fastest_c(L)
+    top = float(u.max())
     nrm = float(np.linalg.norm(u))
     roots = []
     for v in np.unique(u[u < top]):
-        poly = sp.Poly(sp.nsimplify(0) + g.subs(cf.z_j, sp.Float(top, 30)) - g.subs(cf.z_j, sp.Float(v, 30)), c_sym)
-        rs = [complex(x) for x in poly.nroots(n=30)]
-        pos = [x.real for x in rs if abs(x.imag) < 1e-20 and x.real > 0]
-        if pos:
-            roots.append(min(pos))
+        v = float(v)
+        ln_ratio = math.log(v / top) if v < 0.5 * top else math.log1p((v - top) / top)
+        m = -math.expm1(ln_ratio / (L - 1))
+        roots.append(float(f(top - v, v, m)))
     if not roots:
         return (0.0 if u.size > 1 else None), "the major coordinate's initial rate is the largest for every α"
     c = min(roots)
@@ -85,15 +86,19 @@ def major_fastest_alpha(z, rho: float, L: int) -> tuple[float | None, str]:
 
 def equilibrium(z, rho: float, L: int) -> np.ndarray | None:
     """The interior equilibrium u* (û_j = 0 ∀j): u*_j = (κ/z_j)^{1/(L−2)} with the one κ for which
-    N(u*) = ρ κ (None for L = 2). In the units of the given z."""
-    if L < 3:
+    N(u*) = ρ κ (None for L = 2, and for ρ = 0, where it is the origin). In the units of the given z.
+    Computed in logarithms: N(u*) = sqrt(L Σ z_j² (κ/z_j)^{(2L−2)/(L−2)}) = κ^{(L−1)/(L−2)} K with
+    K² = L Σ z_j^{−2/(L−2)}, so ln u*_j = ln ρ − ln K − ln z_j/(L−2), finite at every scale of z and ρ
+    (an entry beyond float64 is inf or 0, never NaN)."""
+    if L < 3 or rho == 0:
         return None
-    z = np.asarray(z, float)
+    lz = np.log(np.asarray(z, float))
     q = 1.0 / (L - 2)
-    # N(u*) = sqrt(L Σ z_j² (κ/z_j)^{(2L−2)/(L−2)}) = κ^{(L−1)/(L−2)} K, and N = ρ κ ⇒ κ^{1/(L−2)} = ρ/K
-    K = math.sqrt(L * float(np.sum(z**2 * z ** (-(2 * L - 2) * q))))
-    kappa = (rho / K) ** (L - 2)
-    return (kappa / z) ** q
+    a = -2.0 * q * lz
+    m = float(np.max(a))
+    ln_k = 0.5 * (math.log(L) + m + math.log(float(np.sum(np.exp(a - m)))))
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp(math.log(rho) - ln_k - q * lz)
 
 
 @dataclass
@@ -123,7 +128,11 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_ste
         return 0.5 * math.log(float(np.sum(f.summand(u, th))))
 
     def rhs(t, th):
-        return f.field(u, th, math.exp(lnN(th)), rho)
+        with np.errstate(all="ignore"):
+            out = np.asarray(f.field(u, th, math.exp(lnN(th)), rho), dtype=float)
+        if not np.all(np.isfinite(out)):  # scipy's step control loops for ever on a NaN field: stop here instead
+            raise ArithmeticError(f"the field is not finite in float64 at τ = {t:g}")
+        return out
 
     def lnr(th):
         return lz + (L - 2) * th - lnN(th)
@@ -134,7 +143,14 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_ste
         return DepthFate(alpha, Fate.COLLAPSE, 0.0, "every r_j(0) > 1")
     if np.all(r0 <= 0):
         return DepthFate(alpha, Fate.GROWTH, 0.0, "every r_j(0) ≤ 1")
-    sol = DOP853(rhs, 0.0, th0, t_max, rtol=1e-12, atol=1e-12)
+    try:
+        return _classified(alpha, DOP853(rhs, 0.0, th0, t_max, rtol=1e-12, atol=1e-12), lnr, t_max, max_steps)
+    except (ArithmeticError, OverflowError, ValueError) as e:
+        return DepthFate(alpha, Fate.UNDECIDED, None, f"{e} (outside float64)", 0)
+
+
+def _classified(alpha: float, sol, lnr, t_max: float, max_steps: int) -> DepthFate:
+    """:func:`classify`'s loop: step ``sol`` until a persisting condition, the horizon or the step budget."""
     steps = 0
     while steps < max_steps:
         msg = sol.step()
@@ -164,7 +180,7 @@ def _check(lo: float, hi: float, runs: tuple[dict, dict], *, evaluations: int, m
     check = {"collapses": runs[0], "grows": runs[1], "arithmetic": arithmetic, "method": method,
              "evaluations": evaluations, "scaling": SCALING, "bracket": [repr(lo), repr(hi)],
              "relative_width": hi / lo - 1, "significant_digits": digits, "stopped": stopped}
-    return math.sqrt(lo * hi), text, check
+    return math.sqrt(lo) * math.sqrt(hi), text, check  # no overflow of lo·hi at extreme scales
 
 
 SCALING = ("α_c(z, ρ) = ρ · α_c(z · 2^k, 1) for z scaled by a power of two into [1/2, 1) (exact symmetries of the "
@@ -179,7 +195,7 @@ def _unit_z(z) -> np.ndarray:
 
 
 def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_evaluations: int = 120,
-                       max_steps: int = 20000, s_max: float = 400.0) -> dict:
+                       max_steps: int = 20000, s_max: float = 400.0, max_total_steps: int = 200000) -> dict:
     """α_c(L) for even L: below it the path collapses (every r_j > 1 from a time on), above it grows. Odd L:
     None (no collapse is possible).
 
@@ -187,7 +203,7 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_eva
     (:func:`theorycheck.predict.blowup.c_bracket`; at α_c the path runs into the degenerate equilibrium u*, which
     the blow-up makes a hyperbolic saddle) to relative width ``rel_tol`` (at best about 4e-14), each trial
     classified under ``max_steps`` DOP853 steps and the horizon ς = ``s_max``, the search under
-    ``max_evaluations`` integrations; ``check.stopped`` names the budget that ran out first, if one did.
+    ``max_evaluations`` integrations and ``max_total_steps`` steps in all; ``check.stopped`` names the budget that ran out first, if one did.
     L = 2: the same bisection in ln α on the flow in θ = ln u (:func:`classify`; predict/collapse.py is the
     precise L = 2 answer). The bracket's ends are decided runs either way: a floating-point check."""
     from theorycheck.strength import float_check
@@ -198,6 +214,12 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_eva
         return {"value": None, "closed_form": False, "expression": None,
                 "note": "odd L: du_j/dτ = z_j û_j^(L−1) ≥ 0 (an even power), so no coordinate ever shrinks and no "
                         "collapse threshold exists", "check": None, "strength": float_check().as_dict()}
+    if rho == 0:
+        from theorycheck.strength import proved
+
+        return {"value": 0.0, "value_text": "0", "closed_form": True, "expression": "0",
+                "note": "ρ = 0 is GD: every r_j = 0 ≤ 1, every coordinate grows for every α > 0 (no collapse)",
+                "check": None, "strength": proved().as_dict()}
     za = zero_rate_alpha(L)
     fa = C.depth_zero_rate_alpha(L)
     nrm = float(np.linalg.norm(u))
@@ -210,7 +232,8 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_eva
         from theorycheck.predict import blowup as B
 
         ac = C.depth_alpha_of_c(L)
-        s = B.c_bracket(u, L, rel=rel_tol, max_evaluations=max_evaluations, max_steps=max_steps, s_max=s_max)
+        s = B.c_bracket(u, L, rel=rel_tol, max_evaluations=max_evaluations, max_steps=max_steps, s_max=s_max,
+                        max_total_steps=max_total_steps)
         lo, hi = float(ac(s.collapses.c, nrm, rho)), float(ac(s.grows.c, nrm, rho))  # larger c: smaller α
         runs = tuple(_run_dict(float(ac(r.c, nrm, rho)), r.c, r.fate, r.varsigma, r.steps, r.why)
                      for r in (s.collapses, s.grows))
@@ -223,13 +246,20 @@ def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_eva
         lo_f, hi_f, evals, stopped = bisect_fate(
             lo_f, hi_f, lambda a: classify(u, a, rho, L, t_max=2000.0 * a ** (2 - L), max_steps=max_steps),
             at=lambda f: f.alpha, fate=lambda f: Fate(f.kind), upper=Fate.GROWTH, rel=max(rel_tol, 4e-14),
-            max_evaluations=max_evaluations, what="α")
+            max_evaluations=max_evaluations, what="α", steps=lambda f: f.steps, max_steps=max_total_steps)
         runs = tuple(_run_dict(f.alpha, None, f.kind, f.time, f.steps, f.why) for f in (lo_f, hi_f))
         value, text, check = _check(lo_f.alpha, hi_f.alpha, runs, evaluations=evals,
                                     method="bisection in ln α on the balanced flow in θ = ln u",
                                     arithmetic="float64 (DOP853, rtol 1e-12)", stopped=stopped)
         lo, hi = lo_f.alpha, hi_f.alpha
     digits = check["significant_digits"]
+    if digits == 0:  # the bracket does not fix one digit: no value, and the answer says why
+        from theorycheck.strength import not_decided
+
+        return {"value": None, "value_text": None, "closed_form": False, "expression": None,
+                "note": (f"not decided: the checked bracket [{lo!r}, {hi!r}] does not fix one significant digit; "
+                         f"the search stopped after {evals} integrations: {stopped}"),
+                "check": check, "strength": not_decided(stopped or "no significant digit").as_dict()}
     return {"value": value, "value_text": text, "closed_form": False, "expression": None,
             "note": (f"bracket [{lo!r}, {hi!r}] checked in float64: {digits} significant digits (value_text); "
                      "the lower end reached every r_j > 1 (every coordinate shrinks from then on: collapse), the "
@@ -285,10 +315,11 @@ def thresholds(z, rho: float, L: int) -> dict:
         "u_star_over_max_z_units": ueq.tolist(),
         "expression": "u*_j = (kappa/z_j)^(1/(L-2)), N(u*) = rho*kappa"}
     if L % 2 == 1:
-        ev = _odd_evidence(u, rho, L, out["alpha_all_grow"]["value"])
+        # ρ = 0 (GD): every threshold is 0 and there is no small α to integrate at
+        ev = _odd_evidence(u, rho, L, out["alpha_all_grow"]["value"]) if rho > 0 else []
         out["small_alpha_evidence"] = ev
         fates = ", ".join(f"α = {e['alpha']:.4g}: {e['stopped_because']}"
-                          + (f" at τ = {e['blowup_time']:.6g}" if e["blowup_time"] else "") for e in ev)
+                          + (f" at τ = {e['blowup_time']:.6g}" if e["blowup_time"] else "") for e in ev) or "none (ρ = 0)"
         out["small_alpha"] = ("odd L: u is nondecreasing for every α > 0 (du_j/dτ = z_j û_j^(L−1), an even power), so "
                               "there is no collapse and no collapse threshold; near u = 0 the speed "
                               "z_j (ρ z_j u_j^(L−1)/N)^(L−1) does not vanish (degree 0 in u), so even a tiny α leaves 0 at a "

@@ -109,7 +109,7 @@ def alpha_collapse(Z, rho: float, *, depth: int, lo: float, hi: float, points: i
         tr = [r for r in rows if r["kind"] == "trains" and r["alpha"] > low["alpha"]]
         high = tr[0] if tr else high
     out = {"bracket": None if low is None or high is None else [low["alpha"], high["alpha"]],
-           "value": None if low is None or high is None else math.sqrt(low["alpha"] * high["alpha"]),
+           "value": None if low is None or high is None else math.sqrt(low["alpha"]) * math.sqrt(high["alpha"]),
            "strength": float_check().as_dict(), "monotone_on_scan": monotone, "scan": rows,
            "note": ("bracket [collapses, trains] from batched integrations in rescaled time (a floating-point check: no "
                     "persisting condition is known for several examples); trains = the loss fell to half its start")}

@@ -62,6 +62,9 @@ class DepthProver:
         z = np.array([float(v) for v in zq])
         if z.size < 1 or any(v.value <= 0 for v in zq):
             raise TheorycheckError("the proved α_c(L) needs z > 0 (finite entries)")
+        if not rq.value > 0:
+            raise TheorycheckError("the proved collapse threshold needs a finite ρ > 0 (ρ = 0 is GD: α_c = 0, no "
+                                   "collapse)")
         if L < 4 or L % 2:
             raise TheorycheckError("the proved α_c(L) is for even L ≥ 4 (L = 2: the reduced ODE; odd L: no collapse)")
         self.L, self.d = int(L), z.size

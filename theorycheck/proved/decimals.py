@@ -140,10 +140,18 @@ def scaled(text: str | None, s: float, up: bool) -> str | None:
     return rounded(Fraction(text) / Fraction(s), up)
 
 
+#: beyond this many zeros (before the digits, or after them in an integer) a decimal is written in scientific form
+ZEROS = 6
+
+
 def _fixed(k: int, e: int) -> str:
-    """k·10^e in fixed notation, keeping every digit of k (trailing zeros included)."""
+    """k·10^e keeping every digit of k (trailing zeros included): in fixed notation, or as d.ddd…e±X where fixed
+    notation would need more than :data:`ZEROS` zeros (α at ρ = 1e300 is not 300 digits of zeros)."""
     s = str(abs(k))
     sign = "-" if k < 0 else ""
+    if e > ZEROS or -e - len(s) > ZEROS:
+        x = e + len(s) - 1
+        return f"{sign}{s[0]}{'.' + s[1:] if len(s) > 1 else ''}e{'+' if x >= 0 else '-'}{abs(x):02d}"
     if e >= 0:
         return sign + s + "0" * e
     if len(s) > -e:
@@ -154,7 +162,8 @@ def _fixed(k: int, e: int) -> str:
 def common_digits(lo, hi, most: int) -> tuple[int, str | None]:
     """The most significant digits D ≤ ``most`` such that ``lo`` and ``hi`` round (to nearest) to the same
     D-digit decimal — then every number between them does too, rounding being monotone — and that decimal
-    in fixed notation with its trailing zeros; (0, None) when not even the first digit is common."""
+    with its trailing zeros (fixed notation, scientific at extreme scales: :func:`_fixed`); (0, None) when not
+    even the first digit is common."""
     a, b = fraction_of(lo), fraction_of(hi)
     best: tuple[int, str | None] = (0, None)
     if a == 0 or b == 0 or (a < 0) != (b < 0):

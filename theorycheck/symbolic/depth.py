@@ -41,6 +41,26 @@ def initial_forms(L: int) -> dict:
     return {"N0": N0, "r0": r, "rate": rate, "shape": sp.expand(g)}
 
 
+@lru_cache(maxsize=32)
+def major_fastest_c(L: int) -> tuple[tuple, sp.Expr]:
+    """The root c* < 1/t of g(t; c) = g(v; c) (t = z_max > v = z_j > 0, g the shape of :func:`initial_forms`):
+    with w = (v/t)^(1/(L−1)) and m = 1 − w, c* = m / ((t − v) + v m), a quotient of positive terms (no
+    cancellation, even for v → t or v/t → 0). Checked here: it is a root (v = t w^(L−1) substituted). Returns
+    ((d, v, m), c*) with d = t − v (the caller forms it: exact for v ≥ t/2)."""
+    t, v, m, d = sp.symbols("t v m d", positive=True)
+    c_d = m / (d + v * m)  # d = t − v, given apart: a printer may not keep (t − v) + v m in that order
+    c = c_d.subs(d, t - v)
+    g = initial_forms(L)["shape"]
+    # g(x; c) = ± x (1 − c x)^(L−1), so g(t; c) = g(v; c) ⇐ 1 − c t = w (1 − c v) with v = t w^(L−1)
+    one = cf.z_j * (1 - c_sym * cf.z_j) ** (L - 1)
+    if not any(sp.expand(g - sgn * one) == 0 for sgn in (1, -1)):
+        raise TheorycheckError(f"depth {L}: the initial rate's shape is not ± z (1 − c z)^(L−1)")
+    w = 1 - m
+    if sp.cancel(((1 - c * t) - w * (1 - c * v)).subs(v, t * w ** (L - 1))) != 0:
+        raise TheorycheckError(f"depth {L}: m/((t − v) + v m) is not a root of g(t; c) = g(v; c)")
+    return (d, v, m), c_d
+
+
 def zero_rate_alpha(L: int):
     """α at which r_j(0) = 1 (û_j = 0 at the start), solved by sympy: ρ z_j/(√L ‖z‖₂)."""
     sol = sp.solve(sp.Eq(initial_forms(L)["r0"], 1), cf.alpha)

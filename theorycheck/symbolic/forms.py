@@ -581,6 +581,16 @@ def depth_zero_rate_alpha(L: int, backend: str = "numpy") -> Callable:
     return lambdify((cf.z_j, cf.z_norm, sy.rho), zero_rate_alpha(_depth(L)), backend)
 
 
+@lru_cache(maxsize=32)
+def depth_major_fastest_c(L: int, backend: str = "numpy") -> Callable:
+    """``c(d, v, m)``: the root c* < 1/t of g(t; c) = g(v; c), d = t − v, m = 1 − (v/t)^(1/(L−1)), depth L
+    (:func:`symbolic.depth.major_fastest_c`)."""
+    from theorycheck.symbolic.depth import major_fastest_c
+
+    args, c = major_fastest_c(_depth(L))
+    return lambdify(args, c, backend)
+
+
 def depth_alpha_of_c(L: int, backend: str = "numpy") -> Callable:
     """``alpha(c, znorm, rho)``: the α whose initial ratios are r(0) = c z, depth L
     (:func:`symbolic.depth.alpha_of_c`; c = ρ/(α √L ‖z‖₂))."""
