@@ -152,19 +152,10 @@ def identity_run(x: dict, optimizer) -> IdentityRun:
     f = Field(rhs=rhs, y0=np.concatenate([base.y0, np.zeros(d)]), stops=stops, name=base.name + "+identity")
     run = solve_field(f, t_max=T_MAX, rtol=RTOL, budget=_budget())
     s = run.y[: 2 * d]
-    log_c = np.asarray(_log_scale(x["param"])(s[:d], s[d:]), float) * np.ones(d)
+    from theorycheck.symbolic.forms import regression_log_scale
+
+    log_c = np.asarray(regression_log_scale(x["param"])(s[:d], s[d:]), float) * np.ones(d)
     return IdentityRun(log_c - np.log(alpha), run.y[2 * d:], str(run.status), run.t, run.steps, bool(run.ok))
-
-
-@lru_cache(maxsize=4)
-def _log_scale(param: str):
-    """ln c in the chart (the engine's effective scale, its logarithm expanded: no underflow when c → 0)."""
-    import sympy as sp
-
-    from theorycheck.symbolic import regression as R
-    from theorycheck.symbolic.compiler import lambdify
-
-    return lambdify((R.s1, R.s2), sp.expand_log(sp.log(R.chart(param, 2).scale), force=True))
 
 
 @lru_cache(maxsize=16)
@@ -173,7 +164,7 @@ def _rate(param: str, optimizer):
     from theorycheck.proofs.sam_regression.theorems import scale_rate
 
     from theorycheck.symbolic import regression as R
-    from theorycheck.symbolic.compiler import lambdify
+    from theorycheck.symbolic.forms import compile_form
     from theorycheck.symbolic.model import rho
 
-    return lambdify((R.g, R.ghat, rho), scale_rate(param, optimizer))
+    return compile_form((R.g, R.ghat, rho), scale_rate(param, optimizer))

@@ -138,7 +138,7 @@ class L2Prover:
             tau = arb(0)
             w = arb(0)
             kappa = arb(0)
-            T = None if t_end is None else arb(float(t_end))
+            T = None if t_end is None else exact(t_end, "t_end").ball()  # the horizon as given (a float: its binary value)
             lemma = self._lemma(tau, w, alpha, kappa)
             while lemma is None:
                 if deadline is not None and time.perf_counter() > deadline:

@@ -708,3 +708,18 @@ def regression_forms(param: str, D: int, optimizer) -> RegressionForms:
         loss=lambdify((R.p_, R.y_), R.squared_loss()),
         loss_grad=lambdify((R.p_, R.y_), R.squared_loss_derivative()),
     )
+
+
+@lru_cache(maxsize=4)
+def regression_log_scale(param: str, backend: str = "numpy") -> Callable:
+    """``ln_c(s_1, s_2)``: the logarithm of the effective scale of one coordinate in its log chart
+    (:func:`symbolic.regression.chart`), expanded: no underflow where c → 0."""
+    from theorycheck.symbolic import regression as R
+
+    return lambdify((R.s1, R.s2), sp.expand_log(sp.log(R.chart(param, 2).scale), force=True), backend)
+
+
+def compile_form(args: tuple, expr: sp.Expr, backend: str = "numpy") -> Callable:
+    """A pack's own expression (a theorem's right-hand side) compiled by the symbolic stage's compiler: the one
+    door for packs, which do not compile themselves."""
+    return lambdify(tuple(args), expr, backend)
