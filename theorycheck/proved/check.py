@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.exact import INPUTS_KEYS
@@ -257,18 +258,7 @@ def _tape_of(exprs: list) -> tuple[list, list]:
 
 def _replay(tape: list, env: dict) -> list:
     """The values of the tape's slots at ``env`` (balls or series by name)."""
-    from flint import arb, arb_series
-
-    def mul(a, b):
-        if isinstance(b, arb_series) and not isinstance(a, arb_series):
-            a, b = b, a
-        return a * b
-
-    def add(a, b):
-        if isinstance(b, arb_series) and not isinstance(a, arb_series):
-            a, b = b, a
-        return a + b
-
+    add, mul, inv = _series_ops()
     v: list = []
     for op, a, b in tape:
         if op == _SYM:
@@ -285,7 +275,7 @@ def _replay(tape: list, env: dict) -> list:
             for _ in range(abs(b) - 1):
                 out = mul(out, x)
             if b < 0:
-                out = arb(1) / out
+                out = inv(out)
         elif op == _SQRT:
             out = v[a].sqrt()
         elif op == _RSQRT:
@@ -299,7 +289,7 @@ def _replay(tape: list, env: dict) -> list:
 
 
 def _walk(e, env, memo):
-    """The recursive tree walk the tape replays (kept as the tape's reference: tests/test_certificate_forgeries.py
+    """The recursive tree walk the tape replays (kept as the tape's reference: tests/test_checker_tape.py
     checks that both give the same balls)."""
     import sympy as sp
 
@@ -310,7 +300,8 @@ def _walk(e, env, memo):
     elif isinstance(e, sp.Rational):  # integers too
         out = exact_ball(Fraction(int(e.p), int(e.q)))
     elif isinstance(e, (sp.Add, sp.Mul)):
-        op = _add if isinstance(e, sp.Add) else _mul
+        add, mul, _inv = _series_ops()
+        op = add if isinstance(e, sp.Add) else mul
         out = None
         for a in e.args:
             v = _walk(a, env, memo)
@@ -328,11 +319,12 @@ def _walk(e, env, memo):
 def _power(b, n, env, memo):
     import sympy as sp
 
+    _add, mul, inv = _series_ops()
     if n.is_Integer and n != 0:
         out = b
         for _ in range(abs(int(n)) - 1):
-            out = _mul(out, b)
-        return out if n > 0 else _inv(out)
+            out = mul(out, b)
+        return out if n > 0 else inv(out)
     if n == sp.Rational(1, 2):
         return b.sqrt()
     if n == sp.Rational(-1, 2):
@@ -340,26 +332,26 @@ def _power(b, n, env, memo):
     return (b.log() * _walk(n, env, memo)).exp()
 
 
-def _add(a, b):
-    from flint import arb_series
+@lru_cache(maxsize=1)
+def _series_ops():
+    """(add, mul, inv) on balls and power series alike: a series is put first (a ball does not take a series on
+    its right), 1/x as a ball quotient. Shared by the tape and the walk, so that both do the same operations."""
+    from flint import arb, arb_series
 
-    if isinstance(b, arb_series) and not isinstance(a, arb_series):
-        a, b = b, a
-    return a + b
+    def add(a, b):
+        if isinstance(b, arb_series) and not isinstance(a, arb_series):
+            a, b = b, a
+        return a + b
 
+    def mul(a, b):
+        if isinstance(b, arb_series) and not isinstance(a, arb_series):
+            a, b = b, a
+        return a * b
 
-def _mul(a, b):
-    from flint import arb_series
+    def inv(a):
+        return arb(1) / a
 
-    if isinstance(b, arb_series) and not isinstance(a, arb_series):
-        a, b = b, a
-    return a * b
-
-
-def _inv(a):
-    from flint import arb
-
-    return arb(1) / a
+    return add, mul, inv
 
 
 # ------------------------------------------------------------------ the claim
