@@ -282,7 +282,9 @@ def _error_bar(p: _Problem, run, beta, c, rtol) -> tuple[float, float]:
         eig = np.linalg.eigvalsh(_THETA_RATE[p.param] / X.shape[0] * (XM @ X.T))
         lam = float(eig[eig > eig.max() * 1e-12].min()) if eig.size and eig.max() > 0 else 0.0
         dlnc = rate / (2.0 * lam) if lam > 0 else np.full(d, math.inf)
-        err += D * float(np.linalg.norm(beta * 2.0 * dlnc))
+        with np.errstate(invalid="ignore", over="ignore"):  # a zero β_j does not move with the scale: 0, not 0·∞
+            drift = np.where(beta == 0.0, 0.0, beta * 2.0 * dlnc)
+        err += D * float(np.linalg.norm(drift))
     err += D * float(np.linalg.norm(beta)) * max(float(np.max(np.abs(off), initial=0.0)), rtol)
     return err, float(np.linalg.norm(off))
 
