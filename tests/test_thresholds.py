@@ -242,3 +242,23 @@ def test_closed_forms_to_any_number_of_digits():
     assert th.closed_form_text("alpha_all_shrink", [1.0, 2.0, 3.0], 1.0, 30) == want
     assert th.closed_form_text("alpha_gd_like", [1.0, 2.0, 3.0], 1.0, 30) == want_gd
     assert th.closed_form_text("alpha_all_shrink", [1.0, 0.0, 2.0], 1.0, 30) is None
+
+
+@pytest.mark.parametrize("tiny", ["1e-310", "1e-320"])
+def test_subnormal_entry_is_not_decided_not_a_traceback(tiny, capsys):
+    """A subnormal z_min puts N ~ α² and the horizons 1/z_min outside float64: the reduced ODE's float run
+    says so (not decided, the reason named) instead of overflowing in exp(−½ lse) inside the series."""
+    from theorycheck.solvers.taylor import ReducedFlow
+    from theorycheck.status import Fate, Status
+
+    z = np.ldexp(np.array([float(tiny), 0.8, 2.14, 3.556]), -2)
+    run = ReducedFlow(z, None).run(float(tiny), 10.0)
+    assert run.fate == Fate.UNDECIDED and run.status == Status.RANGE_LIMIT and "float64" in run.why
+    rc = main(["thresholds", "--z", f"{tiny},0.8,2.14,3.556", "--rho", "1", "--alpha", "2", "--json"])
+    res = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    ac = res["alpha_collapse"]
+    assert ac["value"] is None and ac["strength"]["kind"] == "not decided"
+    assert "float64" in ac["strength"]["because"] and "time budget" not in ac["strength"]["because"]
+    assert res["alpha_all_shrink"]["value"] == pytest.approx(float(tiny) / np.linalg.norm([0.8, 2.14, 3.556]) / np.sqrt(2),
+                                                             rel=1e-12)

@@ -48,6 +48,8 @@ class Status(StrEnum):
     NORM_LIMIT = ("norm_limit", "the weights left the float64 range (linear coordinates); rerun with precision (mpmath digits)",
                   False)
     NON_FINITE = "non_finite", "a field value was not finite (overflow); rerun with precision (mpmath digits)", False, 7
+    RANGE_LIMIT = ("range_limit", "the problem's scales lie outside float64 (an entry near the subnormal range, or α of "
+                   "its size): this float64 method cannot decide it", False)
     MAX_STEPS = "max_steps", "step budget exhausted", False, 5
     MAX_EVALUATIONS = "max_evaluations", "field-evaluation budget exhausted", False
     MAX_SECONDS = "max_seconds", "time budget exhausted", False

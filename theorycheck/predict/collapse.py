@@ -239,8 +239,8 @@ def alpha_c_unit(z, digits: int = 12, *, max_seconds: float = 600.0, progress=No
             flow, root = _refined_root(search, digits, dps)
             r = _checked_bracket(search, flow, root, digits, dps)
     except BudgetExhausted as e:
-        r = {"value": None, "lo": search.lo0, "hi": search.hi0, "checks": {},
-             "stopped": f"time budget of {max_seconds:g} s ran out ({e})"}
+        spent = f"time budget of {max_seconds:g} s ran out" if e.status == Status.MAX_SECONDS else e.status.message
+        r = {"value": None, "lo": search.lo0, "hi": search.hi0, "checks": {}, "stopped": f"{spent} ({e})"}
     search.report(1.0)
     if r["stopped"] is not None:
         return AlphaC(r["lo"], r["hi"], None, 0, None, r["checks"], r["stopped"], METHOD, search.evals,

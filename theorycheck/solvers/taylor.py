@@ -93,6 +93,9 @@ class ReducedFlow:
         if self.dps is not None:
             return self._run_fixed(alpha, T, deadline, max_steps, tau_cap, lower)
         c, p, q = self._setup(alpha)
+        outside = self._outside_float64(c, alpha, T, tau_cap)
+        if outside:
+            return TaylorRun(Fate.UNDECIDED, 0.0, math.nan, steps=0, why=outside, status=Status.RANGE_LIMIT)
         zmin, zmax = self.zpos_min, self.zmax
         m = self.active.index(self.zpos_min)
         lnk = math.log(self.k_min)
@@ -141,6 +144,21 @@ class ReducedFlow:
             tau += h
             h0 = h
             steps += 1
+
+    def _outside_float64(self, c, alpha, T, tau_cap) -> str:
+        """Why float64 cannot carry this run ('' when it can): N = e^{lse/2} and the rate 1/N must stay finite
+        and nonzero at τ = 0 (|c_j|/2 below ln of the largest float, 709.78), and the horizons 1/z_min
+        finite. A subnormal z_min (or an α of its size) breaks both; then the run is not decided, and says so,
+        instead of overflowing inside the series."""
+        top = math.log(np.finfo(float).max)
+        worst = max(abs(x) for x in c) / 2 if c else 0.0
+        if not math.isfinite(worst) or worst >= top - 2 * math.log(len(c) + 1):
+            return (f"float64 cannot hold N or 1/N at α = {alpha:.6g}: ln N² reaches {-worst * 2:.6g} "
+                    f"(z_min = {self.zpos_min:.6g} of the scaled z)")
+        for name, v in (("T", T), ("the τ cap", tau_cap), ("1/z_min", 1.0 / self.zpos_min if self.zpos_min > 0 else 0)):
+            if v is not None and not math.isfinite(v):
+                return f"float64 cannot hold the horizon {name} (z_min = {self.zpos_min:.6g} of the scaled z)"
+        return ""
 
     def _step(self, coef, K, h0, one, safety):
         """A step from the last two Taylor coefficients (relative tolerance ``tol`` on the first)."""

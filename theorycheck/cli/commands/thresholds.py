@@ -12,6 +12,18 @@ from theorycheck.optimizers.registry import default_name, names
 from theorycheck.optimizers.registry import registered as get_optimizer
 
 
+def _exact_short(text: str) -> str:
+    """An exact decimal as typed-looking text: 1e-310, not 0.000…01 (the JSON keeps the full expansion)."""
+    if len(text) <= 24 or "/" in text:
+        return text
+    from decimal import Decimal, localcontext
+
+    with localcontext() as c:
+        c.prec, c.Emax, c.Emin = len(text) + 2, 10**9, -(10**9)
+        short = format(Decimal(text).normalize(), "e")
+    return short if len(short) < len(text) else text
+
+
 def _setting(args: argparse.Namespace, alpha):
     """The Setting of the options, validated once (the numbers read exactly: "0.1" is 1/10)."""
     from theorycheck.setting import Setting
@@ -71,7 +83,7 @@ def print_thresholds(res: dict) -> None:
     from theorycheck.exact import inputs_text
 
     inp = res["inputs"]
-    print(f"{res['optimizer']}, L = {res['depth']}, z = ({', '.join(inp['z'])}), ρ = {inp['rho']}; "
+    print(f"{res['optimizer']}, L = {res['depth']}, z = ({', '.join(map(_exact_short, inp['z']))}), ρ = {inp['rho']}; "
           f"strength: {res['strength']['text']}")
     if inp.get("from_float"):
         print(f"  {inputs_text(inp)}")
