@@ -39,7 +39,17 @@ _LAZY: dict[str, tuple[str, str]] = {
     "verify": ("theorycheck.api", "verify"),
     "run_claim": ("theorycheck.api", "run_claim"),
     "prove": ("theorycheck.api", "prove"),
-    "derive": ("theorycheck.derivation", "derive"),
+    "derive": ("theorycheck.api", "derive"),
+    "check_certificate": ("theorycheck.api", "check_certificate"),
+    "list_packs": ("theorycheck.api", "list_packs"),
+    "list_experiments": ("theorycheck.api", "list_experiments"),
+    "claim_candidates": ("theorycheck.api", "claim_candidates"),
+    "predict": ("theorycheck.api", "predict"),
+    "cnn": ("theorycheck.api", "cnn"),
+    "cnn_config": ("theorycheck.api", "cnn_config"),
+    "linear_images": ("theorycheck.api", "linear_images"),
+    "linear_images_config": ("theorycheck.api", "linear_images_config"),
+    "linear_images_pairs": ("theorycheck.api", "linear_images_pairs"),
     "Claim": ("theorycheck.claims.claim", "Claim"),
     "Outcome": ("theorycheck.claims.claim", "Outcome"),
     "register_claim": ("theorycheck.claims.registry", "register_claim"),
@@ -50,8 +60,9 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 __all__ = ["ArgumentError", "Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
-           "TheorycheckError", "__version__", "derive", "describe", "exact_inputs", "heatmap", "max_margin", "optimizers",
-           "packs", "prove", "prove_trajectory", "proved_regime_map", "register_claim", "reproduce", "run_claim", "solve",
+           "TheorycheckError", "__version__", "check_certificate", "claim_candidates", "cnn", "cnn_config", "derive", "describe", "exact_inputs", "heatmap", "linear_images", "linear_images_config", "linear_images_pairs", "list_experiments",
+           "list_packs", "max_margin", "optimizers",
+           "packs", "predict", "prove", "prove_trajectory", "proved_regime_map", "register_claim", "reproduce", "run_claim", "solve",
            "thresholds", "unregister_claim", "verify",
            "vocabulary"]
 
@@ -74,9 +85,20 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from theorycheck import optimizers, packs, vocabulary  # noqa: F401
     from theorycheck.api import (  # noqa: F401
+        check_certificate,
+        claim_candidates,
+        cnn,
+        cnn_config,
+        derive,
         describe,
         heatmap,
+        linear_images,
+        linear_images_config,
+        linear_images_pairs,
+        list_experiments,
+        list_packs,
         max_margin,
+        predict,
         prove,
         prove_trajectory,
         reproduce,
@@ -87,7 +109,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     )
     from theorycheck.claims.claim import Claim, Outcome  # noqa: F401
     from theorycheck.claims.registry import register_claim, unregister_claim  # noqa: F401
-    from theorycheck.derivation import derive  # noqa: F401
     from theorycheck.setting import Init, Setting, exact_inputs  # noqa: F401
     from theorycheck.sweep.result import SweepResult  # noqa: F401
     from theorycheck.sweep.run import RunOptions  # noqa: F401

@@ -75,7 +75,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_options(args: argparse.Namespace):
     """The sweep's RunOptions from :func:`add_run_arguments`'s options."""
-    from theorycheck.sweep.run import RunOptions
+    from theorycheck.api.calls import RunOptions
 
     return RunOptions(rtol=args.rtol, atol=args.atol, array_backend=args.array_backend)
 
@@ -96,7 +96,7 @@ def parse_range(text: str, what: str, *, log: bool = False):
         lo, hi, n = float(parts[0]), float(parts[1]), int(parts[2])
     except ValueError:
         raise TheorycheckError(f"{what} {text!r}: write LO:HI:N, e.g. 0.01:1:50") from None
-    from theorycheck.sweep.grid import MAX_MEMBERS
+    from theorycheck.api.calls import MAX_MEMBERS
 
     if n > MAX_MEMBERS:
         raise TheorycheckError(f"{what} {text!r}: N = {n} exceeds the limit of {MAX_MEMBERS} points")

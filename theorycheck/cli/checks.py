@@ -99,7 +99,7 @@ def check_scheduler(address: str | None) -> None:
 
 def check_grid_size(*sizes: int, what: str = "grid") -> None:
     """Refuse a grid of more than ``sweep.grid.MAX_GRID_POINTS`` points before allocating it."""
-    from theorycheck.sweep.grid import MAX_GRID_POINTS
+    from theorycheck.api.calls import MAX_GRID_POINTS
 
     total = 1
     for s in sizes:

@@ -31,7 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from theorycheck import __version__
+    from theorycheck.version import __version__
 
     parser = argparse.ArgumentParser(
         prog="theorycheck",

@@ -7,7 +7,6 @@ imported only when the command runs.
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
 
 from theorycheck.errors import TheorycheckError
@@ -31,9 +30,8 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
 
 def config_from_args(args: argparse.Namespace):
     """The experiment's Config: ``--quick`` presets first, then every option given explicitly."""
-    from theorycheck.cnn.experiment import Config, quick_config
+    from theorycheck.api import cnn_config
 
-    base = quick_config() if args.quick else Config()
     given = {}
     if args.optimizers is not None:
         given["optimizers"] = tuple(o.strip() for o in args.optimizers.split(","))
@@ -48,17 +46,15 @@ def config_from_args(args: argparse.Namespace):
             given[name] = v
     if args.batchnorm:
         given["batchnorm"] = True
-    return replace(base, dataset=args.dataset, **given).validate()
+    return cnn_config(quick=args.quick, dataset=args.dataset, **given)
 
 
 def run(args: argparse.Namespace) -> int:
+    from theorycheck.api import cnn
     from theorycheck.cli.checks import check_output_dir
-    from theorycheck.cnn import require_torch
+    from theorycheck.jsonio import emit
 
     check_output_dir(args.out, "--out")
-    require_torch()
-    from theorycheck.cnn.experiment import cnn
-    from theorycheck.jsonio import emit
 
     res = cnn(config_from_args(args), args.out)
     if args.json:

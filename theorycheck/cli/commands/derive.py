@@ -15,7 +15,7 @@ from theorycheck.vocabulary import LOSSES, PARAMETRISATIONS, REGRESSION_LOSSES, 
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck.derivation import derive
+    from theorycheck.api import derive
     from theorycheck.jsonio import emit
 
     res = derive(args.depth, args.optimizer, balanced=args.balanced, dim=args.dim, loss=args.loss,

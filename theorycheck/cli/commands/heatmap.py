@@ -20,11 +20,9 @@ from theorycheck.vocabulary import SWEEP_METHODS
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from theorycheck.api import heatmap
+    from theorycheck.api import heatmap, plot_heatmap, time_grid, visits
     from theorycheck.cli import checks
     from theorycheck.jsonio import emit
-    from theorycheck.report import plots
-    from theorycheck.sweep.grid import time_grid, visits
 
     if not (args.out or args.json or args.save):
         raise TheorycheckError("say what to write: --out FIGURE.png|svg, --json and/or --save PREFIX")
@@ -40,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     thr = res.meta["thresholds"]
     saved = [str(p) for p in res.save(args.save)] if args.save else None
     if args.out:
-        plots.save(plots.heatmap_figure(res), args.out)
+        plot_heatmap(res, args.out)
         res.outputs["out"] = args.out
     if args.json:
         emit(res.as_dict())

@@ -6,13 +6,18 @@ from __future__ import annotations
 import argparse
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.optimizers import GD
-from theorycheck.optimizers import get as get_optimizer
+from theorycheck.optimizers.registry import names
+from theorycheck.optimizers.registry import registered as get_optimizer
 
 
 def _sam(name: str) -> bool:
     """A SAM variant (an ascent step); gradient descent is always run, as the reference."""
     return get_optimizer(name).perturbs
+
+
+def _gd() -> str:
+    """The reference optimizer's name: the registered one without an ascent step."""
+    return next(n for n in names() if not _sam(n))
 
 
 def _floats(text: str, what: str) -> tuple[float, ...]:
@@ -23,11 +28,9 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
 
 
 def config_from_args(args: argparse.Namespace):
-    from dataclasses import replace
 
-    from theorycheck.images.experiment import Config, quick_config
+    from theorycheck.api import linear_images_config
 
-    base = quick_config() if args.quick else Config()
     given: dict = {"dataset": args.dataset, "progress": not args.json}
     if args.optimizers is not None:
         given["optimizers"] = tuple(o.strip() for o in args.optimizers.split(","))
@@ -44,7 +47,7 @@ def config_from_args(args: argparse.Namespace):
         v = getattr(args, name)
         if v is not None:
             given[name] = v
-    return replace(base, **given).validate()
+    return linear_images_config(quick=args.quick, **given)
 
 
 #: options of the single-task run that the class-pairs rule fixes itself (MNIST, raw, τ-flow, its α)
@@ -67,7 +70,7 @@ def _pairs(text: str) -> list[tuple[int, int]]:
 
 
 def run_pairs(args: argparse.Namespace) -> int:
-    from theorycheck.images.pairs import linear_images_pairs
+    from theorycheck.api import linear_images_pairs
     from theorycheck.jsonio import emit
 
     given = [n for n in _NOT_WITH_PAIRS if getattr(args, n) is not None] + (["no_margins"] if args.no_margins else [])
@@ -104,7 +107,7 @@ def _print_pairs(r: dict) -> None:
             a, b = row["classes"]
             if row.get("usable"):
                 print(f"  {op:8s} {a}/{b}: n = {row['n_train']}, α = {row['alpha']:.4g}, D = {row['difference']:+.4f} "
-                      f"(GD {row[GD.name]:.4f}, SAM {row['sam']:.4f}, matched loss {row['matched_loss']:.2e})")
+                      f"(GD {row[_gd()]:.4f}, SAM {row['sam']:.4f}, matched loss {row['matched_loss']:.2e})")
             else:
                 print(f"  {op:8s} {a}/{b}: left out — {row.get('why')}")
         ci = v.get("ci95")
@@ -116,7 +119,7 @@ def _print_pairs(r: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck.images.experiment import linear_images
+    from theorycheck.api import linear_images
     from theorycheck.jsonio import emit
 
     if args.pairs is not None:
@@ -164,7 +167,7 @@ def _print(r: dict) -> None:
     for c in r["comparisons"]:
         ml, mt = c["matched_loss"], c["matched_time"]
         print(f"  {c['optimizer']:8s} α={c['alpha']:<8.4g} {c['regime_name']:12s} matched loss {ml['level']:.2e}: "
-              f"{_f(ml['difference'], '{:+.4f}')} (GD {ml[GD.name]:.3f}, SAM {ml['sam']:.3f});  matched time "
+              f"{_f(ml['difference'], '{:+.4f}')} (GD {ml[_gd()]:.3f}, SAM {ml['sam']:.3f});  matched time "
               f"{mt['time']:.3g}: {_f(mt['difference'], '{:+.4f}')}")
     if r["figures"]:
         print("figures: " + ", ".join(r["figures"]))

@@ -7,7 +7,7 @@ import argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck.packs import list_packs
+    from theorycheck.api import list_packs
 
     rows = list_packs()
     if args.json:

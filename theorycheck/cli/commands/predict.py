@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from theorycheck.optimizers import names as optimizer_names
+from theorycheck.optimizers.registry import names as optimizer_names
 from theorycheck.vocabulary import LOSSES, REGRESSION_PARAMETRISATIONS
 
 
@@ -22,9 +22,9 @@ def _data(args):
 
 
 def run(args: argparse.Namespace) -> int:
+    from theorycheck.api import predict
     from theorycheck.errors import TheorycheckError
     from theorycheck.jsonio import emit
-    from theorycheck.packs import predict
 
     if args.depth < 1:
         raise TheorycheckError("--depth must be ≥ 1")

@@ -13,8 +13,8 @@ LEGEND = ("✓ verified symbolically   ≈ verified numerically only (sympy coul
 
 def run(args: argparse.Namespace) -> int:
     from theorycheck.api import prove
+    from theorycheck.api.calls import MARKS, StepStatus
     from theorycheck.jsonio import emit
-    from theorycheck.theorem import MARKS, StepStatus
     from theorycheck.vocabulary import counted
 
     def announce(theorem) -> None:  # progress on stderr: the whole run takes tens of seconds

@@ -14,13 +14,10 @@ def run(args: argparse.Namespace) -> int:
     from theorycheck.jsonio import emit
 
     if args.list:
-        import importlib
+        from theorycheck.api import list_experiments
 
-        from theorycheck import packs
-
-        for pack in packs.select(args.pack):
-            for name, mod in pack.experiments().items():
-                print(f"{name:18s} [{pack.name}] {importlib.import_module(mod).TITLE}")
+        for row in list_experiments(args.pack):
+            print(f"{row['name']:18s} [{row['pack']}] {row['title']}")
         return 0
 
     from theorycheck.cli.checks import check_output_dir

@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
                  steps=args.steps, rtol=args.rtol, progress=True)
     res = traj.as_dict()
     if args.plot:
-        from theorycheck.report.plots import plot_trajectory
+        from theorycheck.api import plot_trajectory
 
         plot_trajectory(traj, args.plot)
     if args.json:

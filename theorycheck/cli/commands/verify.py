@@ -7,10 +7,10 @@ import argparse
 import sys
 import textwrap
 
-from theorycheck.claims.claim import Verdict
 from theorycheck.vocabulary import PROFILES
 
-MARK = {Verdict.PROVED: "∎", Verdict.HOLDS: "✓", Verdict.FAILS: "✗", Verdict.INCONCLUSIVE: "?", Verdict.ERROR: "!"}
+#: a verdict's mark (a Verdict is its word)
+MARK = {"proved": "∎", "holds": "✓", "fails": "✗", "inconclusive": "?", "error": "!"}
 
 
 def _fmt_dev(v) -> str:
@@ -61,9 +61,9 @@ def _print_verdict(r, depth: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from theorycheck.api import claim_candidates as candidates
     from theorycheck.api import verify
     from theorycheck.jsonio import emit
-    from theorycheck.packs import candidates
 
     if args.list:
         for pack, c in candidates(args.pack):

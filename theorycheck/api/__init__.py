@@ -517,3 +517,23 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0, progress: boo
     from theorycheck.progress import input_reporter
 
     return run_one(claim, examples=examples, seed_=seed_, progress=input_reporter(progress))
+
+
+# the calls of the remaining commands (certificates, derivations, packs, image experiments, figures)
+from theorycheck.api.calls import (  # noqa: E402, F401
+    check_certificate,
+    claim_candidates,
+    cnn,
+    cnn_config,
+    derive,
+    linear_images,
+    linear_images_config,
+    linear_images_pairs,
+    list_experiments,
+    list_packs,
+    plot_heatmap,
+    plot_trajectory,
+    predict,
+    time_grid,
+    visits,
+)
