@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from theorycheck.predict import depth as dl
-from theorycheck.proved.decimals import common_digits
+from theorycheck.arith.decimals import common_digits
 from theorycheck.status import Fate
 from theorycheck.symbolic import forms as C
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from theorycheck.cli.main import main
 from theorycheck.predict import blowup as B
 from theorycheck.predict import depth as dl
-from theorycheck.proved.decimals import _fixed
+from theorycheck.arith.decimals import _fixed
 
 
 def _major_fastest_reference(z, rho, L):

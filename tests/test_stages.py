@@ -21,10 +21,10 @@ PACKAGE = "theorycheck"
 
 #: module prefix -> stage rank; a module imports only from its own rank or a lower one
 RANKS: dict[str, int] = {
-    # 0: words, enums, errors and plain data (no numerics)
+    # 0: words, enums, errors and plain data; arithmetic: numbers as typed, outward decimals, arb balls
     "theorycheck.vocabulary": 0, "theorycheck.status": 0, "theorycheck.errors": 0,
     "theorycheck.record": 0, "theorycheck.jsonio": 0, "theorycheck.progress": 0, "theorycheck.version": 0,
-    "theorycheck.outputs": 0, "theorycheck.markdown": 0, "theorycheck.strength": 0, "theorycheck.exact": 0,
+    "theorycheck.outputs": 0, "theorycheck.markdown": 0, "theorycheck.strength": 0, "theorycheck.arith": 0,
     # 1: a validated problem
     "theorycheck.setting": 1, "theorycheck.imagedata": 1, "theorycheck.pixel_task": 1,
     # 2: sympy: model, closed forms, compile (the only lambdify); the prover's steps and theorems

@@ -481,7 +481,7 @@ def _depth_lemmas(proof, setting: Setting):
 
 def _regime_map(setting: Setting, alpha_range, prove: bool, max_seconds: float):
     """The proved regime map of the exact range ``alpha_range`` for ``setting``'s example."""
-    from theorycheck.exact import exact_range
+    from theorycheck.arith.exact import exact_range
     from theorycheck.proved.regime_map import proved_regime_map
     from theorycheck.setting import exact_inputs
 

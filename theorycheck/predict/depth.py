@@ -174,7 +174,7 @@ def _run_dict(alpha: float, c: float | None, fate: Fate, time: float | None, ste
 
 def _check(lo: float, hi: float, runs: tuple[dict, dict], *, evaluations: int, method: str, arithmetic: str,
            stopped: str | None) -> tuple[float, str | None, dict]:
-    from theorycheck.proved.decimals import common_digits
+    from theorycheck.arith.decimals import common_digits
 
     digits, text = common_digits(lo, hi, 17)
     check = {"collapses": runs[0], "grows": runs[1], "arithmetic": arithmetic, "method": method,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from theorycheck.errors import ArgumentError, TheorycheckError
-from theorycheck.exact import INPUTS_KEYS
+from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.predict import thresholds as th
 from theorycheck.record import Keys, ListOf, OneOf, Record

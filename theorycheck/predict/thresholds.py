@@ -159,14 +159,14 @@ def _closed_form_arguments(name: str, zq: list[Fraction]) -> tuple | None:
 def closed_form_enclosure(name: str, z, rho, digits: int) -> dict | None:
     """The closed-form threshold ``name`` ("alpha_all_shrink" or "alpha_gd_like", the symbolic layer's
     expression) enclosed in ball arithmetic at the exact inputs ``z``, ``rho`` (what
-    :func:`theorycheck.exact.exact` reads: "0.1" is 1/10, a float its binary value): ``text`` (the
+    :func:`theorycheck.arith.exact.exact` reads: "0.1" is 1/10, a float its binary value): ``text`` (the
     significant digits, at most ``digits``, every point of the enclosure rounds to), ``digits`` (how many),
     ``enclosure`` ([lo, hi], outward decimals) and ``strength`` (proved). None when the threshold does not
     exist for z. The working precision is doubled until ``digits`` digits are common (at most 4 times: a value
     exactly at a rounding boundary keeps fewer)."""
-    from theorycheck.exact import exact, exact_vector
-    from theorycheck.proved.decimals import common_digits, lo_hi
-    from theorycheck.proved.validated import arb_context
+    from theorycheck.arith.exact import exact, exact_vector
+    from theorycheck.arith.decimals import common_digits, lo_hi
+    from theorycheck.arith.balls import arb_context
 
     ez, er = exact_vector(z, "z"), exact(rho, "rho")
     args = _closed_form_arguments(name, [e.value for e in ez])
@@ -369,14 +369,14 @@ def classify_collapse(z, alpha: float, rho: float, *, digits: int | None = None,
 
 
 def exact_scale_floats(z) -> tuple[np.ndarray, bool]:
-    """Floats with the α_c of the exact ``z`` (numbers :func:`theorycheck.exact.exact` reads): z itself when
+    """Floats with the α_c of the exact ``z`` (numbers :func:`theorycheck.arith.exact.exact` reads): z itself when
     its entries are binary numbers, else the primitive integer vector of z (α_c(c z) = α_c(z), so a decimal
     z = (0.52, 0.91, 1.77) is computed exactly as (52, 91, 177)); the flag says whether the floats are
     exact (False: no integer vector fits in 53 bits, and the floats are z rounded)."""
     import math
     from functools import reduce
 
-    from theorycheck.exact import exact_vector
+    from theorycheck.arith.exact import exact_vector
 
     zq = [e.value for e in exact_vector(z, "z")]
     if all(Fraction(float(v)) == v for v in zq):
@@ -394,7 +394,7 @@ def _mp_rho(rho):
     """ρ (a float, Fraction, Exact or decimal string) as an mpf at the current mpmath precision."""
     import mpmath as mp
 
-    from theorycheck.exact import exact
+    from theorycheck.arith.exact import exact
 
     q = exact(rho, "rho").value
     return mp.mpf(q.numerator) / q.denominator
@@ -451,7 +451,7 @@ def _scaled_threshold(r, rho, digits: int, exact_floats: bool) -> Threshold:
     """The Threshold of α_c(z, ρ) = ρ·α_c(z, 1) from the unit search ``r`` (:class:`collapse.AlphaC`)."""
     import mpmath as mp
 
-    from theorycheck.proved.decimals import common_digits, outward
+    from theorycheck.arith.decimals import common_digits, outward
 
     check = {"collapses": r.checks.get("collapses"), "grows": r.checks.get("grows"),
              "arithmetic": r.checks.get("arithmetic"), "method": r.method, "evaluations": r.evaluations,

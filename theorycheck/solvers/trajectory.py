@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.exact import INPUTS_KEYS
+from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.record import Keys, ListOf
 from theorycheck.status import Budget, Status
 from theorycheck.strength import KEYS as STRENGTH_KEYS
