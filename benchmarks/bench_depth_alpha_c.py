@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from theorycheck.predict import depth as dl
 from theorycheck.arith.decimals import common_digits
+from theorycheck.predict import depth as dl
 from theorycheck.status import Fate
 from theorycheck.symbolic import forms as C
 

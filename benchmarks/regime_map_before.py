@@ -35,11 +35,11 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from theorycheck.errors import TheorycheckError
 from theorycheck.arith.decimals import down as _down
 from theorycheck.arith.decimals import exact_decimal as _dec
 from theorycheck.arith.decimals import scaled as _scaled
 from theorycheck.arith.decimals import up as _up
+from theorycheck.errors import TheorycheckError
 from theorycheck.status import Budget
 
 __all__ = ["Piece", "RegimeMap", "regime_map", "parse_alpha_range"]

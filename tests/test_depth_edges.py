@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from theorycheck.arith.decimals import _fixed
 from theorycheck.cli.main import main
 from theorycheck.predict import blowup as B
 from theorycheck.predict import depth as dl
-from theorycheck.arith.decimals import _fixed
 
 
 def _major_fastest_reference(z, rho, L):

@@ -93,8 +93,8 @@ def test_cli_json_depth4_has_13_digits(capsys):
 def test_float_bracket_inside_the_proved_one(z, L, digits):
     """The proved bracket (validated integration from the ends of the same float search) contains the float bracket,
     and the float bracket has the proved digits (12 asked, for depth 4 and 6)."""
-    from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
     from theorycheck.arith.decimals import common_digits
+    from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
 
     t = dl.collapse_threshold(z, 1.0, L)
     lo, hi = _bracket(t)

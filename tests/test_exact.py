@@ -6,8 +6,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from theorycheck.errors import SettingError
 from theorycheck.arith.exact import decimal_text, exact, exact_vector
+from theorycheck.errors import SettingError
 
 
 def test_decimals_are_rationals_and_floats_are_binary():

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from theorycheck.errors import NotSeparableError, SettingError
 from theorycheck.arith.exact import Exact, ExactInputs, exact, exact_vector, representable
+from theorycheck.errors import NotSeparableError, SettingError
 from theorycheck.optimizers.registry import default_for
 from theorycheck.vocabulary import (
     REGRESSION_PARAMETRISATIONS,

@@ -19,9 +19,9 @@ import time
 
 import numpy as np
 
+from theorycheck.arith.decimals import common_digits
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import SAM_L2
-from theorycheck.arith.decimals import common_digits
 from theorycheck.status import Fate
 from theorycheck.strength import float_check, not_decided
 from theorycheck.symbolic import forms as C

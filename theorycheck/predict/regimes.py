@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.arith.exact import INPUTS_KEYS
+from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.predict import thresholds as th
 from theorycheck.record import Keys, ListOf, OneOf, Record

@@ -164,9 +164,9 @@ def closed_form_enclosure(name: str, z, rho, digits: int) -> dict | None:
     ``enclosure`` ([lo, hi], outward decimals) and ``strength`` (proved). None when the threshold does not
     exist for z. The working precision is doubled until ``digits`` digits are common (at most 4 times: a value
     exactly at a rounding boundary keeps fewer)."""
-    from theorycheck.arith.exact import exact, exact_vector
-    from theorycheck.arith.decimals import common_digits, lo_hi
     from theorycheck.arith.balls import arb_context
+    from theorycheck.arith.decimals import common_digits, lo_hi
+    from theorycheck.arith.exact import exact, exact_vector
 
     ez, er = exact_vector(z, "z"), exact(rho, "rho")
     args = _closed_form_arguments(name, [e.value for e in ez])

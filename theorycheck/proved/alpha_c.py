@@ -34,11 +34,11 @@ from functools import lru_cache
 
 import mpmath as mp
 
-from theorycheck.errors import TheorycheckError
-from theorycheck.arith.exact import ExactInputs, exact, exact_vector
-from theorycheck.proved.bracket import FateProof, ProvedAlphaC, assemble, bracket_ends
-from theorycheck.arith.decimals import down, up
 from theorycheck.arith.balls import arb_context, ball_text
+from theorycheck.arith.decimals import down, up
+from theorycheck.arith.exact import ExactInputs, exact, exact_vector
+from theorycheck.errors import TheorycheckError
+from theorycheck.proved.bracket import FateProof, ProvedAlphaC, assemble, bracket_ends
 from theorycheck.proved.validated import integrate
 from theorycheck.status import Budget, Status
 

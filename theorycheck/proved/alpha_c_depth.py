@@ -20,12 +20,12 @@ from functools import lru_cache
 import mpmath as mp
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
+from theorycheck.arith.balls import arb_context, ball_text
+from theorycheck.arith.decimals import common_digits, outward
 from theorycheck.arith.exact import exact, exact_vector
+from theorycheck.errors import TheorycheckError
 from theorycheck.predict.blowup import c_bracket
 from theorycheck.proved.bracket import FateProof, ProvedAlphaC
-from theorycheck.arith.decimals import common_digits, outward
-from theorycheck.arith.balls import arb_context, ball_text
 from theorycheck.proved.validated import integrate
 from theorycheck.status import Budget, Status
 

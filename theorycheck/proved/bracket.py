@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from theorycheck.arith.exact import ExactInputs
 from theorycheck.arith.decimals import common_digits, outward
+from theorycheck.arith.exact import ExactInputs
 from theorycheck.strength import Kind, Strength, not_decided, proved
 
 __all__ = ["FateProof", "ProvedAlphaC", "assemble", "bracket_ends", "lemma_strengths", "resting_strength"]

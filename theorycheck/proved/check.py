@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from theorycheck.errors import TheorycheckError
 from theorycheck.arith.exact import INPUTS_KEYS
+from theorycheck.errors import TheorycheckError
 from theorycheck.record import Keys
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, not_decided

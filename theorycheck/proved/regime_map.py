@@ -43,14 +43,14 @@ from functools import lru_cache
 
 import sympy as sp
 
-from theorycheck.errors import TheorycheckError
-from theorycheck.arith.exact import INPUTS_KEYS
-from theorycheck.optimizers import SAM_L2
-from theorycheck.optimizers import get as get_optimizer
 from theorycheck.arith.decimals import down as _down
 from theorycheck.arith.decimals import exact_decimal as _dec
 from theorycheck.arith.decimals import scaled as _scaled
 from theorycheck.arith.decimals import up as _up
+from theorycheck.arith.exact import INPUTS_KEYS
+from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import SAM_L2
+from theorycheck.optimizers import get as get_optimizer
 from theorycheck.record import Keys, ListOf
 from theorycheck.status import Budget
 from theorycheck.strength import KEYS as STRENGTH_KEYS

@@ -13,10 +13,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from theorycheck.errors import TheorycheckError
-from theorycheck.arith.exact import exact
-from theorycheck.optimizers import get as get_optimizer
 from theorycheck.arith.decimals import down, fraction_of, lo_hi, scaled, up
+from theorycheck.arith.exact import exact
+from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import get as get_optimizer
 from theorycheck.solvers.trajectory import PROVED_KEYS
 from theorycheck.strength import Kind
 
