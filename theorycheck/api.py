@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from theorycheck.solvers.trajectory import Trajectory
     from theorycheck.sweep.result import SweepResult
     from theorycheck.sweep.run import RunOptions
-    from theorycheck.theorem import ProveResult, Theorem
+    from theorycheck.symbolic.theorem import ProveResult, Theorem
 
 __all__ = ["DEFAULT_T_MAX", "MaxMarginResult", "ReproduceResult", "SettingSummary", "TrajectoryProof", "describe",
            "heatmap", "max_margin", "prove", "prove_trajectory", "reproduce", "run_claim", "solve", "thresholds",
@@ -303,7 +303,7 @@ def prove(keys: Iterable[str] | str | None = None, *, pack: str | None = None,
     from time import perf_counter
 
     from theorycheck import packs
-    from theorycheck.theorem import ProveResult
+    from theorycheck.symbolic.theorem import ProveResult
 
     owner: dict[str, str] = {}
     theorems: dict[str, Theorem] = {}

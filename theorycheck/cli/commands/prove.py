@@ -14,7 +14,7 @@ LEGEND = ("✓ verified symbolically   ≈ verified numerically only (sympy coul
 def run(args: argparse.Namespace) -> int:
     from theorycheck.api import prove
     from theorycheck.jsonio import emit
-    from theorycheck.theorem import MARKS, StepStatus
+    from theorycheck.symbolic.theorem import MARKS, StepStatus
     from theorycheck.vocabulary import counted
 
     def announce(theorem) -> None:  # progress on stderr: the whole run takes tens of seconds
