@@ -280,7 +280,7 @@ def test_api_thresholds_takes_the_setting_whole():
 
     from theorycheck.predict import regimes
 
-    assert list(inspect.signature(regimes.thresholds).parameters)[0] == "setting"
+    assert list(inspect.signature(regimes.float_thresholds).parameters)[0] == "setting"
     tree = _source("theorycheck/api.py")
     fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "thresholds")
     call = next(n for n in ast.walk(fn) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "floating")
