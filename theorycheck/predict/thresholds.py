@@ -195,11 +195,6 @@ def closed_form_text(name: str, z, rho, digits: int) -> str | None:
     return None if enc is None else enc["text"]
 
 
-def initial_norm(z, alpha: float) -> float:
-    """N0 = α √2 ‖z‖₂ (C5), compiled from closed_forms."""
-    return float(C.initial_norm()(alpha, float(np.linalg.norm(z))))
-
-
 def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
     """dθ_j/dτ at τ = 0: z_j (1 − ρ z_j / N0) (C4/C5), evaluated as s·(z_j/s)(1 − ρ (z_j/s)/N0(z/s))
     with s = max|z| so that no intermediate overflows (the rate is homogeneous of degree 1 in z)."""
@@ -208,7 +203,7 @@ def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
     u = z / s
     f = C.l2_log_rate()
     with np.errstate(over="ignore"):
-        r = s * np.asarray(f(u, initial_norm(u, alpha), rho), dtype=float)
+        r = s * np.asarray(f(u, C.initial_norm()(alpha, float(np.linalg.norm(u))), rho), dtype=float)
     if not np.all(np.isfinite(r)):
         raise TheorycheckError("the initial rates overflow float64 for this z (|z| · ρ/α beyond 1e308): rescale z")
     return r
@@ -237,7 +232,7 @@ def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
     of the blow-up score z_j (α_j − ρ)^(L−2) (C3). No α_j > ρ: even L → ∝ 1[α_j = ρ] (the
     others reach 0 and slide; 0 when every α_j < ρ); odd L ≥ 3 → ∝ 1 (every u_j tends to ρ).
 
-    Scores and weights are the compiled closed forms (:func:`compile.linf_limit`), evaluated
+    Scores and weights are the compiled closed forms (:func:`theorycheck.symbolic.forms.linf_limit`), evaluated
     in log space on z/max z and (α_j − ρ)/max_j(α_j − ρ): the direction does not depend on the
     scale of z or of (α, ρ). Maximisers are decided exactly (the score is a polynomial in the
     float inputs, compared in rational arithmetic): a 1-ulp gap in z is a gap, as it is for the
