@@ -283,7 +283,7 @@ def test_api_thresholds_takes_the_setting_whole():
     assert list(inspect.signature(regimes.float_thresholds).parameters)[0] == "setting"
     tree = _source("theorycheck/api.py")
     fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "thresholds")
-    call = next(n for n in ast.walk(fn) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "floating")
+    call = next(n for n in ast.walk(fn) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "float_thresholds")
     assert isinstance(call.args[0], ast.Name) and call.args[0].id == "setting"
 
 
