@@ -1,5 +1,5 @@
 """α_c(L) at even L ≥ 4 in floating point: the bisection in c on the ratio reduction blown up at r = 1 (new,
-predict/blowup.py through predict/depth.collapse_threshold) against the previous bisection in ln α on the flow in
+predict/blowup.py through predict/depth.depth_collapse_threshold) against the previous bisection in ln α on the flow in
 θ = ln u (the baseline, rebuilt here from ``predict.depth.classify`` with the previous horizon 2000·α^(2−L) per
 trial, now under a step budget instead of seconds), in the same process: significant digits of the checked
 bracket, integrations, DOP853 steps, CPU seconds.
@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
+from theorycheck.arith.decimals import common_digits
 from theorycheck.predict import depth as dl
-from theorycheck.proved.decimals import common_digits
 from theorycheck.status import Fate
 from theorycheck.symbolic import forms as C
 
@@ -71,14 +71,14 @@ def main() -> None:
     a = ap.parse_args()
     L = a.L
     load = os.getloadavg()[0]
-    _, t_cold = _timed(lambda: dl.collapse_threshold(CASES[0], 1.0, L))  # compile both systems once
+    _, t_cold = _timed(lambda: dl.depth_collapse_threshold(CASES[0], 1.0, L))  # compile both systems once
     dl.classify(CASES[0], 0.25, 1.0, L, max_steps=10)
     rows = []
     for z in CASES:
         (blo, bhi, bev, bst, bstop), c_old = _timed(lambda z=z: baseline(z, 1.0, L))
         (llo, lhi, lev, lst, lstop), c_long = _timed(lambda z=z: baseline(z, 1.0, L, horizon=1e30))
         Dlong, _ = common_digits(llo, lhi, 17)
-        t, c_new = _timed(lambda z=z: dl.collapse_threshold(z, 1.0, L))
+        t, c_new = _timed(lambda z=z: dl.depth_collapse_threshold(z, 1.0, L))
         ch = t["check"]
         nsteps = ch["collapses"]["steps"] + ch["grows"]["steps"]
         Dold, _ = common_digits(blo, bhi, 17)

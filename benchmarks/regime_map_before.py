@@ -35,11 +35,11 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
+from theorycheck.arith.decimals import down as _down
+from theorycheck.arith.decimals import exact_decimal as _dec
+from theorycheck.arith.decimals import scaled as _scaled
+from theorycheck.arith.decimals import up as _up
 from theorycheck.errors import TheorycheckError
-from theorycheck.proved.decimals import down as _down
-from theorycheck.proved.decimals import exact_decimal as _dec
-from theorycheck.proved.decimals import scaled as _scaled
-from theorycheck.proved.decimals import up as _up
 from theorycheck.status import Budget
 
 __all__ = ["Piece", "RegimeMap", "regime_map", "parse_alpha_range"]
@@ -182,7 +182,7 @@ class _Forms:
         return [self.rho * v[0], self.rho * v[-1]] + [self.rho * (a + b) for a, b in zip(v, v[1:])]
 
     def balls(self):
-        from theorycheck.proved.validated import to_ball
+        from theorycheck.arith.balls import to_ball
 
         zb = [to_ball(v) for v in self.z]
         rb = to_ball(self.rho)
@@ -228,7 +228,8 @@ def _decide(F: _Forms, lo: Fraction, hi: Fraction, max_seconds: float, order: in
     (τ/s, N·s), as the piece's switch times are after :func:`_rescale_times`."""
     from flint import arb
 
-    from theorycheck.proved.validated import arb_context, integrate, interval
+    from theorycheck.arith.balls import arb_context, interval
+    from theorycheck.proved.validated import integrate
 
     with arb_context(prec=prec):
         zb, rb, levels = F.balls()

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from theorycheck.arith.decimals import _fixed
 from theorycheck.cli.main import main
 from theorycheck.predict import blowup as B
 from theorycheck.predict import depth as dl
-from theorycheck.proved.decimals import _fixed
 
 
 def _major_fastest_reference(z, rho, L):
@@ -57,9 +57,9 @@ def test_the_equilibrium_is_finite_and_right_where_its_intermediates_overflow(z,
 
 def test_rho_zero_is_gd_at_every_depth():
     assert dl.equilibrium(np.array([1.0, 2.0]), 0.0, 4) is None
-    t = dl.collapse_threshold([1.0, 2.0, 3.0], 0.0, 4)
+    t = dl.depth_collapse_threshold([1.0, 2.0, 3.0], 0.0, 4)
     assert t["value"] == 0.0 and t["strength"]["kind"] == "proved"
-    odd = dl.thresholds([1.0, 2.0, 3.0], 0.0, 3)
+    odd = dl.depth_thresholds([1.0, 2.0, 3.0], 0.0, 3)
     assert odd["small_alpha_evidence"] == [] and odd["alpha_collapse"]["value"] is None
 
 
@@ -76,7 +76,7 @@ def test_the_blown_up_start_does_not_overflow():
 
 @pytest.mark.parametrize("z", [(1.0, 1e-100), (1.0, 1e-150)])
 def test_z_spanning_too_many_orders_for_float64_is_not_decided_and_says_why(z):
-    t = dl.collapse_threshold(list(z), 1.0, 4)
+    t = dl.depth_collapse_threshold(list(z), 1.0, 4)
     assert t["value"] is None and t["strength"]["kind"] == "not decided"
     assert "not finite in float64" in t["strength"]["because"]
 

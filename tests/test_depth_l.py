@@ -86,10 +86,10 @@ def test_initial_rates_match_the_field(L):
 
 def test_depth_2_reduces_to_c5():
     z = [1.0, 2.0, 3.0]
-    assert dl.collapse_threshold(z, 1.0, 2)["value"] == pytest.approx(th.collapse_threshold(z, 1.0).value, rel=1e-9)
+    assert dl.depth_collapse_threshold(z, 1.0, 2)["value"] == pytest.approx(th.collapse_threshold(z, 1.0).value, rel=1e-9)
     a, _ = dl.major_fastest_alpha(z, 1.0, 2)
     assert a == pytest.approx(th.alpha_gd_like(z, 1.0).value, rel=1e-12)
-    t = dl.thresholds(z, 1.0, 2)
+    t = dl.depth_thresholds(z, 1.0, 2)
     assert t["alpha_all_shrink"]["value"] == pytest.approx(th.alpha_all_shrink(z, 1.0).value, rel=1e-14)
 
 
@@ -104,19 +104,19 @@ def test_major_fastest_alpha_defining_property(L):
 
 
 def test_depth4_collapse_threshold_checked_both_sides():
-    t = dl.collapse_threshold([1.0, 2.0, 3.0], 1.0, 4)
+    t = dl.depth_collapse_threshold([1.0, 2.0, 3.0], 1.0, 4)
     check = t["check"]
     lo, hi = check["collapses"]["alpha"], check["grows"]["alpha"]
     assert check["collapses"]["outcome"] == "collapse" and check["grows"]["outcome"] == "growth"
     assert lo < t["value"] < hi and hi / lo - 1 <= 1e-13 and check["stopped"] is None
-    assert dl.thresholds([1.0, 2.0, 3.0], 1.0, 4)["alpha_all_shrink"]["value"] < lo
+    assert dl.depth_thresholds([1.0, 2.0, 3.0], 1.0, 4)["alpha_all_shrink"]["value"] < lo
     # independent: the u-space flow collapses just below the bracket and blows up just above it
     assert u_space_fate([1, 2, 3], 4, lo * (1 - 1e-2), t_max=5000)[0] == "collapse"
     assert u_space_fate([1, 2, 3], 4, hi * (1 + 1e-2), t_max=5000)[0] == "blowup"
 
 
 def test_odd_depth_has_no_collapse_threshold():
-    t = dl.thresholds([1.0, 2.0, 3.0], 1.0, 3)
+    t = dl.depth_thresholds([1.0, 2.0, 3.0], 1.0, 3)
     assert t["alpha_collapse"]["value"] is None and t["alpha_all_shrink"]["value"] is None
     assert all(e["stopped_because"] == "blowup" and not e["collapsed"] for e in t["small_alpha_evidence"])
     # u nondecreasing: the odd-L field is z_j times an even power

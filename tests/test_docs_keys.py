@@ -29,7 +29,7 @@ from theorycheck.record import Keys
 ROOTS = {
     "setting": ["theorycheck.api:SettingSummary"],
     "derive": ["theorycheck.derivation:Derivation", "theorycheck.derivation:RegressionDerivation"],
-    "prove": ["theorycheck.theorem:ProveResult"],
+    "prove": ["theorycheck.symbolic.theorem:ProveResult"],
     "verify": ["theorycheck.claims.runner:VerifyResult"],
     "thresholds": ["theorycheck.predict.regimes:ThresholdsResult", "theorycheck.proved.regime_map:RegimeMap"],
     "check-certificate": ["theorycheck.proved.certificate:CertificateCheck"],
@@ -167,7 +167,7 @@ FAST = {
     "setting-data": ("setting --data {tmp}/two.csv --depth 3 --json", "theorycheck.api:SettingSummary"),
     "derive": ("derive --depth 2 --dim 2 --format json", "theorycheck.derivation:Derivation"),
     "derive-pm": ("derive --param pm --loss squared --depth 2 --format json", "theorycheck.derivation:RegressionDerivation"),
-    "prove": ("prove --only C6 --json", "theorycheck.theorem:ProveResult"),
+    "prove": ("prove --only C6 --json", "theorycheck.symbolic.theorem:ProveResult"),
     "verify": ("verify --claims C6.gd --examples 1 --json {out}", "theorycheck.claims.runner:VerifyResult"),
     "verify-inconclusive": ("verify --claims docs.undecided --json {out}", "theorycheck.claims.runner:VerifyResult"),
     "thresholds": ("thresholds --z 1,2,3 --rho 1 --alpha 0.5 --json", "theorycheck.predict.regimes:ThresholdsResult"),

@@ -6,8 +6,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from theorycheck.arith.exact import decimal_text, exact, exact_vector
 from theorycheck.errors import SettingError
-from theorycheck.exact import decimal_text, exact, exact_vector
 
 
 def test_decimals_are_rationals_and_floats_are_binary():
@@ -74,7 +74,7 @@ def test_setting_refuses_numbers_that_float64_cannot_hold():
 
 
 def test_exact_range():
-    from theorycheck.exact import exact_range
+    from theorycheck.arith.exact import exact_range
 
     a, b = exact_range("0.4:0.44")
     assert (a.value, b.value) == (Fraction(2, 5), Fraction(11, 25))

@@ -67,7 +67,7 @@ def test_the_float_bracket_of_the_old_code_misses_the_decimal_alpha_c():
 def test_balls_contain_the_typed_decimals_and_not_their_floats():
     from flint import fmpq
 
-    from theorycheck.proved.validated import arb_context
+    from theorycheck.arith.balls import arb_context
 
     pr = L2Prover("0.52,0.91,1.77", "0.29", 20)
     with arb_context(prec=pr.prec):
@@ -280,17 +280,17 @@ def test_api_thresholds_takes_the_setting_whole():
 
     from theorycheck.predict import regimes
 
-    assert list(inspect.signature(regimes.thresholds).parameters)[0] == "setting"
+    assert list(inspect.signature(regimes.float_thresholds).parameters)[0] == "setting"
     tree = _source("theorycheck/api.py")
     fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "thresholds")
-    call = next(n for n in ast.walk(fn) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "floating")
+    call = next(n for n in ast.walk(fn) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "float_thresholds")
     assert isinstance(call.args[0], ast.Name) and call.args[0].id == "setting"
 
 
 # ---------------------------------------------------------------- the proved stage's organisation
-MINE = ["theorycheck/exact.py", "theorycheck/setting.py", "theorycheck/api.py", "theorycheck/predict/regimes.py",
+MINE = ["theorycheck/arith/exact.py", "theorycheck/setting.py", "theorycheck/api.py", "theorycheck/predict/regimes.py",
         "theorycheck/predict/thresholds.py", "theorycheck/predict/collapse.py", "theorycheck/predict/dataset.py",
-        "theorycheck/proved/alpha_c.py", "theorycheck/proved/decimals.py", "theorycheck/proved/bracket.py",
+        "theorycheck/proved/alpha_c.py", "theorycheck/arith/decimals.py", "theorycheck/proved/bracket.py",
         "theorycheck/proved/trajectory.py", "theorycheck/proved/boxes.py", "theorycheck/cli/commands/thresholds.py",
         "theorycheck/cli/commands/trajectory.py", "theorycheck/cli/arguments.py"]
 
@@ -315,7 +315,7 @@ def test_one_module_rounds_decimals_outwards_and_counts_common_digits():
             if isinstance(n, ast.FunctionDef) and n.name in ("common_digits", "_certified_digits", "_decimal",
                                                              "_rounded", "outward"):
                 defs.setdefault(n.name, []).append(path.relative_to(ROOT).as_posix())
-    assert all(v == ["theorycheck/proved/decimals.py"] for v in defs.values()), defs
+    assert all(v == ["theorycheck/arith/decimals.py"] for v in defs.values()), defs
     assert "sqrt(2)" not in (ROOT / "theorycheck/proved/alpha_c.py").read_text(encoding="utf-8")  # from symbolic/
 
 
@@ -323,7 +323,7 @@ def test_decimals_round_outwards_in_exact_arithmetic():
     import mpmath as mp
     from flint import arb
 
-    from theorycheck.proved.decimals import common_digits, lo_hi, outward
+    from theorycheck.arith.decimals import common_digits, lo_hi, outward
 
     third = Fraction(1, 3)
     assert outward(third, 5, "down") == "0.33333" and outward(third, 5, "up") == "0.33334"

@@ -81,8 +81,8 @@ def test_kernel_per_member_rho_and_stop_on_safe():
 def test_collapse_threshold_is_the_same_on_both_array_backends():
     z = np.arange(1.0, 7.0)
     rhos = np.array([0.5, 1.0, 2.0])
-    a = S.collapse_threshold(z, rhos, opts=S.RunOptions(array_backend="numpy"), backend="serial", progress=False)
-    b = S.collapse_threshold(z, rhos, opts=S.RunOptions(array_backend="numba"), backend="serial", progress=False)
+    a = S.collapse_threshold_per_rho(z, rhos, opts=S.RunOptions(array_backend="numpy"), backend="serial", progress=False)
+    b = S.collapse_threshold_per_rho(z, rhos, opts=S.RunOptions(array_backend="numba"), backend="serial", progress=False)
     np.testing.assert_allclose(b["alpha_c"], a["alpha_c"], rtol=1e-12)
     # α_c = 0.31948487657496… ρ (certified on both sides; the batched float64 bisection gave 0.3194848776,
     # which an independent DOP853 integration of the full flow refutes: α = 0.3194848770 already grows)

@@ -8,7 +8,7 @@ from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import lemma_proofs as lp
 from theorycheck.symbolic import systems as S
 from theorycheck.symbolic.lemmas import strength
-from theorycheck.theorem import REFUTED, VERIFIED
+from theorycheck.symbolic.theorem import REFUTED, VERIFIED
 
 
 @pytest.mark.parametrize("depth", [4, 6, 8])

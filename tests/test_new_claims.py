@@ -62,7 +62,7 @@ def test_dataset_threshold_reduces_to_one_example_and_brackets_the_fates(tmp_pat
     from theorycheck.predict import dataset as ds
 
     # one example as a data set (real time): the bracket from full integrations contains the certified α_c
-    r = ds.collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=1e-5)
+    r = ds.dataset_collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=1e-5)
     lo, hi = r["evidence"]["collapses"]["alpha"], r["evidence"]["trains"]["alpha"]
     assert lo <= th.collapse_threshold([1.0, 2.0, 3.0], 1.0).value <= hi and r["strength"]["kind"] == "floating-point check"
     f = tmp_path / "d.csv"

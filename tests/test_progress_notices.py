@@ -13,11 +13,11 @@ import pytest
 def test_dataset_alpha_c_draws_a_progress_bar(capsys):
     from theorycheck.predict import dataset as ds
 
-    r = ds.collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=0.3, alpha_range=(0.1, 1.0), progress=True)
+    r = ds.dataset_collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=0.3, alpha_range=(0.1, 1.0), progress=True)
     err = capsys.readouterr().err
     assert r["value"] is not None and r["evidence"]["relative_width"] <= 0.3
     assert err.startswith("\ralpha_c(Z): integrations [") and "100.0%" in err and err.endswith("\n")
-    ds.collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=0.3, alpha_range=(0.1, 1.0), progress=False)
+    ds.dataset_collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=0.3, alpha_range=(0.1, 1.0), progress=False)
     assert capsys.readouterr().err == ""
 
 

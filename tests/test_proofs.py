@@ -10,7 +10,7 @@ from theorycheck.proofs.minor_first.theorems import theorems
 from theorycheck.api import prove
 from theorycheck.errors import TheorycheckError
 from theorycheck.symbolic import forms as tc
-from theorycheck.theorem import ERROR, INCOMPLETE, NUMERIC, REFUTED, VERIFIED, Fact, Identity, verified
+from theorycheck.symbolic.theorem import ERROR, INCOMPLETE, NUMERIC, REFUTED, VERIFIED, Fact, Identity, verified
 
 
 @pytest.fixture(scope="module")

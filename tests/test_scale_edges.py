@@ -145,18 +145,18 @@ def test_l2_max_margin_at_extreme_scales_is_consistent(Z):
 @pytest.mark.parametrize("alpha, regime", [(0.4082482904638631, 3), (0.40824829046386296, 1), (0.3, 1)])
 def test_thresholds_with_all_z_equal_decide_the_fate_exactly(alpha, regime):
     # α_c = 1/√6 in closed form (no certified bracket): reading the bracket crashed for every α
-    from theorycheck.predict.regimes import thresholds
+    from theorycheck.predict.regimes import float_thresholds
 
-    d = thresholds(tc.Setting.from_z([2.0, 2.0, 2.0], rho=1.0, alpha=alpha), place=True).as_dict()
+    d = float_thresholds(tc.Setting.from_z([2.0, 2.0, 2.0], rho=1.0, alpha=alpha), place=True).as_dict()
     assert d["regime"] == regime
     assert d["collapsed"] == (regime == 1) and "warning" not in d
 
 
 def test_thresholds_at_the_exact_saddle_say_so():
-    from theorycheck.predict.regimes import thresholds
+    from theorycheck.predict.regimes import float_thresholds
     from theorycheck.predict.thresholds import initial_norm_sign
 
-    d = thresholds(tc.Setting.from_z([1.0, 1.0], rho=1.0, alpha=0.5), place=True).as_dict()  # N0 = 0.5·√2·√2 = 1 = ρ z exactly
+    d = float_thresholds(tc.Setting.from_z([1.0, 1.0], rho=1.0, alpha=0.5), place=True).as_dict()  # N0 = 0.5·√2·√2 = 1 = ρ z exactly
     assert d["regime"] is None and d["regime_name"].startswith("at the saddle") and not d["collapsed"]
     for s in (1e-300, 1.0, 1e300):  # homogeneous: the same at every scale of z and ρ
         assert initial_norm_sign([s, s], 0.5, 1.0, s) == 0
@@ -255,13 +255,13 @@ def test_singular_times_end_the_run():
 def test_thresholds_default_horizon_never_overflows():
     import warnings
 
-    from theorycheck.predict.regimes import MAX_DEFAULT_HORIZON, default_horizon, thresholds
+    from theorycheck.predict.regimes import MAX_DEFAULT_HORIZON, default_horizon, float_thresholds
 
     assert default_horizon(np.array([4.0, 2.0])) == 20.0
     assert default_horizon(np.array([4.0, 1e-310])) == MAX_DEFAULT_HORIZON  # 40/1e-310 overflowed to inf
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        d = thresholds(tc.Setting.from_z([4, 1e-310, 3, 1], rho=2.622, alpha=[0.5, 3, 1.5, 2.18], optimizer="sam-linf",
+        d = float_thresholds(tc.Setting.from_z([4, 1e-310, 3, 1], rho=2.622, alpha=[0.5, 3, 1.5, 2.18], optimizer="sam-linf",
                                       depth=3)).as_dict()
     assert d["predicted_index"] == 2 and d["blowup_times"][1] is None  # τ₂* ≈ 2.6e310: beyond float64
     assert d["blowup_times"][0] is None and d["final_index"] == 2

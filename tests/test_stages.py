@@ -5,7 +5,9 @@ Every ``.py`` under ``theorycheck/``, ``proofs/`` and ``numerics/`` (installed a
 functions, ``import x``, ``from x import y``, relative imports resolved, and
 ``importlib.import_module("literal")``. Each module has a stage rank (:data:`RANKS`, longest
 prefix wins); an import of a module of a later stage fails the test, and so does any import
-cycle between modules (the offending ``file:line`` is reported).
+cycle between modules, and any pair of top-level units of one stage (``theorycheck.X``: a subpackage or
+a module) that import each other both ways, even without a module cycle — an arrow back up (the
+offending ``file:line`` is reported).
 """
 
 from __future__ import annotations
@@ -21,14 +23,15 @@ PACKAGE = "theorycheck"
 
 #: module prefix -> stage rank; a module imports only from its own rank or a lower one
 RANKS: dict[str, int] = {
-    # 0: words, enums, errors and plain data (no numerics)
+    # 0: words, enums, errors and plain data; arithmetic: numbers as typed, outward decimals, arb balls
     "theorycheck.vocabulary": 0, "theorycheck.status": 0, "theorycheck.errors": 0,
     "theorycheck.record": 0, "theorycheck.jsonio": 0, "theorycheck.progress": 0, "theorycheck.version": 0,
-    "theorycheck.outputs": 0, "theorycheck.markdown": 0, "theorycheck.strength": 0, "theorycheck.exact": 0,
+    "theorycheck.outputs": 0, "theorycheck.markdown": 0, "theorycheck.strength": 0, "theorycheck.arith": 0,
     # 1: a validated problem
     "theorycheck.setting": 1, "theorycheck.imagedata": 1, "theorycheck.pixel_task": 1,
     # 2: sympy: model, closed forms, compile (the only lambdify); the prover's steps and theorems
-    "theorycheck.symbolic": 2, "theorycheck.theorem": 2,
+    # (symbolic.theorem: above the compiler, below the lemma proofs)
+    "theorycheck.symbolic": 2,
     # 3: one object per optimizer; their registry's table is plain words (rank 0), so that a Setting
     # and the symbolic layer check and resolve names (the package's __init__ fills it on import)
     "theorycheck.optimizers": 3, "theorycheck.optimizers.registry": 0,
@@ -227,6 +230,30 @@ def cycles(found: list[Import]) -> list[str]:
     return out
 
 
+def unit(module: str, package: str = PACKAGE) -> str:
+    """The top-level unit of a module: ``package.X`` for ``package.X.Y...`` (the package itself for its
+    ``__init__``)."""
+    return ".".join(module.split(".")[:2]) if module.startswith(package + ".") else module
+
+
+def both_ways(found: list[Import], ranks: dict[str, int] = RANKS, package: str = PACKAGE) -> list[str]:
+    """One line per pair of distinct top-level units of the same stage that import each other in both
+    directions (each direction's first file:line): the stage table orders units, so one of the two
+    imports runs back up even when no module cycle closes."""
+    edges: dict[tuple[str, str], Import] = {}
+    for imp in found:
+        a, b = unit(imp.source, package), unit(imp.target, package)
+        if package not in (a, b) and a != b:
+            edges.setdefault((a, b), imp)
+    bad = []
+    for (a, b), imp in sorted(edges.items()):
+        back = edges.get((b, a))
+        if a < b and back is not None and rank(a, ranks) == rank(b, ranks):
+            bad.append(f"{a} <-> {b} (stage {rank(a, ranks)}): {imp.where()} {imp.source} -> {imp.target} | "
+                       f"{back.where()} {back.source} -> {back.target}")
+    return bad
+
+
 def test_every_module_has_a_stage():
     assert unmapped(modules()) == []
 
@@ -246,6 +273,11 @@ def test_no_import_by_a_computed_name_below_the_packs():
 
 def test_no_import_cycle():
     bad = cycles(imports())
+    assert bad == [], "\n" + "\n".join(bad)
+
+
+def test_no_two_units_of_one_stage_import_each_other():
+    bad = both_ways(imports())
     assert bad == [], "\n" + "\n".join(bad)
 
 
@@ -284,6 +316,29 @@ def test_the_check_flags_upward_imports_and_cycles(tmp_path):
     dyn = dynamic(root, "pkg", ranks)
     assert len(dyn) == 1 and "z.py:4" in dyn[0]
     assert sorted(unmapped(modules(root, "pkg"), {"pkg.low": 0})) == ["pkg", "pkg.high", "pkg.high.b"]
+
+
+def test_the_check_flags_units_of_one_stage_that_import_each_other(tmp_path):
+    """Two subpackages of one stage, each module importing the other package's other module: no
+    module cycle, but an arrow back up; a third unit imported one way only is not flagged."""
+    root = _tiny(tmp_path, {
+        "__init__.py": "",
+        "num/__init__.py": "",
+        "num/a.py": "from pkg.proof.d import g\n",
+        "num/b.py": "def f():\n    return 1\n",
+        "proof/__init__.py": "",
+        "proof/c.py": "from pkg.num.b import f\n",
+        "proof/d.py": "def g():\n    return 2\n",
+        "words.py": "X = 1\n",
+        "proof/e.py": "from pkg import words\n",
+    })
+    ranks = {"pkg": 9, "pkg.num": 6, "pkg.proof": 6, "pkg.words": 0}
+    found = imports(root, "pkg")
+    assert cycles(found) == [] and upward(found, ranks) == []
+    bad = both_ways(found, ranks, "pkg")
+    assert len(bad) == 1 and bad[0].startswith("pkg.num <-> pkg.proof (stage 6)")
+    assert "pkg/num/a.py:1" in bad[0].replace("\\", "/")
+    assert both_ways(found, {**ranks, "pkg.proof": 7}, "pkg") == []  # across stages: upward()'s business
 
 
 @pytest.mark.parametrize("module, expected", [("theorycheck.predict.thresholds", 6), ("theorycheck", 11),

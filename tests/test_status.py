@@ -66,7 +66,7 @@ def test_every_vocabulary_is_a_string_enum_that_serialises_to_its_word():
     from theorycheck.claims.claim import Verdict
     from theorycheck.jsonio import dumps
     from theorycheck.status import Fate
-    from theorycheck.theorem import StepStatus
+    from theorycheck.symbolic.theorem import StepStatus
     from theorycheck.vocabulary import REGIMES, TimeKind
 
     for enum, words in ((Verdict, ["proved", "holds", "fails", "inconclusive", "error"]),

@@ -8,7 +8,8 @@ import pytest
 import sympy as sp
 from flint import arb, arb_series, ctx
 
-from theorycheck.proved.validated import arb_context, integrate
+from theorycheck.arith.balls import arb_context
+from theorycheck.proved.validated import integrate
 from theorycheck.proved.validated.taylor import coefficient, series_solution
 from theorycheck.status import Budget, Status
 from theorycheck.symbolic import forms as C

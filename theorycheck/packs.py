@@ -28,7 +28,7 @@ from theorycheck.record import Keys, ListOf
 
 #: the pack author's API, loaded on first use: public name → the module that defines it
 _AUTHOR_API = {**dict.fromkeys(("Theorem", "Step", "Identity", "Fact", "StepResult", "verified", "refuted",
-                                "incomplete"), "theorycheck.theorem"),
+                                "incomplete"), "theorycheck.symbolic.theorem"),
                **dict.fromkeys(("Claim", "Outcome"), "theorycheck.claims.claim")}
 __all__ = ["Pack", "available", "get", "candidates", "select", "select_claims", "ENTRY_POINT_GROUP", *_AUTHOR_API]
 
@@ -114,16 +114,19 @@ class Pack:
 
 
 def _own_packs() -> list[Pack]:
-    """``PACK`` of every subpackage of ``theorycheck.proofs``, by folder name."""
+    """``PACK`` of every subpackage of ``theorycheck.proofs``, by folder name. The registry finds the
+    folder without importing it and loads each pack by name, as it loads a pack of another distribution:
+    the packs import :class:`Pack`, never the other way."""
+    import importlib.util
     import pkgutil
 
-    from theorycheck import proofs
-
+    spec = importlib.util.find_spec(f"{__package__}.proofs")
+    folders = list(spec.submodule_search_locations) if spec is not None else []
     out: list[Pack] = []
-    for info in sorted(pkgutil.iter_modules(proofs.__path__), key=lambda m: m.name):
+    for info in sorted(pkgutil.iter_modules(folders), key=lambda m: m.name):
         if not info.ispkg:
             continue
-        name = f"{proofs.__name__}.{info.name}"
+        name = f"{spec.name}.{info.name}"
         pack = getattr(importlib.import_module(name), "PACK", None)
         if not isinstance(pack, Pack):
             raise TheorycheckError(f"{name} defines no PACK (a theorycheck.packs.Pack): every folder of proofs/ is a pack")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from theorycheck.arith.exact import Exact, ExactInputs, exact, exact_vector, representable
 from theorycheck.errors import NotSeparableError, SettingError
-from theorycheck.exact import Exact, ExactInputs, exact, exact_vector, representable
 from theorycheck.optimizers.registry import default_for
 from theorycheck.vocabulary import (
     REGRESSION_PARAMETRISATIONS,
@@ -346,7 +346,7 @@ class Init:
 
     kind ``"scalar"``: every entry α (balanced); ``"vector"``: every layer the vector
     (α_1..α_d) (balanced, per-coordinate); ``"layers"``: an explicit L×d array. ``exact``: the
-    numbers as typed (:class:`~theorycheck.exact.Exact`: one for a scalar, one per coordinate for a
+    numbers as typed (:class:`~theorycheck.arith.exact.Exact`: one for a scalar, one per coordinate for a
     vector, rows for layers); ``value`` holds their floats."""
 
     kind: str
@@ -515,7 +515,7 @@ class Setting:
     @classmethod
     def from_z(cls, z: Sequence | str, **kwargs) -> Setting:
         """One example z = y x (label +1): a string "0.52,0.91,1.77" or a sequence of numbers, each read
-        exactly (:func:`theorycheck.exact.exact`: a decimal string is the rational it denotes, a float its
+        exactly (:func:`theorycheck.arith.exact.exact`: a decimal string is the rational it denotes, a float its
         binary value)."""
         if isinstance(z, str):
             z = exact_vector(z, "z")
@@ -585,7 +585,7 @@ class Setting:
 
     @property
     def exact_X(self) -> tuple[tuple[Exact, ...], ...]:
-        """The examples' entries as typed (:class:`~theorycheck.exact.Exact`); for data given as a float
+        """The examples' entries as typed (:class:`~theorycheck.arith.exact.Exact`); for data given as a float
         array (or read from a CSV), their binary values."""
         return self._exact_X if self._exact_X is not None else _binary(self.X)
 
@@ -614,7 +614,7 @@ class Setting:
 def exact_inputs(setting: Setting, *, alpha: bool = True) -> ExactInputs:
     """The exact inputs of ``setting`` that a proved computation is about: z (one example; None for
     several), ρ, the initialisation α (one number, or one per coordinate; None when ``alpha`` is False or
-    the layers are explicit) and the depth, each an :class:`~theorycheck.exact.Exact` — the number as typed
+    the layers are explicit) and the depth, each an :class:`~theorycheck.arith.exact.Exact` — the number as typed
     (a decimal string is the rational it denotes) or, when it came from a float, that float's binary value.
     Every proved computation builds its balls from these (``Exact.ball()``), never from the floats."""
     a = setting.init.exact if alpha and setting.init.kind != "layers" else None

@@ -35,7 +35,7 @@ RHO = 1.0
 
 
 def compute(*, quick: bool, ctx) -> dict:
-    ac = float(S.collapse_threshold(Z, [RHO], backend="serial", progress=False)["alpha_c"][0])
+    ac = float(S.collapse_threshold_per_rho(Z, [RHO], backend="serial", progress=False)["alpha_c"][0])
     alphas = np.array([ac * 1.01, 0.5])
     ts = S.time_grid(300.0, 120, log=True, t_min=1e-2)
     etas = (0.2, 0.05) if quick else (0.2, 0.05, 0.0125)

@@ -66,7 +66,7 @@ def fate(alpha: float, alpha_c: float, bracket, rtol: float, run_collapsed: bool
 
 
 def compute(*, quick: bool, ctx) -> dict:
-    cth = S.collapse_threshold(Z, [RHO], backend="serial", progress=False)
+    cth = S.collapse_threshold_per_rho(Z, [RHO], backend="serial", progress=False)
     ac, bracket = float(cth["alpha_c"][0]), [float(x) for x in cth["bracket"][0]]
     gdl = th.alpha_gd_like(Z, RHO).value
     alphas = np.array([ac * (1 + d) for d in DELTAS] + [1.05 * gdl, 0.9 * ac])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from theorycheck.symbolic import regression as R
-from theorycheck.theorem import Fact, Identity, StepResult, Theorem, verified
+from theorycheck.symbolic.theorem import Fact, Identity, StepResult, Theorem, verified
 
 DEPTHS = (2, 3, 4)
 

@@ -6,7 +6,7 @@ import sympy as sp
 
 from theorycheck.symbolic import regression as R
 from theorycheck.symbolic.model import layer_symbols, predictor, product_of_others
-from theorycheck.theorem import Identity, Theorem
+from theorycheck.symbolic.theorem import Identity, Theorem
 
 DEPTHS = (2, 3, 4)
 

@@ -13,7 +13,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
-from theorycheck.theorem import Fact, Identity, Theorem, refuted, verified
+from theorycheck.symbolic.theorem import Fact, Identity, Theorem, refuted, verified
 
 
 def _limit_direction():

@@ -11,7 +11,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
-from theorycheck.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
+from theorycheck.symbolic.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
 
 rho, tau = sy.rho, sy.tau
 delta = sp.Symbol("delta", positive=True)  # α_j = ρ − δ below ρ, or ρ + δ above

@@ -10,7 +10,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
-from theorycheck.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
+from theorycheck.symbolic.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
 
 rho, tau, L = sy.rho, sy.tau, cf.L_sym
 v0 = sp.Symbol("v0", positive=True)  # α_j − ρ > 0

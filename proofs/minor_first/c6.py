@@ -9,7 +9,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
-from theorycheck.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
+from theorycheck.symbolic.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
 
 
 def _order_from_start():

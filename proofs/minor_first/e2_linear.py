@@ -47,7 +47,7 @@ def _regimes(classes, n_train, rho, depth, max_steps, array_backend, Z, gd_scan_
     ``gd_scan_hi``: the α_gd scan's upper end over ρ (the rule's 2; a wider scan keeps the rule's
     density of points); ``collapse_bracket``: α_c's bracket from an earlier run of the same
     (deterministic) scan, instead of scanning again."""
-    from theorycheck.predict.pixels import alpha_collapse, alpha_gd_like
+    from theorycheck.predict.pixels import alpha_collapse, pixel_alpha_gd_like
 
     key = (classes, n_train, rho, depth, max_steps, array_backend, gd_scan_hi,
            None if collapse_bracket is None else tuple(collapse_bracket))
@@ -61,7 +61,7 @@ def _regimes(classes, n_train, rho, depth, max_steps, array_backend, Z, gd_scan_
             ac = {"bracket": [float(collapse_bracket[0]), float(collapse_bracket[1])], "given": True}
         ghi = gd_scan_hi * rho
         points = max(48, math.ceil(48 * math.log(ghi / lo) / math.log(hi / lo)))
-        _REGIMES[key] = (ac, alpha_gd_like(Z, rho, depth=depth, lo=lo, hi=ghi, points=points))
+        _REGIMES[key] = (ac, pixel_alpha_gd_like(Z, rho, depth=depth, lo=lo, hi=ghi, points=points))
     return _REGIMES[key]
 
 

@@ -26,7 +26,7 @@ import sympy as sp
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import lemma_proofs
 from theorycheck.symbolic import model as sy
-from theorycheck.theorem import Fact, Theorem, refuted, verified
+from theorycheck.symbolic.theorem import Fact, Theorem, refuted, verified
 
 rho, tau = sy.rho, sy.tau
 

@@ -24,7 +24,7 @@ from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import lemma_proofs
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic import systems as S
-from theorycheck.theorem import Fact, Identity, Theorem, refuted, verified
+from theorycheck.symbolic.theorem import Fact, Identity, Theorem, refuted, verified
 
 rho = sy.rho
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from theorycheck.proofs.minor_first import c1, c2, c3, c4, c5, c6, lockin, persisting, rescaled
 
-from theorycheck.theorem import Theorem
+from theorycheck.symbolic.theorem import Theorem
 
 __all__ = ["THEOREMS", "theorems"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sympy as sp
 
 from theorycheck.symbolic import regression as R
-from theorycheck.theorem import Fact, Identity, StepResult, Theorem, refuted, verified
+from theorycheck.symbolic.theorem import Fact, Identity, StepResult, Theorem, refuted, verified
 
 PARAMS = ("uv", "pm")
 #: d ln c/dt = −κ ρ g ĝ (per example for 1-SAM, averaged): κ per parametrisation (SR1, derived below)

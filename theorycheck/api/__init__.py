@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from theorycheck.solvers.trajectory import Trajectory
     from theorycheck.sweep.result import SweepResult
     from theorycheck.sweep.run import RunOptions
-    from theorycheck.theorem import ProveResult, Theorem
+    from theorycheck.symbolic.theorem import ProveResult, Theorem
 
 __all__ = ["DEFAULT_T_MAX", "MaxMarginResult", "ReproduceResult", "SettingSummary", "TrajectoryProof", "describe",
            "heatmap", "max_margin", "prove", "prove_trajectory", "reproduce", "run_claim", "solve", "thresholds",
@@ -303,7 +303,7 @@ def prove(keys: Iterable[str] | str | None = None, *, pack: str | None = None,
     from time import perf_counter
 
     from theorycheck import packs
-    from theorycheck.theorem import ProveResult
+    from theorycheck.symbolic.theorem import ProveResult
 
     owner: dict[str, str] = {}
     theorems: dict[str, Theorem] = {}
@@ -369,8 +369,7 @@ def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max
     proved about the exact inputs (:func:`theorycheck.setting.exact_inputs`); ``certificate`` (a path):
     its steps as data. ``alpha_range`` (with ``prove``; "A:B" or a pair, read exactly): the proved regime map
     of [A, B] instead (:func:`theorycheck.proved.regime_map.proved_regime_map`, budget ``max_seconds``)."""
-    from theorycheck.predict.regimes import ThresholdsResult, overall_strength, thresholds_data
-    from theorycheck.predict.regimes import thresholds as floating
+    from theorycheck.predict.regimes import ThresholdsResult, float_thresholds, overall_strength, thresholds_data
 
     setting = _setting(setting)
     if alpha_range is not None:
@@ -380,7 +379,7 @@ def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max
         return thresholds_data(setting, progress=progress)
     # with prove (L = 2) the floating α_c is computed once, 3 digits beyond the proof's: the proof's start
     ahead = 3 if prove and setting.depth == 2 else 0
-    res = floating(setting, place=place or optimizers.get(setting.optimizer).discontinuous, t_max=t_max, digits=digits,
+    res = float_thresholds(setting, place=place or optimizers.get(setting.optimizer).discontinuous, t_max=t_max, digits=digits,
                    alpha_c_digits=digits + ahead, progress=progress)
     if not prove:
         return res
@@ -481,7 +480,7 @@ def _depth_lemmas(proof, setting: Setting):
 
 def _regime_map(setting: Setting, alpha_range, prove: bool, max_seconds: float):
     """The proved regime map of the exact range ``alpha_range`` for ``setting``'s example."""
-    from theorycheck.exact import exact_range
+    from theorycheck.arith.exact import exact_range
     from theorycheck.proved.regime_map import proved_regime_map
     from theorycheck.setting import exact_inputs
 

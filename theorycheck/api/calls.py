@@ -30,7 +30,7 @@ __all__ = ["check_certificate", "claim_candidates",
 def __getattr__(name: str) -> Any:
     """The constants and types a command's options are checked against, from the stage that owns them."""
     owners = {"MAX_GRID_POINTS": "theorycheck.sweep.grid", "MAX_MEMBERS": "theorycheck.sweep.grid",
-              "MARKS": "theorycheck.theorem", "StepStatus": "theorycheck.theorem",
+              "MARKS": "theorycheck.symbolic.theorem", "StepStatus": "theorycheck.symbolic.theorem",
               "RunOptions": "theorycheck.sweep.run", "Verdict": "theorycheck.claims.claim"}
     if name not in owners:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,14 +14,14 @@ under GD, ℓ2-SAM (r_j = 1) and ℓ∞-SAM (sign 0 = 0): it stays at β_j = 0 a
 products (exactly).
 
 Coordinates. L ≥ 2: θ = ln u (u stays > 0 under the flow), the several-examples forms
-:func:`compile.balanced_multi_log`; ℓ∞-SAM coordinates that slide to u_j = 0 are frozen there
+:func:`theorycheck.symbolic.forms.balanced_multi_log`; ℓ∞-SAM coordinates that slide to u_j = 0 are frozen there
 (Filippov, as in :class:`~theorycheck.batched.systems.MultiExample`). L = 1: u itself (it may
-change sign), ε from :func:`compile.perturbation`.
+change sign), ε from :func:`theorycheck.symbolic.forms.perturbation`.
 
 Time. ``time_kind="t"``: real time. ``"tau"``: rescaled time dτ = (1/n) Σ_i |ℓ'(m̂_i)| dt at the
 perturbed point (for one example THEORY.md's rescaled time; the path is the same — ε is
 invariant under a positive factor of ∇Lo). The weights |ℓ'(m_i)| are handled in log space
-(:func:`compile.log_loss_functions`): relative to their largest they never underflow, so the
+(:func:`theorycheck.symbolic.forms.log_loss_functions`): relative to their largest they never underflow, so the
 rescaled field stays finite however large the margins grow, and ε's direction is exact there.
 
 Products. m = β Zᵀ and G = w Z/n are the whole cost at full size (MNIST 0 vs 1: 2–4 products of

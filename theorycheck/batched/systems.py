@@ -439,7 +439,7 @@ class _ClockedTheta(BatchSystem):
 
 class BalancedLog(_ClockedTheta):
     """One example, balanced layers, θ = ln u (THEORY.md, Rescaled flows):
-    dθ_j/dτ from :func:`compile.balanced_log_field` (N carried as ln N).
+    dθ_j/dτ from :func:`theorycheck.symbolic.forms.balanced_log_field` (N carried as ln N).
 
     GD and ℓ∞-SAM for any L ≥ 2, ℓ2-SAM for L = 2. Members: ``alpha`` (B, d) (or (B,) for a
     uniform init) and ``rho`` (B,). Clock dτ/ds = 1/(1 + ‖θ'‖₂/c), c = ‖z‖₂.
@@ -578,10 +578,10 @@ class BalancedLog(_ClockedTheta):
 
 class MultiExample(_ClockedTheta):
     """Several examples, real time t, balanced layers u > 0, θ = ln u:
-    dθ_j/dt = −Ĝ_j r_j^{L−1} e^{(L−2)θ_j}, r_j = û_j/u_j (:func:`compile.balanced_multi_log`),
-    with G = ∂Lo/∂β = (1/n) Σ_i ℓ'(m_i) z_i and the loss from :func:`compile.empirical_risk`
+    dθ_j/dt = −Ĝ_j r_j^{L−1} e^{(L−2)θ_j}, r_j = û_j/u_j (:func:`theorycheck.symbolic.forms.balanced_multi_log`),
+    with G = ∂Lo/∂β = (1/n) Σ_i ℓ'(m_i) z_i and the loss from :func:`theorycheck.symbolic.forms.empirical_risk`
     (elementwise sums), Ĝ the same at the perturbed point û = r u, β from
-    :func:`compile.predictor`, and
+    :func:`theorycheck.symbolic.forms.predictor`, and
     ln S = ½ logsumexp_j(ln(term j of S²)). GD and ℓ∞-SAM for L ≥ 2, ℓ2-SAM for L = 2.
 
     Clock dt/ds = 1/(1 + ‖θ'‖₂/c), c = max_i ‖z_i‖₂. Events: ℓ∞-SAM — a coordinate whose

@@ -26,7 +26,7 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import GD, supporting
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.pixel_task import PREPROCESSING, PixelTask, parse_classes, pixel_task
-from theorycheck.predict.pixels import REGIME_NAMES, alpha_collapse, alpha_gd_like, regime_of
+from theorycheck.predict.pixels import REGIME_NAMES, alpha_collapse, pixel_alpha_gd_like, regime_of
 from theorycheck.record import Keys, ListOf, Record
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import float_check
@@ -298,7 +298,7 @@ def _plan(cfg: Config, task: PixelTask) -> dict:
     ac = alpha_collapse(task.Z, cfg.rho, depth=cfg.depth, lo=lo, hi=hi, points=8 if small else 10,
                         refine=4 if small else 8, max_steps=min(cfg.max_steps, 1500),
                         array_backend=cfg.array_backend, device=cfg.device)
-    agd = alpha_gd_like(task.Z, cfg.rho, depth=cfg.depth, lo=lo, hi=hi)
+    agd = pixel_alpha_gd_like(task.Z, cfg.rho, depth=cfg.depth, lo=lo, hi=hi)
     grid = np.asarray(cfg.alphas if cfg.alphas is not None else _alpha_grid(ac, agd, lo, hi, 3 if small else 8), float)
     members = [(op, float(a), get_optimizer(op).radius(cfg.rho if get_optimizer(op).normalised else rho_linf))
                for op in cfg.optimizers for a in grid]

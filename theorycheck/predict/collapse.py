@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import mpmath as mp
 import numpy as np
 
-from theorycheck.proved.decimals import common_digits
+from theorycheck.arith.decimals import common_digits
 from theorycheck.solvers.taylor import ReducedFlow, TaylorRun
 from theorycheck.status import BudgetExhausted, Fate, Status
 from theorycheck.symbolic import forms as C

@@ -19,9 +19,9 @@ import time
 
 import numpy as np
 
+from theorycheck.arith.decimals import common_digits
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import SAM_L2
-from theorycheck.proved.decimals import common_digits
 from theorycheck.status import Fate
 from theorycheck.strength import float_check, not_decided
 from theorycheck.symbolic import forms as C
@@ -58,9 +58,9 @@ def mean_logistic_loss(m) -> float:
     return float(np.mean(np.logaddexp(0.0, -np.asarray(m, dtype=float))))
 
 
-def collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float = 1000.0,
-                       max_seconds: float = 300.0, alpha_range: tuple[float, float] | None = None,
-                       progress: bool | None = None) -> dict:
+def dataset_collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float = 1000.0,
+                               max_seconds: float = 300.0, alpha_range: tuple[float, float] | None = None,
+                               progress: bool | None = None) -> dict:
     """α_c(Z) for ℓ2-SAM, L = 2, several examples: a bracket [collapses, trains] found on a
     geometric scan of α and narrowed by bisection to ``rel_tol``; see the module docstring for
     what each side rests on (evidence from float64 integrations: a floating-point check). ``progress``: a bar on stderr (None:
@@ -68,10 +68,10 @@ def collapse_threshold(X, y, rho: float, *, rel_tol: float = 1e-6, t_max: float 
     from theorycheck.progress import Progress
 
     with Progress("alpha_c(Z): integrations", progress) as bar:
-        return _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar)
+        return _dataset_collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar)
 
 
-def _collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar) -> dict:
+def _dataset_collapse_threshold(X, y, rho, rel_tol, t_max, max_seconds, alpha_range, bar) -> dict:
     if not (math.isfinite(rho) and rho > 0):
         raise TheorycheckError("the collapse threshold needs ρ > 0 (ρ = 0 is GD: no collapse)")
     kw = {"X": np.asarray(X, float), "y": np.asarray(y, float), "rho": float(rho)}

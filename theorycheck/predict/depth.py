@@ -174,7 +174,7 @@ def _run_dict(alpha: float, c: float | None, fate: Fate, time: float | None, ste
 
 def _check(lo: float, hi: float, runs: tuple[dict, dict], *, evaluations: int, method: str, arithmetic: str,
            stopped: str | None) -> tuple[float, str | None, dict]:
-    from theorycheck.proved.decimals import common_digits
+    from theorycheck.arith.decimals import common_digits
 
     digits, text = common_digits(lo, hi, 17)
     check = {"collapses": runs[0], "grows": runs[1], "arithmetic": arithmetic, "method": method,
@@ -194,8 +194,8 @@ def _unit_z(z) -> np.ndarray:
     return np.ldexp(z, -int(np.frexp(z.max())[1]))
 
 
-def collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_evaluations: int = 120,
-                       max_steps: int = 20000, s_max: float = 400.0, max_total_steps: int = 200000) -> dict:
+def depth_collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, max_evaluations: int = 120,
+                             max_steps: int = 20000, s_max: float = 400.0, max_total_steps: int = 200000) -> dict:
     """α_c(L) for even L: below it the path collapses (every r_j > 1 from a time on), above it grows. Odd L:
     None (no collapse is possible).
 
@@ -284,7 +284,7 @@ def _odd_evidence(u: np.ndarray, rho: float, L: int, a_grow: float) -> list[dict
     return out
 
 
-def thresholds(z, rho: float, L: int) -> dict:
+def depth_thresholds(z, rho: float, L: int) -> dict:
     """Everything ``theorycheck thresholds --depth L`` reports for ℓ2-SAM (JSON object)."""
     u = _z(z)
     forms = initial_forms(L)
@@ -309,7 +309,7 @@ def thresholds(z, rho: float, L: int) -> dict:
     a_star, how = major_fastest_alpha(u, rho, L)
     out["alpha_gd_like"] = {"value": a_star, "closed_form": L == 2, "expression": "rho/(c*sqrt(L)*||z||_2), c: " + how,
                             "note": "from it on the major coordinate has the largest initial rate", "check": None}
-    out["alpha_collapse"] = collapse_threshold(u, rho, L)
+    out["alpha_collapse"] = depth_collapse_threshold(u, rho, L)
     ueq = equilibrium(u, rho, L)
     out["equilibrium"] = None if ueq is None else {
         "u_star_over_max_z_units": ueq.tolist(),

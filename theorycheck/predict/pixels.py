@@ -29,7 +29,7 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import GD, SAM_L2
 from theorycheck.strength import float_check
 
-__all__ = ["REGIME_NAMES", "alpha_collapse", "alpha_gd_like", "regime_of", "initial_pixel"]
+__all__ = ["REGIME_NAMES", "alpha_collapse", "initial_pixel", "pixel_alpha_gd_like", "regime_of"]
 
 #: a member stalls when its training loss at τ_max is at least this fraction of its start
 STALL_FRACTION = 0.99
@@ -49,7 +49,7 @@ def initial_pixel(Z, alphas, rho: float, *, depth: int, optimizer: str = SAM_L2.
     return sysm.active[k % sysm.d] + 1
 
 
-def alpha_gd_like(Z, rho: float, *, depth: int, lo: float, hi: float, points: int = 48, ops=None) -> dict:
+def pixel_alpha_gd_like(Z, rho: float, *, depth: int, lo: float, hi: float, points: int = 48, ops=None) -> dict:
     """α_gd(Z) on a geometric scan of ``points`` values in [lo, hi] (module docstring)."""
     grid = np.geomspace(lo, hi, points)
     js = initial_pixel(Z, grid, rho, depth=depth, ops=ops)

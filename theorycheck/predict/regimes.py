@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.errors import ArgumentError, TheorycheckError
-from theorycheck.exact import INPUTS_KEYS
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.predict import thresholds as th
 from theorycheck.record import Keys, ListOf, OneOf, Record
@@ -21,7 +21,7 @@ from theorycheck.strength import LEMMA_KEYS, Kind, Strength, float_check, not_de
 from theorycheck.symbolic import forms as C
 from theorycheck.vocabulary import REGIME_DESCRIPTIONS
 
-__all__ = ["REGIMES", "THRESHOLD_KEYS", "ThresholdsResult", "overall_strength", "thresholds", "thresholds_data"]
+__all__ = ["REGIMES", "THRESHOLD_KEYS", "ThresholdsResult", "float_thresholds", "overall_strength", "thresholds_data"]
 
 #: the thresholds a result may hold, in the order they are printed
 THRESHOLD_KEYS = ("alpha_all_shrink", "alpha_all_grow", "alpha_gd_like", "alpha_collapse")
@@ -168,7 +168,7 @@ def _depth_l(setting: Setting, out: dict, place: bool, T: float) -> dict:
     from theorycheck.predict import depth as dl
 
     z, rho, L = setting.z, setting.rho, setting.depth
-    out.update(dl.thresholds(z, rho, L))
+    out.update(dl.depth_thresholds(z, rho, L))
     _depth_entries(out)
     if not place:
         return out
@@ -257,8 +257,8 @@ def _linf(setting: Setting, out: dict, T: float) -> None:
     out.setdefault("initial_index", out["trajectory_initial_index"])  # no competing prediction here
 
 
-def thresholds(setting: Setting, *, place: bool = False, t_max: float | None = None, digits: int = 12,
-               alpha_c_digits: int | None = None, progress: bool | None = None) -> ThresholdsResult:
+def float_thresholds(setting: Setting, *, place: bool = False, t_max: float | None = None, digits: int = 12,
+                     alpha_c_digits: int | None = None, progress: bool | None = None) -> ThresholdsResult:
     """The regime thresholds in α of ``setting`` (one example z; what ``theorycheck thresholds`` reports
     without ``--prove``). ℓ2-SAM, L = 2 (z > 0): ``alpha_all_shrink`` and ``alpha_gd_like`` (closed forms;
     ``digits`` > 15: proved digits at the exact inputs) and ``alpha_collapse`` (α_c to ``alpha_c_digits``
@@ -323,7 +323,7 @@ def thresholds_data(setting: Setting, *, progress: bool | None = None) -> Thresh
         raise ArgumentError("thresholds of several examples are computed for ℓ2-SAM at L = 2 "
                             "(optimizer='sam-l2', depth=2)", "optimizer", "depth")
     s, rho = setting, setting.rho
-    ac = ds.collapse_threshold(s.X, s.y, rho, progress=progress)
+    ac = ds.dataset_collapse_threshold(s.X, s.y, rho, progress=progress)
     return ThresholdsResult({"optimizer": s.optimizer, "depth": s.depth, "data": s.source, "n": int(s.X.shape[0]),
                              "d": int(s.X.shape[1]), "rho": rho, "inputs": exact_inputs(s, alpha=False).as_dict(),
                              "alpha_collapse": ac, "strength": ac["strength"]})

@@ -159,14 +159,14 @@ def _closed_form_arguments(name: str, zq: list[Fraction]) -> tuple | None:
 def closed_form_enclosure(name: str, z, rho, digits: int) -> dict | None:
     """The closed-form threshold ``name`` ("alpha_all_shrink" or "alpha_gd_like", the symbolic layer's
     expression) enclosed in ball arithmetic at the exact inputs ``z``, ``rho`` (what
-    :func:`theorycheck.exact.exact` reads: "0.1" is 1/10, a float its binary value): ``text`` (the
+    :func:`theorycheck.arith.exact.exact` reads: "0.1" is 1/10, a float its binary value): ``text`` (the
     significant digits, at most ``digits``, every point of the enclosure rounds to), ``digits`` (how many),
     ``enclosure`` ([lo, hi], outward decimals) and ``strength`` (proved). None when the threshold does not
     exist for z. The working precision is doubled until ``digits`` digits are common (at most 4 times: a value
     exactly at a rounding boundary keeps fewer)."""
-    from theorycheck.exact import exact, exact_vector
-    from theorycheck.proved.decimals import common_digits, lo_hi
-    from theorycheck.proved.validated import arb_context
+    from theorycheck.arith.balls import arb_context
+    from theorycheck.arith.decimals import common_digits, lo_hi
+    from theorycheck.arith.exact import exact, exact_vector
 
     ez, er = exact_vector(z, "z"), exact(rho, "rho")
     args = _closed_form_arguments(name, [e.value for e in ez])
@@ -195,11 +195,6 @@ def closed_form_text(name: str, z, rho, digits: int) -> str | None:
     return None if enc is None else enc["text"]
 
 
-def initial_norm(z, alpha: float) -> float:
-    """N0 = α √2 ‖z‖₂ (C5), compiled from closed_forms."""
-    return float(C.initial_norm()(alpha, float(np.linalg.norm(z))))
-
-
 def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
     """dθ_j/dτ at τ = 0: z_j (1 − ρ z_j / N0) (C4/C5), evaluated as s·(z_j/s)(1 − ρ (z_j/s)/N0(z/s))
     with s = max|z| so that no intermediate overflows (the rate is homogeneous of degree 1 in z)."""
@@ -208,7 +203,7 @@ def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
     u = z / s
     f = C.l2_log_rate()
     with np.errstate(over="ignore"):
-        r = s * np.asarray(f(u, initial_norm(u, alpha), rho), dtype=float)
+        r = s * np.asarray(f(u, C.initial_norm()(alpha, float(np.linalg.norm(u))), rho), dtype=float)
     if not np.all(np.isfinite(r)):
         raise TheorycheckError("the initial rates overflow float64 for this z (|z| · ρ/α beyond 1e308): rescale z")
     return r
@@ -237,7 +232,7 @@ def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
     of the blow-up score z_j (α_j − ρ)^(L−2) (C3). No α_j > ρ: even L → ∝ 1[α_j = ρ] (the
     others reach 0 and slide; 0 when every α_j < ρ); odd L ≥ 3 → ∝ 1 (every u_j tends to ρ).
 
-    Scores and weights are the compiled closed forms (:func:`compile.linf_limit`), evaluated
+    Scores and weights are the compiled closed forms (:func:`theorycheck.symbolic.forms.linf_limit`), evaluated
     in log space on z/max z and (α_j − ρ)/max_j(α_j − ρ): the direction does not depend on the
     scale of z or of (α, ρ). Maximisers are decided exactly (the score is a polynomial in the
     float inputs, compared in rational arithmetic): a 1-ulp gap in z is a gap, as it is for the
@@ -369,14 +364,14 @@ def classify_collapse(z, alpha: float, rho: float, *, digits: int | None = None,
 
 
 def exact_scale_floats(z) -> tuple[np.ndarray, bool]:
-    """Floats with the α_c of the exact ``z`` (numbers :func:`theorycheck.exact.exact` reads): z itself when
+    """Floats with the α_c of the exact ``z`` (numbers :func:`theorycheck.arith.exact.exact` reads): z itself when
     its entries are binary numbers, else the primitive integer vector of z (α_c(c z) = α_c(z), so a decimal
     z = (0.52, 0.91, 1.77) is computed exactly as (52, 91, 177)); the flag says whether the floats are
     exact (False: no integer vector fits in 53 bits, and the floats are z rounded)."""
     import math
     from functools import reduce
 
-    from theorycheck.exact import exact_vector
+    from theorycheck.arith.exact import exact_vector
 
     zq = [e.value for e in exact_vector(z, "z")]
     if all(Fraction(float(v)) == v for v in zq):
@@ -394,7 +389,7 @@ def _mp_rho(rho):
     """ρ (a float, Fraction, Exact or decimal string) as an mpf at the current mpmath precision."""
     import mpmath as mp
 
-    from theorycheck.exact import exact
+    from theorycheck.arith.exact import exact
 
     q = exact(rho, "rho").value
     return mp.mpf(q.numerator) / q.denominator
@@ -451,7 +446,7 @@ def _scaled_threshold(r, rho, digits: int, exact_floats: bool) -> Threshold:
     """The Threshold of α_c(z, ρ) = ρ·α_c(z, 1) from the unit search ``r`` (:class:`collapse.AlphaC`)."""
     import mpmath as mp
 
-    from theorycheck.proved.decimals import common_digits, outward
+    from theorycheck.arith.decimals import common_digits, outward
 
     check = {"collapses": r.checks.get("collapses"), "grows": r.checks.get("grows"),
              "arithmetic": r.checks.get("arithmetic"), "method": r.method, "evaluations": r.evaluations,

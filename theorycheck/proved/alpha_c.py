@@ -20,7 +20,7 @@ Beyond 2^±64 in scale, z and ρ are first divided by powers of two (exactly), u
 z → c z with τ → τ/c leaves every fate unchanged, and so does (α, ρ) → (sα, sρ); the times reported are in the
 problem's own clock.
 
-Every ball is built from the exact inputs (z and ρ as typed, :class:`theorycheck.exact.Exact`: 0.1 is 1/10) and
+Every ball is built from the exact inputs (z and ρ as typed, :class:`theorycheck.arith.exact.Exact`: 0.1 is 1/10) and
 every α from its exact decimal, never from a float: the bracket is about the numbers the user typed, and its
 ``inputs`` say which (a float passed to the library is its binary value, and ``inputs`` says so).
 """
@@ -34,11 +34,12 @@ from functools import lru_cache
 
 import mpmath as mp
 
+from theorycheck.arith.balls import arb_context, ball_text
+from theorycheck.arith.decimals import down, up
+from theorycheck.arith.exact import ExactInputs, exact, exact_vector
 from theorycheck.errors import TheorycheckError
-from theorycheck.exact import ExactInputs, exact, exact_vector
 from theorycheck.proved.bracket import FateProof, ProvedAlphaC, assemble, bracket_ends
-from theorycheck.proved.decimals import down, up
-from theorycheck.proved.validated import arb_context, ball_text, integrate
+from theorycheck.proved.validated import integrate
 from theorycheck.status import Budget, Status
 
 __all__ = ["LEMMAS_L2", "FateProof", "L2Prover", "ProvedAlphaC", "prove_alpha_c", "rescaled"]
@@ -68,8 +69,8 @@ def _compiled(d: int):
 
 class L2Prover:
     """Proves fates of α for one (z, ρ) (ℓ2-SAM, L = 2, z > 0) at ``digits`` decimal digits of working accuracy.
-    ``z`` and ``rho``: numbers as :func:`theorycheck.exact.exact` reads them (decimal strings, Fractions,
-    :class:`~theorycheck.exact.Exact`; a float is its binary value); the balls contain them exactly."""
+    ``z`` and ``rho``: numbers as :func:`theorycheck.arith.exact.exact` reads them (decimal strings, Fractions,
+    :class:`~theorycheck.arith.exact.Exact`; a float is its binary value); the balls contain them exactly."""
 
     def __init__(self, z, rho, digits: int, form: str = "interval"):
         ez = exact_vector(z, "z") if not isinstance(z, (int, float)) else (exact(z, "z"),)
@@ -239,7 +240,7 @@ def prove_alpha_c(z, rho, *, digits: int = 12, max_seconds: float = 600.0, guess
     """α_c ∈ [lower, upper] with ``lower`` proved to collapse and ``upper`` proved to grow (ℓ2-SAM, one example,
     z > 0, balanced init α·1), aiming at ``digits`` significant digits; ``status`` "not proved" (with ``note``)
     when the budget ``max_seconds`` runs out first. ``z``, ``rho``: the exact inputs (decimal strings,
-    Fractions, :class:`~theorycheck.exact.Exact`, e.g. ``exact_inputs(setting).z``; a float is its binary
+    Fractions, :class:`~theorycheck.arith.exact.Exact`, e.g. ``exact_inputs(setting).z``; a float is its binary
     value); the answer's ``inputs`` echo them. ``guess``: a starting α (default: the floating-point α_c of
     the same exact inputs). ``record``: keep every step (for :func:`theorycheck.proved.certificate.certificate_of`).
     Depth 2 only here; even depths ≥ 4: :func:`theorycheck.proved.alpha_c_depth.prove_alpha_c_depth`."""
@@ -316,6 +317,6 @@ def _float_guess(inputs: ExactInputs, digits: int, deadline: float, base=None) -
 
 
 def _decimal_of(q: Fraction, digits: int) -> str:
-    from theorycheck.proved.decimals import outward
+    from theorycheck.arith.decimals import outward
 
     return outward(q, int(digits) + 2, "down")

@@ -20,12 +20,13 @@ from functools import lru_cache
 import mpmath as mp
 import numpy as np
 
+from theorycheck.arith.balls import arb_context, ball_text
+from theorycheck.arith.decimals import common_digits, outward
+from theorycheck.arith.exact import exact, exact_vector
 from theorycheck.errors import TheorycheckError
-from theorycheck.exact import exact, exact_vector
 from theorycheck.predict.blowup import c_bracket
 from theorycheck.proved.bracket import FateProof, ProvedAlphaC
-from theorycheck.proved.decimals import common_digits, outward
-from theorycheck.proved.validated import arb_context, ball_text, integrate
+from theorycheck.proved.validated import integrate
 from theorycheck.status import Budget, Status
 
 RESTS_ON_DEPTH = [
@@ -53,7 +54,7 @@ class DepthProver:
     MAX_STEPS = 20_000
 
     def __init__(self, z, rho, L: int, digits: int):
-        """``z``, ``rho``: the exact inputs (decimal strings, Fractions, :class:`~theorycheck.exact.Exact`; a float
+        """``z``, ``rho``: the exact inputs (decimal strings, Fractions, :class:`~theorycheck.arith.exact.Exact`; a float
         is its binary value): the proof is about these numbers."""
         from flint import arb
 

@@ -2,7 +2,7 @@
 
 A :class:`Box` is a product of closed intervals of named inputs (``z1``, ``alpha2``, ``rho``, …;
 ends are floats, i.e. exact binary numbers; an end given as a decimal string, a Fraction or an
-:class:`~theorycheck.exact.Exact` is rounded outwards to a float, so that the box contains the
+:class:`~theorycheck.arith.exact.Exact` is rounded outwards to a float, so that the box contains the
 interval typed) and fixed integers (``L``). A *statement* maps the
 balls of a box to a :class:`Decision`: ``proved`` (true at every point of the box: the branch
 conditions are certain and every comparison is decided by interval evaluation), ``refuted``
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from theorycheck.exact import exact
+from theorycheck.arith.exact import exact
 from theorycheck.strength import Strength, not_decided, proved
 
 PROVED, REFUTED, UNDECIDED = "proved", "refuted", "undecided"

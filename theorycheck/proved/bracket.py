@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from theorycheck.exact import ExactInputs
-from theorycheck.proved.decimals import common_digits, outward
+from theorycheck.arith.decimals import common_digits, outward
+from theorycheck.arith.exact import ExactInputs
 from theorycheck.strength import Kind, Strength, not_decided, proved
 
 __all__ = ["FateProof", "ProvedAlphaC", "assemble", "bracket_ends", "lemma_strengths", "resting_strength"]
@@ -134,7 +134,7 @@ def bracket_ends(lower, upper, rel: float | str, digits: int) -> tuple[str, str]
     w = ``rel`` (a relative margin, e.g. 10^−(D+2)), at ``digits`` significant digits (exact arithmetic)."""
     from fractions import Fraction
 
-    from theorycheck.proved.decimals import fraction_of
+    from theorycheck.arith.decimals import fraction_of
 
     w = Fraction(rel) if isinstance(rel, str) else fraction_of(rel)
     lo, hi = fraction_of(lower), fraction_of(upper)

@@ -56,9 +56,9 @@ STATEMENT = ("ℓ2-SAM, L = 2, one example z, balanced init α·1: α = lower co
 # ------------------------------------------------------------------ writing
 def inputs_of(result, z, rho, depth: int) -> dict:
     """The exact inputs a proof is about, as a certificate writes them: ``result.inputs`` when the prover
-    recorded them (what its balls contain), else ``z`` and ``rho`` read by :mod:`theorycheck.exact` (a float
+    recorded them (what its balls contain), else ``z`` and ``rho`` read by :mod:`theorycheck.arith.exact` (a float
     is its binary value)."""
-    from theorycheck.exact import ExactInputs, exact, exact_vector
+    from theorycheck.arith.exact import ExactInputs, exact, exact_vector
 
     inputs = getattr(result, "inputs", None)
     if inputs is None:
@@ -92,7 +92,7 @@ def certificate_of(result, z=None, rho=None) -> dict:
 def _run_data(fate, n: int) -> dict:
     """One run: its α, fate, lemma, precision and segments (κ and every step; n: the system's states, the
     coordinates written — parameters the integrator carried as states are the checker's own business)."""
-    from theorycheck.proved.validated import arb_context, ball_text
+    from theorycheck.arith.balls import arb_context, ball_text
 
     segs, prec = [], None
     for kappa, fp in fate.pipes:

@@ -61,7 +61,7 @@ def certificate_of_depth(result, z=None, rho=None, L: int = 4) -> dict:
     the inputs when ``result`` does not carry them."""
     import sympy as sp
 
-    from theorycheck.proved.validated import arb_context, ball_text
+    from theorycheck.arith.balls import arb_context, ball_text
     from theorycheck.symbolic import systems as S
 
     inputs = inputs_of(result, z, rho, int(L))

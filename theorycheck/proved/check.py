@@ -6,7 +6,7 @@ A certificate is untrusted input. :func:`read_certificate` parses it with a boun
 (one-line :class:`CertificateError` otherwise). :func:`claim_of` re-derives what it may claim and trusts nothing
 it says about itself:
 
-- the ``inputs`` (z, ρ, L as exact decimal strings) are read exactly (:mod:`theorycheck.exact`: 0.1 is 1/10);
+- the ``inputs`` (z, ρ, L as exact decimal strings) are read exactly (:mod:`theorycheck.arith.exact`: 0.1 is 1/10);
   d is len(z), and the ``system`` must be the one the symbolic layer derives for (L, d) — the checker rebuilds
   the field from (L, d), evaluates it with its own tree walk (:class:`TreeEval`) and compares the hash of its
   sympy text with the certificate's (a certificate about another field, or whose z has more entries than its
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
+from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.errors import TheorycheckError
-from theorycheck.exact import INPUTS_KEYS
 from theorycheck.record import Keys
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, not_decided
@@ -137,7 +137,7 @@ def field_identity(fields) -> str:
 
 # ------------------------------------------------------------------ numbers
 def _exact(text, what: str):
-    from theorycheck.exact import exact
+    from theorycheck.arith.exact import exact
 
     if not isinstance(text, str) or len(text) > MAX_NUMBER_CHARS:
         raise CertificateError(f"{what}: {str(text)[:40]!r} is not a decimal string")
@@ -432,7 +432,7 @@ def _inputs(cert: dict, depth_of) -> Claim:
     lo, hi = cert.get("lower"), cert.get("upper")
     lower = _exact(lo, "lower").value if lo is not None else Fraction(0)
     upper = _exact(hi, "upper").value if hi is not None else Fraction(0)
-    from theorycheck.exact import decimal_text
+    from theorycheck.arith.exact import decimal_text
 
     echo = {"z": [decimal_text(v) for v in zq], "rho": decimal_text(rho), "depth": L}
     return Claim(L, zq, rho, lower, upper, echo)

@@ -30,9 +30,9 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from theorycheck.proved.decimals import down as _down
-from theorycheck.proved.decimals import scaled as _scaled
-from theorycheck.proved.decimals import up as _up
+from theorycheck.arith.decimals import down as _down
+from theorycheck.arith.decimals import scaled as _scaled
+from theorycheck.arith.decimals import up as _up
 
 __all__ = ["DepthForms", "depth_forms", "decide_path"]
 
@@ -73,7 +73,7 @@ def depth_forms(L: int, z: tuple, rho: float) -> DepthForms:
 
 
 def _ball_max(a, b):
-    from theorycheck.proved.validated import interval
+    from theorycheck.arith.balls import interval
 
     if a > b:
         return a
@@ -95,7 +95,7 @@ def decide_path(F: DepthForms, lo: Fraction, hi: Fraction, *, max_seconds: float
     switch_times ([lo, hi] decimal strings), sequence_complete, proved_until ([lo, hi] or None),
     collapse_time, blowup_time ([lo, hi], hi None when only a lower bound is proved), final_index, reason,
     steps, seconds."""
-    from theorycheck.proved.validated import arb_context
+    from theorycheck.arith.balls import arb_context
 
     t_start = time.perf_counter()
     with arb_context(prec=prec):
@@ -114,7 +114,7 @@ class _PathRun:
                  first_step: float):
         from flint import arb
 
-        from theorycheck.proved.validated import interval
+        from theorycheck.arith.balls import interval
 
         self.F, self.L, self.d = F, F.L, F.d
         self.even = F.L % 2 == 0
@@ -157,7 +157,7 @@ class _PathRun:
     # ------------------------------------------------------------------ the order of the coordinates on a step
     def _step_view(self, step):
         """The field over the step's a-priori box, the enclosure over the step, and u_k − u_m at its end."""
-        from theorycheck.proved.validated import interval
+        from theorycheck.arith.balls import interval
 
         t0, t1, d = step.t0, step.t1, self.d
         B = step.apriori

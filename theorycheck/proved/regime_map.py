@@ -43,14 +43,14 @@ from functools import lru_cache
 
 import sympy as sp
 
+from theorycheck.arith.decimals import down as _down
+from theorycheck.arith.decimals import exact_decimal as _dec
+from theorycheck.arith.decimals import scaled as _scaled
+from theorycheck.arith.decimals import up as _up
+from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.errors import TheorycheckError
-from theorycheck.exact import INPUTS_KEYS
 from theorycheck.optimizers import SAM_L2
 from theorycheck.optimizers import get as get_optimizer
-from theorycheck.proved.decimals import down as _down
-from theorycheck.proved.decimals import exact_decimal as _dec
-from theorycheck.proved.decimals import scaled as _scaled
-from theorycheck.proved.decimals import up as _up
 from theorycheck.record import Keys, ListOf
 from theorycheck.status import Budget
 from theorycheck.strength import KEYS as STRENGTH_KEYS
@@ -80,7 +80,7 @@ HINT_FLOOR = 1e-5
 
 def parse_alpha_range(text) -> tuple[Fraction, Fraction]:
     """'A:B' (numbers read exactly, 0 < A < B) or a pair → exact fractions."""
-    from theorycheck.exact import exact_range
+    from theorycheck.arith.exact import exact_range
 
     a, b = exact_range(text, "alpha")
     return a.value, b.value
@@ -194,7 +194,7 @@ def _arb(args, exprs):
 
 
 def _exact_ball(q: Fraction):
-    from theorycheck.exact import Exact
+    from theorycheck.arith.exact import Exact
 
     return Exact(q).ball()
 
@@ -264,9 +264,9 @@ def _l2_forms(z: tuple, rho: Fraction) -> L2Forms:
 
 
 def l2_forms(z, rho) -> L2Forms:
-    """The compiled forms of one example (z, ρ read exactly by :mod:`theorycheck.exact`: a float is its binary
+    """The compiled forms of one example (z, ρ read exactly by :mod:`theorycheck.arith.exact`: a float is its binary
     value), cached."""
-    from theorycheck.exact import exact, exact_vector
+    from theorycheck.arith.exact import exact, exact_vector
 
     zs = exact_vector(z, "z") if not isinstance(z, (int, float, Fraction)) else (exact(z, "z"),)
     return _l2_forms(tuple(e.value for e in zs), exact(rho, "rho").value)
@@ -275,7 +275,7 @@ def l2_forms(z, rho) -> L2Forms:
 def _meet(a, b):
     """A ball containing the intersection of two balls that both contain the same set (python-flint's
     ``intersection`` is far from tight); the narrower one when they do not overlap (rounding)."""
-    from theorycheck.proved.validated import interval
+    from theorycheck.arith.balls import interval
 
     lo, hi = max(a.lower(), b.lower()), min(a.upper(), b.upper())
     if not lo <= hi:
@@ -340,7 +340,7 @@ class _PieceRun:
                  after_growth: int | None = None):
         from flint import arb
 
-        from theorycheck.proved.validated import interval
+        from theorycheck.arith.balls import interval
 
         self.F, self.lo, self.hi, self.clock, self.tighten, self.ends = F, lo, hi, clock, tighten, ends
         self.zb, self.rb, self.levels = F.balls()
@@ -399,7 +399,7 @@ class _PieceRun:
 
     def _enclose(self, step):
         """(N at t1, N̄ at t1, N over the step, N̄ over the step, dN/dτ over the step)."""
-        from theorycheck.proved.validated import interval
+        from theorycheck.arith.balls import interval
 
         F, zb, rb, alpha = self.F, self.zb, self.rb, self.alpha
         t0, t1, I0, I1 = step.t0, step.t1, self.I_prev, step.end[0]
@@ -448,7 +448,7 @@ class _PieceRun:
 
     def _signs(self, met: list, n_over, nbar_over, direction: int, step) -> dict | None:
         """The direction in which N̄ can cross each level it may reach in the step (None: one is not certain)."""
-        from theorycheck.proved.validated import interval
+        from theorycheck.arith.balls import interval
 
         grown = self.cert_t is not None  # N̄ is nondecreasing from the growth certificate on (lemma)
         signs = {}
@@ -568,7 +568,8 @@ def decide_piece(F: L2Forms, lo: Fraction, hi: Fraction, *, max_steps: int = 20_
     :func:`rescale_times`. ``after_growth``: the steps spent after the growth certificate on enclosing the later
     switch times (None: until j† = argmax z; a map passes a few: the lemma gives the rest, with the lower ends of
     their times). The piece's strength is set by the caller (:func:`proved_regime_map`)."""
-    from theorycheck.proved.validated import arb_context, integrate
+    from theorycheck.arith.balls import arb_context
+    from theorycheck.proved.validated import integrate
 
     with arb_context(prec=prec):
         run = _PieceRun(F, Fraction(lo), Fraction(hi), clock, tighten, ends, after_growth)
@@ -725,7 +726,7 @@ def _first_cuts(lo: Fraction, hi: Fraction, crit: list, alpha_c: float | None, m
 
 def _inputs(z, rho, alpha, optimizer: str, depth: int):
     """The exact inputs (z, ρ as typed; a float is its binary value), the α range, validated once."""
-    from theorycheck.exact import ExactInputs, exact, exact_vector
+    from theorycheck.arith.exact import ExactInputs, exact, exact_vector
     from theorycheck.setting import Setting
 
     lo, hi = parse_alpha_range(alpha)

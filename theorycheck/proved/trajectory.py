@@ -13,10 +13,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from theorycheck.arith.decimals import down, fraction_of, lo_hi, scaled, up
+from theorycheck.arith.exact import exact
 from theorycheck.errors import TheorycheckError
-from theorycheck.exact import exact
 from theorycheck.optimizers import get as get_optimizer
-from theorycheck.proved.decimals import down, fraction_of, lo_hi, scaled, up
 from theorycheck.solvers.trajectory import PROVED_KEYS
 from theorycheck.strength import Kind
 
@@ -45,7 +45,8 @@ def _refine(F, alpha: Fraction, ends: list, w: dict, deadline: float, pieces: in
     its start, in steps of at most 1/``pieces`` of it, and keep the last step end still certainly before
     the level and the first one certainly beyond it."""
 
-    from theorycheck.proved.validated import arb_context, integrate
+    from theorycheck.arith.balls import arb_context
+    from theorycheck.proved.validated import integrate
     from theorycheck.status import Budget
 
     lo_t, hi_t = Fraction(w["time"][0]), Fraction(w["time"][1])
@@ -191,7 +192,7 @@ def _prove_l2(inp, t0: float, max_seconds: float) -> dict:
 def _gd_blowup(L: int, zmax: Fraction, alpha: Fraction) -> list:
     """GD at L ≥ 3 from u = α·1: β blows up at τ* = 1/((L−2) z_max α^{L−2}) (C3 at ρ = 0), enclosed at the
     exact inputs."""
-    from theorycheck.proved.validated import arb_context
+    from theorycheck.arith.balls import arb_context
     from theorycheck.symbolic import closed_forms as cf
     from theorycheck.symbolic import forms as C
 

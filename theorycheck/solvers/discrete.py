@@ -46,7 +46,7 @@ def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float,
 
 
 def _gradient(W: np.ndarray, Z: np.ndarray, risk: C.EmpiricalRisk, grad: Callable) -> np.ndarray:
-    """∇_W Lo: G = ∂Lo/∂β (:func:`compile.empirical_risk`), then ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m (compiled)."""
+    """∇_W Lo: G = ∂Lo/∂β (:func:`theorycheck.symbolic.forms.empirical_risk`), then ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m (compiled)."""
     G = risk.gradient(C.predictor(W.shape[0])(*W), Z)
     L, d = W.shape
     return np.stack([np.broadcast_to(np.asarray(g, dtype=float), (d,)) for g in grad(G, *W)])

@@ -147,7 +147,7 @@ class MarginFlow:
 
 def normalised_field(u: np.ndarray, Z: np.ndarray, L: int, loss: str, field_=None) -> np.ndarray:
     """du/dτ of the loss-normalised flow (dt = dτ/Lo, Lo = Σ_i ℓ(m_i)) in u = log w: the compiled
-    balanced product field (:func:`compile.balanced_product_log_field`) at g = (∂Lo/∂β)/Lo, the
+    balanced product field (:func:`theorycheck.symbolic.forms.balanced_product_log_field`) at g = (∂Lo/∂β)/Lo, the
     weights −ℓ'(m_i)/Lo taken in log space (:func:`_margin_weights`: margins beyond float64
     included). tests/test_lp_margin.py compares it with sympy."""
     field_ = field_ or C.balanced_product_log_field(L)

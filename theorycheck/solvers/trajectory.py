@@ -18,8 +18,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.errors import TheorycheckError
-from theorycheck.exact import INPUTS_KEYS
 from theorycheck.record import Keys, ListOf
 from theorycheck.status import Budget, Status
 from theorycheck.strength import KEYS as STRENGTH_KEYS

@@ -10,12 +10,12 @@ from theorycheck.sweep.run import (
                                    METHODS,
                                    RunOptions,
                                    SystemSpec,
-                                   collapse_threshold,
+                                   collapse_threshold_per_rho,
                                    resolve_array_backend,
                                    run_spec,
                                    run_tasks,
 )
 
 __all__ = ["ARRAY_BACKENDS", "BACKENDS", "METHODS", "RunOptions", "SweepResult", "SystemSpec", "classify_regimes",
-           "collapse_threshold", "depth_sweep", "heatmap", "regime_grid", "resolve_array_backend", "run_spec", "run_tasks",
+           "collapse_threshold_per_rho", "depth_sweep", "heatmap", "regime_grid", "resolve_array_backend", "run_spec", "run_tasks",
            "seed_sweep", "time_grid", "versions", "visits"]

@@ -22,7 +22,7 @@ from theorycheck.sweep.run import (
     _choose_kind,
     _event_arrays,
     _status_counts,
-    collapse_threshold,
+    collapse_threshold_per_rho,
     run_spec,
 )
 from theorycheck.vocabulary import REGIMES, TimeKind
@@ -108,7 +108,7 @@ def regime_grid(z, *, alphas, rhos, times, opts: RunOptions | None = None, backe
                bisect: int = 40) -> SweepResult:
     """ℓ2-SAM, L = 2, one example: the regime of every (ρ, α) cell of a float grid (C5) from C4's reduced ODE
     over ``times``, the closed-form boundaries (thresholds.alpha_all_shrink, alpha_gd_like)
-    and the computed collapse threshold α_c(ρ) (batched bisection, :func:`collapse_threshold`).
+    and the computed collapse threshold α_c(ρ) (batched bisection, :func:`collapse_threshold_per_rho`).
     Arrays: ``regime`` (R, A), ``alpha`` (A,), ``rho`` (R,), ``alpha_all_shrink`` (R,),
     ``alpha_gd_like`` (R,), ``alpha_c`` (R,), ``alpha_c_bracket`` (R, 2), ``collapse_time`` (R, A)."""
     from theorycheck.predict import thresholds as th
@@ -127,7 +127,7 @@ def regime_grid(z, *, alphas, rhos, times, opts: RunOptions | None = None, backe
     regime = classify_regimes(res.obs["jdag"], res.status, z).reshape(R, A)
     shrink = np.array([th.alpha_all_shrink(z, r).value for r in rhos], dtype=float)
     gdlike = np.array([th.alpha_gd_like(z, r).value for r in rhos], dtype=float)
-    ac = collapse_threshold(z, rhos, opts=opts, iterations=bisect, backend=backend, workers=workers,
+    ac = collapse_threshold_per_rho(z, rhos, opts=opts, iterations=bisect, backend=backend, workers=workers,
                             scheduler=scheduler, progress=progress)
     arrays = {"regime": regime, "alpha": alphas, "rho": rhos, "time": res.grid, "alpha_all_shrink": shrink,
               "alpha_gd_like": gdlike, "alpha_c": ac["alpha_c"], "alpha_c_bracket": ac["bracket"],

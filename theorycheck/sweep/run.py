@@ -336,11 +336,11 @@ def _choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str)
     return "balanced"
 
 
-def collapse_threshold(z, rhos, *, opts: RunOptions | None = None, iterations: int = 40, tau_budget: float = 1e4,
-                       backend: str = "processes", workers: int | None = None, scheduler: Any = None,
-                       progress: bool | None = None, digits: int = 13) -> dict:
+def collapse_threshold_per_rho(z, rhos, *, opts: RunOptions | None = None, iterations: int = 40,
+                               tau_budget: float = 1e4, backend: str = "processes", workers: int | None = None, scheduler: Any = None,
+                               progress: bool | None = None, digits: int = 13) -> dict:
     """α_c(ρ) for every ρ at once. α_c is exactly proportional to ρ (the flow's scaling
-    symmetry), so this is ρ times the one α_c routine, :func:`claims.thresholds.collapse_threshold`
+    symmetry), so this is ρ times the one α_c routine, :func:`theorycheck.predict.thresholds.collapse_threshold`
     at ρ = 1 (a floating-point check on both sides: each end reaches a persisting condition; ``digits`` significant digits). Returns {"alpha_c",
     "bracket" (R, 2: the lower end collapses, the upper end grows), "status" (R,)
     1 = both ends checked, 0 = inconclusive, "meta"}. ``opts``, ``iterations``, ``tau_budget``,

@@ -98,7 +98,7 @@ def numpy_system(args, exprs) -> Callable:
 
 def residual_functions(args, exprs) -> list[Callable]:
     """mpmath functions of proof steps' differences lhs − rhs, evaluated at random points by
-    :func:`theorycheck.theorem.numeric_residual` (plain lambdify, no cse and no cache: each
+    :func:`theorycheck.symbolic.theorem.numeric_residual` (plain lambdify, no cse and no cache: each
     expression evaluated as the proof states it)."""
     return [sp.lambdify(tuple(args), e, modules="mpmath") for e in exprs]
 

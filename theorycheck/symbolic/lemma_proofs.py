@@ -16,7 +16,7 @@ Two routes (:func:`prove`):
 - ``exact``: the same steps with L and d the integers of a request (the sums written out), used only when the
   symbolic route does not verify (say, a sympy version that cannot simplify one step).
 
-Each step is a function returning a :class:`theorycheck.theorem.StepResult` (verified / refuted): a form passed
+Each step is a function returning a :class:`theorycheck.symbolic.theorem.StepResult` (verified / refuted): a form passed
 in place of the real one (``forms``) lets a test see a wrong field refuted by the same step.
 """
 
@@ -31,7 +31,7 @@ import sympy as sp
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic import systems as S
-from theorycheck.theorem import VERIFIED, StepResult, refuted, verified
+from theorycheck.symbolic.theorem import VERIFIED, StepResult, refuted, verified
 
 __all__ = ["SCOPE", "LemmaStep", "in_scope", "steps", "prove", "Proof"]
 

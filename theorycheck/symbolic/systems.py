@@ -2,7 +2,7 @@
 
 Each system is (time symbol, state symbols, parameter symbols, field expressions), built from the
 coordinate forms of :mod:`closed_forms` by substitution (never re-typed), for a given dimension d.
-:func:`compile.arb_system` compiles them.
+:func:`theorycheck.symbolic.compiler.arb_system` compiles them.
 
 New here (derived, checked by ``theorycheck prove``, theorem V in proofs/validated.py):
 

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     alpha_range = None
     if args.alpha is not None and ":" in str(args.alpha):
-        from theorycheck.exact import exact_range
+        from theorycheck.arith.exact import exact_range
 
         if not args.prove:
             raise TheorycheckError("a range of α (--alpha A:B) is mapped with --prove (a proved regime map)")
@@ -80,7 +80,7 @@ def print_data(res: dict) -> None:
 
 def print_thresholds(res: dict) -> None:
     """The text rendering of one example's thresholds (the keys of :func:`theorycheck.thresholds`)."""
-    from theorycheck.exact import inputs_text
+    from theorycheck.arith.exact import inputs_text
 
     inp = res["inputs"]
     print(f"{res['optimizer']}, L = {res['depth']}, z = ({', '.join(map(_exact_short, inp['z']))}), ρ = {inp['rho']}; "
@@ -108,7 +108,7 @@ def _print_threshold(key: str, t: dict) -> None:
 
 def _print_proof(pf: dict) -> None:
     """A proof of α_c in words: the bracket and its strength, each end's lemma, what it rests on, the inputs."""
-    from theorycheck.exact import inputs_text
+    from theorycheck.arith.exact import inputs_text
 
     pad = f"  {'':17s}   "
     if pf["lower"] is not None:

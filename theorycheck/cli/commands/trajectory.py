@@ -84,7 +84,7 @@ def print_summary(res: dict) -> None:
 def print_proved(res: dict) -> None:
     """The text rendering of a proved trajectory: the floating-point run (:func:`print_summary`), then the
     proof (:func:`theorycheck.api.prove_trajectory`'s ``proof``), its strength and the exact inputs."""
-    from theorycheck.exact import inputs_text
+    from theorycheck.arith.exact import inputs_text
 
     print_summary(res)
     pf = res["proof"]

@@ -1,7 +1,6 @@
-"""Validated integration in ball arithmetic: every step an enclosure, never a point (see :mod:`.integrate`)."""
+"""Validated integration in ball arithmetic: every step an enclosure, never a point (see :mod:`.integrate`;
+the balls themselves are :mod:`theorycheck.arith.balls`)."""
 
-from theorycheck.proved.validated.balls import arb_context, ball_text, hull, interval, read_ball, to_ball
 from theorycheck.proved.validated.integrate import DEFAULT_BUDGET, Flowpipe, LohnerSet, Step, integrate
 
-__all__ = ["DEFAULT_BUDGET", "Flowpipe", "LohnerSet", "Step", "arb_context", "ball_text", "hull", "integrate", "interval",
-           "read_ball", "to_ball"]
+__all__ = ["DEFAULT_BUDGET", "Flowpipe", "LohnerSet", "Step", "integrate"]

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from flint import arb, arb_mat
 
+from theorycheck.arith.balls import arb_context, ball_text, hull, read_ball, to_ball, widen
 from theorycheck.errors import TheorycheckError
-from theorycheck.proved.validated.balls import arb_context, ball_text, hull, read_ball, to_ball, widen
 from theorycheck.proved.validated.taylor import coefficient, series_solution, variational_coefficients
 from theorycheck.status import Budget, Status
 

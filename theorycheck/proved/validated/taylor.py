@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from flint import arb, arb_mat, arb_series
 
-from theorycheck.proved.validated.balls import arb_context
+from theorycheck.arith.balls import arb_context
 
 
 def coefficient(s: arb_series, k: int) -> arb:

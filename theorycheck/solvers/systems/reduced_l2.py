@@ -27,7 +27,7 @@ class ReducedL2System(FlowSystem):
     """C4: ℓ2-SAM, L = 2, one example, uniform α: dI/dτ = 1/N(τ, I), N from the compiled
     log-summand (log-space sum); θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ). Near a collapse the
     clock becomes s with dτ/ds = N (then dI/ds = 1: smooth), as in BalancedL2System; both
-    clocks from :func:`compile.reduced_l2_clocked`."""
+    clocks from :func:`theorycheck.symbolic.forms.reduced_l2_clocked`."""
 
     name = "reduced-l2"
     #: ln of the arc clock's unit: dτ/ds = N/N_ref, N_ref = N where the arc clock began (set at
