@@ -44,7 +44,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "list_packs": ("theorycheck.api", "list_packs"),
     "list_experiments": ("theorycheck.api", "list_experiments"),
     "claim_candidates": ("theorycheck.api", "claim_candidates"),
-    "predict": ("theorycheck.api", "predict"),
+    "predict_limit": ("theorycheck.api", "predict_limit"),
     "cnn": ("theorycheck.api", "cnn"),
     "cnn_config": ("theorycheck.api", "cnn_config"),
     "linear_images": ("theorycheck.api", "linear_images"),
@@ -62,7 +62,7 @@ _LAZY: dict[str, tuple[str, str]] = {
 __all__ = ["ArgumentError", "Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
            "TheorycheckError", "__version__", "check_certificate", "claim_candidates", "cnn", "cnn_config", "derive", "describe", "exact_inputs", "heatmap", "linear_images", "linear_images_config", "linear_images_pairs", "list_experiments",
            "list_packs", "max_margin", "optimizers",
-           "packs", "predict", "prove", "prove_trajectory", "proved_regime_map", "register_claim", "reproduce", "run_claim", "solve",
+           "packs", "predict_limit", "prove", "prove_trajectory", "proved_regime_map", "register_claim", "reproduce", "run_claim", "solve",
            "thresholds", "unregister_claim", "verify",
            "vocabulary"]
 
@@ -98,7 +98,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         list_experiments,
         list_packs,
         max_margin,
-        predict,
+        predict_limit,
         prove,
         prove_trajectory,
         reproduce,

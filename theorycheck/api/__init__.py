@@ -532,7 +532,7 @@ from theorycheck.api.calls import (  # noqa: E402, F401
     list_packs,
     plot_heatmap,
     plot_trajectory,
-    predict,
+    predict_limit,
     time_grid,
     visits,
 )

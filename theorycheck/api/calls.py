@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 #: besides these, MAX_GRID_POINTS, MAX_MEMBERS, MARKS, RunOptions, StepStatus and Verdict (see ``__getattr__``)
 __all__ = ["check_certificate", "claim_candidates",
            "cnn", "cnn_config", "derive", "linear_images", "linear_images_config", "linear_images_pairs",
-           "list_experiments", "list_packs", "plot_heatmap", "plot_trajectory", "predict", "time_grid", "visits"]
+           "list_experiments", "list_packs", "plot_heatmap", "plot_trajectory", "predict_limit", "time_grid", "visits"]
 
 
 def __getattr__(name: str) -> Any:
@@ -92,8 +92,8 @@ def claim_candidates(pack: str | None = None) -> list[tuple[str, Any]]:
     return candidates(pack)
 
 
-def predict(pack: str, X, y, **options) -> dict:
-    """A pack's predicted limit for the data (rows of ``X``, targets or labels ``y``), with its ``strength``."""
+def predict_limit(pack: str, X, y, **options) -> dict:
+    """(Not ``predict``: that is the stage ``theorycheck.predict``.) A pack's predicted limit for the data (rows of ``X``, targets or labels ``y``), with its ``strength``."""
     from theorycheck.packs import predict as pack_predict
 
     return pack_predict(pack, X, y, **options)

@@ -22,7 +22,7 @@ def _data(args):
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck.api import predict
+    from theorycheck.api import predict_limit as predict
     from theorycheck.errors import TheorycheckError
     from theorycheck.jsonio import emit
 
