@@ -9,14 +9,19 @@ SS3 (the loss never increases across saddles), SS4 (the final saddle's ℓ1 cert
 
 from __future__ import annotations
 
+import importlib.util
+
 from theorycheck.packs import Pack
+
+#: the flows' experiments (numerics/saddle_to_saddle/), named once they are there
+_NUMERICS = "theorycheck.numerics.saddle_to_saddle"
 
 PACK = Pack(
     name="saddle-to-saddle",
     title="Saddle-to-Saddle Dynamics in Diagonal Linear Networks",
     reference="Pesme & Flammarion, NeurIPS 2023 (arXiv 2304.00488)",
     proofs=__name__,
-    numerics="theorycheck.numerics.saddle_to_saddle",
+    numerics=_NUMERICS if importlib.util.find_spec(_NUMERICS) is not None else None,
     theory=f"{__name__}:THEORY.md",
     predict=f"{__name__}.predictions:predict",
 )

@@ -13,6 +13,7 @@ Public API (used by the flow experiments):
     (the saddle β^k reached at t̃_k), ``.support: dict[int, int]`` (index → sign ±1 of β^k_i ≠ 0),
     ``.entered`` / ``.left: tuple[int, ...]`` (support gained / lost at this jump), ``.loss``, ``.active``
     (index → sign of the coordinates at |s_i| = 1: the sign constraints), ``.s`` (s at t̃_k), ``.unique``.
+    Indices are 0-based in these fields (``as_dict()`` numbers coordinates from 1, as the columns x1..xd).
     ``JumpProcess.final`` (the last β; 0 when there is no jump), ``.non_unique: list[dict]`` (jump, reason,
     another minimiser), ``.status``, ``.as_dict()``. β⁰ = 0 at t̃ = 0 is not a jump.
 """
@@ -48,13 +49,14 @@ class Jump:
     unique: bool | None
 
     def as_dict(self) -> dict:
-        """Floats with exact strings beside them (``*_exact``); indices 0-based."""
+        """Floats with exact strings beside them (``*_exact``); coordinates numbered from 1, as the columns
+        x1, …, xd (the fields of the dataclass are 0-based indices)."""
         return {"time": float(self.time), "time_exact": decimal_text(self.time),
                 "beta": [float(b) for b in self.beta], "beta_exact": [decimal_text(b) for b in self.beta],
-                "support": {str(i): s for i, s in sorted(self.support.items())},
-                "entered": list(self.entered), "left": list(self.left),
+                "support": {str(i + 1): s for i, s in sorted(self.support.items())},
+                "entered": [i + 1 for i in self.entered], "left": [i + 1 for i in self.left],
                 "loss": float(self.loss), "loss_exact": decimal_text(self.loss),
-                "active": {str(i): s for i, s in sorted(self.active.items())}, "unique": self.unique}
+                "active": {str(i + 1): s for i, s in sorted(self.active.items())}, "unique": self.unique}
 
 
 @dataclass

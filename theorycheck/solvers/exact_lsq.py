@@ -187,7 +187,8 @@ def sign_constrained_lsq(X: Matrix, y: Sequence[Fraction], signs: Mapping[int, i
                 other_b[idx[k]] += signs[idx[k]] * eps * v
             other, unique = tuple(other_b), False
             moved = sorted(idx[k] for k, v in found.items() if v != 0)
-            reason = f"columns {moved} are linearly dependent within the sign constraints: another minimiser exists"
+            named = ", ".join(f"x{j + 1}" for j in moved)
+            reason = f"columns {named} are linearly dependent within the sign constraints: another minimiser exists"
     elif status != "solved":
         unique, reason = None, "the iteration budget ran out"
     return SignedLSQ(beta_t, g, loss(X, y, beta_t), kkt, unique, other, reason, it, status)
