@@ -23,6 +23,21 @@ from theorycheck.proofs.saddle_to_saddle.algorithm import jump_process
 from theorycheck.solvers.log_flow import log_flow
 from theorycheck.status import Budget
 
+#: the instance where a coordinate enters (t̃ = 1/6), leaves (2/9) and re-enters with the other sign (14/9)
+LEAVES = {"X": [["0", "0", "-1"], ["-1", "-3", "1"]], "y": ["3", "-2"]}
+
+
+def problem(x) -> tuple[list, list]:
+    """The exact problem of a claim's input: ``X``, ``y`` as given, or the Gaussian problem of the seed rounded to
+    2 decimals (strings: the numbers used are the decimals shown; the same rule as the pack's claims.py)."""
+    if "X" in x:
+        return x["X"], x["y"]
+    rng = np.random.default_rng(x["seed"])
+    X = np.round(rng.standard_normal((x["n"], x["d"])), 2)
+    y = np.round(rng.standard_normal(x["n"]), 2)
+    return [[f"{v:.2f}" for v in r] for r in X], [f"{v:.2f}" for v in y]
+
+
 #: the scales of the experiment and of the claims (exact decimal strings)
 ALPHAS = ("1e-4", "1e-10", "1e-30", "1e-100", "1e-300")
 #: the budget of one float64 run (steps and evaluations; no clock)

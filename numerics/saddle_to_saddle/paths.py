@@ -14,7 +14,7 @@ import numpy as np
 
 NAME = "paths"
 TITLE = "saddle-to-saddle: β_j(t̃) at α = 1e-4 … 1e-300 over the jump process, and the jump-time gaps"
-X = [["0", "0", "-1"], ["-1", "-3", "1"]]
+X = [["0", "0", "-1"], ["-1", "-3", "1"]]  # flows.LEAVES
 Y = ["3", "-2"]
 FIGURE = Path("docs/figures/saddle_to_saddle_paths.png")
 

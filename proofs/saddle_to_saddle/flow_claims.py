@@ -14,11 +14,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from hypothesis import strategies as st
-from theorycheck.numerics.saddle_to_saddle.flows import first_gap_constant, sweep
+from theorycheck.numerics.saddle_to_saddle.flows import LEAVES, first_gap_constant, problem, sweep
 
 from theorycheck.claims.claim import Claim, Outcome
-
-from .claims import LEAVES, problem
 
 SCALES = ("1e-10", "1e-30", "1e-100", "1e-300")
 #: a plateau shorter than this (in t̃) is not measured mid-way: at α = 1e-300 a jump takes ~ 5/ln(1/α) ≈ 0.007
