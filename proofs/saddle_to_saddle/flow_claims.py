@@ -76,6 +76,28 @@ def check_limit(x) -> Outcome:
     return Outcome(ok, worst, {"distance_1e-10": lo, "distance_1e-300": hi})
 
 
+def check_shrinks(x) -> Outcome:
+    """SS.flow.limit.shrinks (refined): every measured plateau distance and every |gap| decreases from α = 1e-10
+    to α = 1e-300 (or both distances are below 1e-7(1 + ‖β^k‖∞)): the path tends to the process, at whatever
+    rate. Deviation: the largest ratio late/early of a quantity that did not decrease."""
+    s, u = _run(x)
+    if u is not None:
+        return u
+    jumps = s["process"].jumps
+    lo, hi = s["rows"][0], s["rows"][-1]
+    worst = 0.0
+    for k, j in enumerate(jumps):
+        scale = 1.0 + max(abs(float(b)) for b in j.beta)
+        d0, d1 = lo["plateau_distance"][k], hi["plateau_distance"][k]
+        if d0 is not None and d1 is not None and max(d0, d1) > 1e-7 * scale and d1 >= d0:
+            worst = max(worst, d1 / max(d0, 1e-300))
+        g0, g1 = abs(lo["gaps"][k]), abs(hi["gaps"][k])
+        if g1 >= g0 and g1 > 1e-9:
+            worst = max(worst, g1 / max(g0, 1e-300))
+    return Outcome(worst == 0.0, worst, {"distance_1e-10": lo["plateau_distance"], "distance_1e-300":
+                                         hi["plateau_distance"], "gaps_1e-10": lo["gaps"], "gaps_1e-300": hi["gaps"]})
+
+
 def check_rate(x) -> Outcome:
     """SS.flow.rate: every gap fits a + b/ln(1/α) with a = 0 (|a| ≤ 3 se + 1e-5), gap·ln(1/α) settling
     (1e-100 vs 1e-300 within 1e-2(1 + |b|))."""
@@ -145,6 +167,9 @@ def check_tiny(x) -> Outcome:
 
 
 FLOAT = "float64 log-chart flows at α = 1e-10 … 1e-300 (rtol 1e-10)"
+_SHRINKS = Claim(key="SS.flow.limit.shrinks", statement="from α = 1e-10 to 1e-300 every mid-plateau distance and "
+                 "every jump-time gap shrinks", inputs=_inputs(), check=check_shrinks, tolerance=FLOAT,
+                 pinned=(LEAVES,), describe=_describe, grid=GRID, max_examples=4)
 _EARLY_FIRST = Claim(key="SS.flow.early.first", statement="the first jump-time gap has the sign of "
                      "(√2 − 1)|β¹_i| − 1 (a one-coordinate first saddle)", inputs=_inputs(), check=check_first_sign,
                      tolerance=FLOAT, pinned=(LEAVES, N1), describe=_describe, grid=GRID, max_examples=4)
@@ -154,9 +179,9 @@ def claims() -> list[Claim]:
     return [
         Claim(key="SS.flow.limit", statement="as α → 0 the flow's path tends to the jump process: mid-plateau "
               "distances to the saddles shrink (≤ 1e-5 at α = 1e-300)", inputs=_inputs(), check=check_limit,
-              tolerance=FLOAT, pinned=(LEAVES, ORTHO), describe=_describe, grid=GRID, max_examples=4),
+              tolerance=FLOAT, pinned=(LEAVES, ORTHO), refined=_SHRINKS, describe=_describe, grid=GRID, max_examples=4),
         Claim(key="SS.flow.rate", statement="the jump-time gap is O(1/ln(1/α)): it fits b/ln(1/α) with no "
-              "constant term", inputs=_inputs(), check=check_rate, tolerance=FLOAT, pinned=(LEAVES, N1),
+              "constant term", inputs=_inputs(), check=check_rate, tolerance=FLOAT, pinned=(LEAVES, N1), refined=_SHRINKS,
               describe=_describe, grid=GRID, max_examples=4),
         Claim(key="SS.flow.first", statement="a one-coordinate first saddle: gap₁·ln(1/α) → "
               "n·ln((√2 − 1)|β¹_i|)/(4|⟨x_i, y⟩|)", inputs=_inputs(), check=check_first, tolerance=FLOAT,
