@@ -107,7 +107,7 @@ def summarize(results: dict) -> tuple[list[str], list[str]]:
         if f is None:
             continue
         lines.append(f"jump {k}: gap = a + b/ln(1/α), a = {f['a']:+.2e} ± {f['a_se']:.1e}, "
-                     f"b = {f['b']:+.4f} ± {f['b_se']:.4f}")
+                     f"b = {f['b']:+.6f} ± {f['b_se']:.1e}")
         if abs(f["a"]) > 3 * f["a_se"] + 1e-4:
             dev.append(f"jump {k}: the gap does not extrapolate to 0 in 1/ln(1/α)")
     c = res["first_gap_constant"]
