@@ -36,6 +36,7 @@ ROOTS = {
     "trajectory": ["theorycheck.solvers.trajectory:Trajectory", "theorycheck.proved.trajectory:ProvedTrajectory",
                    "theorycheck.solvers.regression:RegressionResult"],
     "maxmargin": ["theorycheck.api:MaxMarginResult"],
+    "saddles": ["theorycheck.api:SaddlesResult"],
     "heatmap": ["theorycheck.sweep.result:SweepResult"],
     "reproduce": ["theorycheck.api:ReproduceResult"],
     "cnn": ["theorycheck.cnn.experiment:CnnResult"],
@@ -158,7 +159,8 @@ def test_key_table_is_the_declaration(name):
 
 # ---------------------------------------------------------------------------- sample runs
 DATA = {"two.csv": "x1,x2,y\n4,1,1\n1,-1,-1\n", "reg.csv": "x1,x2,x3,y\n1,0.5,-0.2,1.0\n0.3,-1,0.8,-0.5\n",
-        "e1.csv": "x1,x2,y\n1.2,1.5,1\n2.7,2.0,1\n"}
+        "e1.csv": "x1,x2,y\n1.2,1.5,1\n2.7,2.0,1\n", "leave.csv": "x1,x2,x3,y\n0,0,-1,3\n-1,-3,1,-2\n",
+        "tie.csv": "x1,x2,y\n1,1,1\n", "over.csv": "x1,y\n1,1\n2,1\n"}
 
 #: id → (command line after `theorycheck`; {tmp}: a folder with DATA, {out}: a file for the JSON, the
 #: declaration its JSON follows). Fast: at least one run of every command.
@@ -190,6 +192,9 @@ FAST = {
     "trajectory-pm": ("trajectory --data {tmp}/reg.csv --loss squared --param pm --optimizer gd --alpha 0.1 --json",
                       "theorycheck.solvers.regression:RegressionResult"),
     "maxmargin": ("maxmargin --data {tmp}/two.csv --norm 2 --json", "theorycheck.api:MaxMarginResult"),
+    "saddles": ("saddles --data {tmp}/leave.csv --json", "theorycheck.api:SaddlesResult"),
+    "saddles-tie": ("saddles --data {tmp}/tie.csv --json", "theorycheck.api:SaddlesResult"),
+    "saddles-lsq": ("saddles --data {tmp}/over.csv --max-jumps 1 --json", "theorycheck.api:SaddlesResult"),
     "heatmap": ("heatmap --z 1,2,3 --rho 1 --alphas 0.1:2:6 --t-max 10 --nt 10 --backend serial "
                 "--array-backend numpy --json", "theorycheck.sweep.result:SweepResult"),
     "reproduce": ("reproduce transition --quick --out {tmp}/reproduce --backend serial --json",

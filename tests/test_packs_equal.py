@@ -18,8 +18,8 @@ FOLDERS = sorted(p.name for p in (ROOT / "proofs").iterdir() if (p / "__init__.p
 PACKS = {f: importlib.import_module(f"theorycheck.proofs.{f}").PACK for f in FOLDERS}
 
 
-def test_four_packs_and_nothing_else_in_proofs():
-    assert FOLDERS == ["kernel_rich", "lp_margin", "minor_first", "sam_regression"]
+def test_five_packs_and_nothing_else_in_proofs():
+    assert FOLDERS == ["kernel_rich", "lp_margin", "minor_first", "saddle_to_saddle", "sam_regression"]
     assert not [p for p in (ROOT / "proofs").iterdir() if p.is_dir() and p.name != "__pycache__"
                 and not (p / "__init__.py").is_file()]
     assert sorted(p.name for p in (ROOT / "numerics").iterdir() if (p / "__init__.py").is_file()) == FOLDERS

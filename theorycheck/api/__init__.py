@@ -536,3 +536,6 @@ from theorycheck.api.calls import (  # noqa: E402, F401
     time_grid,
     visits,
 )
+from theorycheck.api.saddles import SaddlesResult, saddles  # noqa: E402, F401
+
+__all__ += ["SaddlesResult", "saddles"]

@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "theorycheck.cli.commands.check_certificate",
     "theorycheck.cli.commands.trajectory",
     "theorycheck.cli.commands.maxmargin",
+    "theorycheck.cli.commands.saddles",
     "theorycheck.cli.commands.heatmap",
     "theorycheck.cli.commands.reproduce",
     "theorycheck.cli.commands.cnn",

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from theorycheck.errors import ArgumentError
-from theorycheck.solvers.steppers import FloatBackend
+from theorycheck.solvers.steppers import FloatBackend, MpBackend
 from theorycheck.solvers.systems.base import EventAction, EventFn, FlowSystem
 from theorycheck.solvers.trajectory import Budget, Event, _Step
 from theorycheck.status import Status
@@ -88,12 +88,13 @@ class FieldSystem(FlowSystem):
     """A :class:`Field` as a flow system of :mod:`theorycheck.solvers.systems`: its stopping rules are
     the events, each ending the run with its status and the state where it fired."""
 
-    def __init__(self, f: Field):
+    def __init__(self, f: Field, bk: FloatBackend | MpBackend | None = None):
         self.f = f
-        self.bk = FloatBackend()
+        self.bk = bk or FloatBackend()
+        self.mp = isinstance(self.bk, MpBackend)
         self.name = f.name
         self.time_kind = f.time_kind
-        self.y0 = f.y0.copy()
+        self.y0 = self.bk.array(f.y0) if self.mp else f.y0.copy()
         self.d = self.y0.size
         self.L = 1
         self.start_records = []
@@ -101,12 +102,15 @@ class FieldSystem(FlowSystem):
         self._observe = f.observe or _observe_state
 
     def rhs(self, t, y):
-        return np.asarray(self.f.rhs(t, y), dtype=float)
+        return np.asarray(self.f.rhs(t, y), dtype=object if self.mp else float)
 
     def observe(self, t, y):
         return self._observe(t, y)
 
     def atol(self, rtol):
+        if self.mp:
+            a = rtol if self.f.atol is None else self.f.atol
+            return self.bk.array(np.broadcast_to(np.asarray(a, dtype=object), (self.d,)))
         if self.f.atol is None:
             return np.full(self.d, float(rtol))
         return np.broadcast_to(np.asarray(self.f.atol, dtype=float), (self.d,)).copy()
@@ -122,7 +126,8 @@ class FieldSystem(FlowSystem):
         return [EventFn(s.name, -1, s.fn, s.direction, data=s) for s in self.f.stops]
 
     def on_event(self, ev: EventFn, t, y) -> EventAction:
-        return EventAction(stop=ev.data.status, y=np.array(y, dtype=float), records=[(ev.name, -1, "stopping rule")])
+        return EventAction(stop=ev.data.status, y=np.array(y, dtype=object if self.mp else float),
+                           records=[(ev.name, -1, "stopping rule")])
 
 
 @dataclass
@@ -143,6 +148,9 @@ class FieldRun:
     stiff_from: float | None
     events: list[Event]
     _steps: list[_Step] = field(default_factory=list, repr=False)
+    #: an mpmath run (``digits``): its final state and time unrounded (mpf), else None
+    y_exact: np.ndarray | None = None
+    t_exact: object = None
 
     @property
     def ok(self) -> bool:
@@ -162,10 +170,12 @@ class FieldRun:
 
 
 def solve_field(f: Field, *, t_max: float, rtol: float = 1e-10, budget: Budget | None = None,
-                progress: Callable[[float, float, int], None] | None = None) -> FieldRun:
+                progress: Callable[[float, float, int], None] | None = None, digits: int | None = None) -> FieldRun:
     """Integrate ``f`` from t = 0 to ``t_max`` (or to its first stopping rule) with relative
     tolerance ``rtol`` under ``budget`` (steps, evaluations, seconds), through the integrator's one
-    loop. Never raises for numerical trouble: the result's ``status`` says what happened."""
+    loop: float64 (DOP853 / Radau), or with ``digits`` mpmath at that many digits (the loop's
+    Gragg–Bulirsch–Stoer stepper; ``rhs`` and the stopping rules then take and return mpf values,
+    ``rtol`` as given). Never raises for numerical trouble: ``status`` says what happened."""
     from theorycheck.solvers.integrate import _run
 
     if not isinstance(f, Field):
@@ -178,17 +188,45 @@ def solve_field(f: Field, *, t_max: float, rtol: float = 1e-10, budget: Budget |
         raise ArgumentError(f"t_max={t_max!r}: give a finite final time > 0", "t_max")
     if not (isinstance(rtol, (int, float)) and 0 < rtol < 1):
         raise ArgumentError(f"rtol={rtol!r}: give a tolerance in (0, 1)", "rtol")
+    if digits is not None:
+        return _solve_field_mp(f, t_max, rtol, budget, progress, _check_digits(digits))
     system = FieldSystem(f)
     if f.stiff == "implicit":
         system.stiff_switch = True
     with np.errstate(all="ignore"):
         res = _run(system, t_max, mp=False, rtol=float(rtol), k=0, budget=budget or Budget(), progress=progress,
                    stiff_from_start=f.stiff == "implicit")
+    return _field_run(res)
+
+
+def _check_digits(digits) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 16 <= digits <= 1000:
+        raise ArgumentError(f"digits={digits!r}: give a whole number of digits in [16, 1000]", "digits")
+    return digits
+
+
+def _solve_field_mp(f: Field, t_max, rtol, budget, progress, digits: int) -> FieldRun:
+    """The mpmath run of :func:`solve_field`: the same loop with the GBS stepper (explicit: no stiff switch)."""
+    import mpmath
+
+    from theorycheck.solvers.integrate import _run
+
+    with mpmath.workdps(digits + 12):
+        system = FieldSystem(f, MpBackend(digits + 12, digits))
+        system.stiff_switch = False
+        tol = mpmath.mpf(rtol)
+        k = int(min(16, max(6, round(digits / 3) + 2)))
+        res = _run(system, t_max, mp=True, rtol=tol, k=k, budget=budget or Budget(), progress=progress)
+        run = _field_run(res)
+        run.y_exact = np.array(res["y_end"], dtype=object)
+        run.t_exact = res["t_exact"][-1]
+    return run
+
+
+def _field_run(res: dict) -> FieldRun:
     stop = Status(res["stop"])
     y_end = np.asarray(res["y_end"], dtype=float)
     t_end = float(res["t"][-1])
     return FieldRun(status=stop, message=res["message"] or stop.message, t=t_end, y=y_end, times=res["t"],
                     steps=res["n_steps"], evaluations=res["n_eval"], stiff_from=res["stiff_from"],
                     events=res["events"], _steps=res["steps"])
-
-
