@@ -1,6 +1,6 @@
 """α_c(L) for even L ≥ 4 in floating point (predict/blowup.py through predict/depth.py): the bisection in c on the
 ratio reduction blown up at r = 1, against the flow in θ = ln u (a different system, compiled separately), the
-exact symmetries of the flow, and (slow) the proved bracket of proved/alpha_c_depth.py."""
+exact symmetries of the flow, and (slow) the proved bracket of proved/alpha_c.py at even L ≥ 4."""
 
 from __future__ import annotations
 
@@ -93,12 +93,12 @@ def test_cli_json_depth4_has_13_digits(capsys):
 def test_float_bracket_inside_the_proved_one(z, L, digits):
     """The proved bracket (validated integration from the ends of the same float search) contains the float bracket,
     and the float bracket has the proved digits (12 asked, for depth 4 and 6)."""
-    from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
+    from theorycheck.proved.alpha_c import prove_alpha_c
     from theorycheck.proved.decimals import common_digits
 
     t = dl.collapse_threshold(z, 1.0, L)
     lo, hi = _bracket(t)
-    p = prove_alpha_c_depth(z, 1.0, L, digits=digits)
+    p = prove_alpha_c(z, 1.0, depth=L, digits=digits)
     assert p.status == "proved", p.note
     assert float(p.lower) <= lo and hi <= float(p.upper)
     D, text = common_digits(p.lower, p.upper, 17)

@@ -1,6 +1,6 @@
 """``theorycheck check-certificate FILE``: re-check a proof certificate written by ``thresholds --prove
 --certificate FILE`` (L = 2 or even L ≥ 4). A thin shell over
-:func:`theorycheck.proved.certificate_depth.check_any_certificate`."""
+:func:`theorycheck.proved.check.check_certificate`."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ import argparse
 def run(args: argparse.Namespace) -> int:
     from theorycheck.errors import TheorycheckError
     from theorycheck.jsonio import emit
-    from theorycheck.proved.certificate_depth import check_any_certificate
-    from theorycheck.proved.check import read_certificate
+    from theorycheck.proved.check import check_certificate, read_certificate
 
     cert = read_certificate(args.file)  # bounded size and nesting: a one-line error otherwise
     try:
-        res = check_any_certificate(cert)
+        res = check_certificate(cert)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise TheorycheckError(f"check-certificate: {args.file} is not a readable certificate ({e})") from None
     if args.json:
