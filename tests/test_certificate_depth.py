@@ -9,8 +9,8 @@ import mpmath as mp
 import pytest
 
 from theorycheck.proved.certificate import certificate_of
-from theorycheck.proved.check import check_certificate
 from theorycheck.proved.check import digest as _digest
+from theorycheck.proved.checker import check_certificate
 from theorycheck.proved.ratio_blowup import RatioBlowup
 
 

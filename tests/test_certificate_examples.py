@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from theorycheck.proved.check import check_certificate
+from theorycheck.proved.checker import check_certificate
 
 
 def _write_and_check(tmp_path, z, rho="1", depth=2, digits=12):

@@ -13,11 +13,11 @@ import pytest
 from theorycheck.proved.certificate import certificate_of
 from theorycheck.proved.check import (
     CertificateError,
-    check_certificate,
     check_certificate_path,
     digest,
     read_certificate,
 )
+from theorycheck.proved.checker import check_certificate
 from theorycheck.proved.ratio_blowup import RatioBlowup
 from theorycheck.proved.reduced_l2 import ReducedL2
 

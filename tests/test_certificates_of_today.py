@@ -1,5 +1,5 @@
 """Certificates written before the prover and the checker became one (saved under tests/data/certificates/) are still
-accepted by the one checker (proved/check.py), and a tampered copy of each is rejected.
+accepted by the one checker (proved/checker.py), and a tampered copy of each is rejected.
 
 The files were written by theorycheck at commit e9b781f (the code before one prover served every depth):
 
@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from theorycheck.proved.check import check_certificate, digest
+from theorycheck.proved.check import digest
+from theorycheck.proved.checker import check_certificate
 
 DATA = Path(__file__).parent / "data" / "certificates"
 FILES = ["l2_z123_d6.json", "l2_decimals_d4.json", "depth4_z12_wide.json"]

@@ -166,7 +166,7 @@ def _tampered(cert, edit):
 
 
 def test_certificate_is_accepted(certificate):
-    from theorycheck.proved.check import check_certificate
+    from theorycheck.proved.checker import check_certificate
 
     res = check_certificate(certificate)
     assert res.ok and res.digest_ok and res.failures == []
@@ -174,7 +174,7 @@ def test_certificate_is_accepted(certificate):
 
 
 def test_one_changed_digit_is_rejected_with_its_step(certificate):
-    from theorycheck.proved.check import check_certificate
+    from theorycheck.proved.checker import check_certificate
 
     def edit(c):
         box = c["runs"][0]["segments"][0]["steps"][1]["end"][0]
@@ -187,7 +187,7 @@ def test_one_changed_digit_is_rejected_with_its_step(certificate):
 
 
 def test_wrong_step_size_dropped_step_and_changed_alpha_are_rejected(certificate):
-    from theorycheck.proved.check import check_certificate
+    from theorycheck.proved.checker import check_certificate
 
     def step_size(c):
         c["runs"][0]["segments"][0]["steps"][0]["h"][0] = str(float(c["runs"][0]["segments"][0]["steps"][0]["h"][0]) * 1.5)
@@ -204,7 +204,7 @@ def test_wrong_step_size_dropped_step_and_changed_alpha_are_rejected(certificate
 
 
 def test_a_valid_but_edited_certificate_fails_its_digest(certificate):
-    from theorycheck.proved.check import check_certificate
+    from theorycheck.proved.checker import check_certificate
 
     def wider(c):  # a larger radius keeps every inclusion true: only the digest notices
         box = c["runs"][1]["segments"][-1]["steps"][-1]["end"][0]

@@ -1,6 +1,7 @@
-"""The one checker of proved α_c certificates: what a certificate claims, re-derived from its inputs alone, and
-every run re-checked by the run checker of its format (:class:`RunChecker`: :mod:`theorycheck.proved.check_reduced_l2`
-at L = 2, :mod:`theorycheck.proved.check_ratio_blowup` at even L ≥ 4) — :func:`check_certificate`.
+"""What a proved α_c certificate claims, re-derived from its inputs alone, and what every run checker shares: the
+checks of the one checker (:func:`theorycheck.proved.checker.check_certificate`), whose run checker of each format
+(:class:`RunChecker`: :mod:`theorycheck.proved.check_reduced_l2` at L = 2,
+:mod:`theorycheck.proved.check_ratio_blowup` at even L ≥ 4) re-checks every run.
 
 A certificate is untrusted input. :func:`read_certificate` parses it with a bounded size and nesting depth
 (one-line :class:`CertificateError` otherwise). :func:`claim_of` re-derives what it may claim and trusts nothing
@@ -38,9 +39,9 @@ from theorycheck.record import Keys
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, not_decided
 
-__all__ = ["CertificateCheck", "CertificateError", "Claim", "RunChecker", "ball", "check_certificate",
+__all__ = ["CertificateCheck", "CertificateError", "Claim", "RunChecker", "ball",
            "check_certificate_path", "claim_of", "digest", "exact_ball", "field_identity", "precision", "read_certificate",
-           "MAX_BYTES", "MAX_NESTING", "EXTRA_ORDER", "MAX_DIM", "MAX_DEPTH_L", "PREC_RANGE", "ORDER_RANGE"]
+           "serious", "MAX_BYTES", "MAX_NESTING", "EXTRA_ORDER", "MAX_DIM", "MAX_DEPTH_L", "PREC_RANGE", "ORDER_RANGE"]
 
 #: the largest certificate read (bytes): a 30-digit certificate of d = 5 is a few MB
 MAX_BYTES = 64 * 2**20
@@ -407,48 +408,6 @@ class RunChecker:
         raise NotImplementedError
 
 
-def run_checker(fmt) -> RunChecker:
-    """The run checker of a certificate's ``format`` (the depth-L family by its prefix; anything else goes to the
-    L = 2 checker, whose claim check names the format it expects)."""
-    from theorycheck.proved.check_ratio_blowup import RatioBlowupChecker
-    from theorycheck.proved.check_reduced_l2 import ReducedL2Checker
-
-    if str(fmt or "").startswith(RatioBlowupChecker.FORMAT.rsplit("/", 1)[0]):
-        return RatioBlowupChecker()
-    return ReducedL2Checker()
-
-
-def check_certificate(cert, *, stop_at_first: bool = False) -> CertificateCheck:
-    """Re-check a certificate of any depth (a dict, or a path to its JSON file read with bounded size and depth):
-    the claim from its inputs (:func:`claim_of`), then both runs with the run checker of its format, each at the
-    run's precision + 64 bits. ``stop_at_first``: return at the first failed check (beside the digest)."""
-    import time
-
-    started = time.perf_counter()
-    cert = read_certificate(cert)
-    rc = run_checker(cert.get("format"))
-    claim, fails = claim_of(cert, fmt=rc.FORMAT, depth_of=rc.depth_rule, fields_of=rc.fields, lemmas=rc.LEMMA_NAMES)
-    steps = 0
-    if claim is not None and not (stop_at_first and serious(fails)):
-        runs = cert.get("runs") if isinstance(cert.get("runs"), list) else []
-        for ri, run in enumerate(runs[:2]):
-            steps += _check_run_safely(rc, claim, ri, run, fails, stop_at_first)
-    return answer(claim, fails, steps, time.perf_counter() - started, cert, rc.LEMMAS)
-
-
 def serious(fails: list) -> bool:
     """A failure beside the digest's (which alone does not stop a check at its first failure)."""
     return any(not f.startswith("digest") for f in fails)
-
-
-def _check_run_safely(rc: RunChecker, claim: Claim, ri: int, run, fails: list, stop: bool) -> int:
-    """:meth:`RunChecker.check_run` at the run's precision + 64 bits; a malformed run is one failure line."""
-    prec = run.get("prec") if isinstance(run, dict) else None
-    if not isinstance(prec, int) or any(f.startswith(f"run {ri + 1}: precision") for f in fails):
-        return 0
-    with precision(prec + 64):
-        try:
-            return rc.check_run(claim, ri, run, fails, stop)
-        except (CertificateError, ValueError, ArithmeticError, KeyError, TypeError, AttributeError) as exc:
-            fails.append(f"run {ri + 1}: malformed ({str(exc)[:200]})")
-            return 0

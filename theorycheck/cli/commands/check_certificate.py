@@ -1,6 +1,6 @@
 """``theorycheck check-certificate FILE``: re-check a proof certificate written by ``thresholds --prove
 --certificate FILE`` (L = 2 or even L ≥ 4). A thin shell over
-:func:`theorycheck.proved.check.check_certificate`."""
+:func:`theorycheck.proved.checker.check_certificate`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import argparse
 def run(args: argparse.Namespace) -> int:
     from theorycheck.errors import TheorycheckError
     from theorycheck.jsonio import emit
-    from theorycheck.proved.check import check_certificate, read_certificate
+    from theorycheck.proved.check import read_certificate
+    from theorycheck.proved.checker import check_certificate
 
     cert = read_certificate(args.file)  # bounded size and nesting: a one-line error otherwise
     try:
