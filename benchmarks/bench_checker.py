@@ -1,11 +1,11 @@
 """Benchmark: the certificate checker's field evaluation, the tape replay (``TreeEval``; ``TreeEvals``: a field's
 components and its Jacobian on one tape, so that what they share is computed once) against the recursive tree
-walk of each expression (``theorycheck.proved.check._walk``), in one process, back to back, on the same
+walk of each expression (``theorycheck.proved.tape._walk``), in one process, back to back, on the same
 certificates.
 
 Both evaluate the same operations on the same operands (tests/test_checker_tape.py holds them equal bit for bit),
 so the verdicts agree and only the time differs. Reported per certificate: CPU seconds (``time.process_time``) of
-``check_any_certificate`` with each evaluator, and their ratio. The host and its load average are written with
+``check_certificate`` with each evaluator, and their ratio. The host and its load average are written with
 the numbers.
 
 Run (from the repository root; one core: ``taskset -c 0`` where available):
@@ -36,15 +36,15 @@ def _certificate(case: dict, path: Path) -> dict:
 
 
 def _cpu(cert: dict) -> tuple[float, bool]:
-    from theorycheck.proved.certificate_depth import check_any_certificate
+    from theorycheck.proved.checker import check_certificate
 
     t = time.process_time()
-    ok = check_any_certificate(cert).ok
+    ok = check_certificate(cert).ok
     return time.process_time() - t, ok
 
 
 def main() -> None:
-    import theorycheck.proved.check as chk
+    import theorycheck.proved.tape as chk
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", help="write the table (markdown) here")
@@ -68,7 +68,7 @@ def main() -> None:
             f"Command: `PYTHONPATH=. taskset -c 0 python benchmarks/bench_checker.py --write benchmarks/CHECKER.md`; host "
             f"{platform.node() or '?'} ({platform.processor() or platform.machine()}, {os.cpu_count()} cores), Python "
             f"{platform.python_version()}, load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after. CPU "
-            "seconds of `check_any_certificate`, this process only.", "",
+            "seconds of `check_certificate`, this process only.", "",
             "| certificate | tree walk CPU s | tape CPU s | ratio (walk / tape) | accepted (walk / tape) |",
             "|---|---|---|---|---|"]
     if args.write:

@@ -1,4 +1,4 @@
-"""Certificates of the depth-L α_c proof (proved/certificate_depth.py): what the prover writes, the independent
+"""Certificates of the depth-L α_c proof (proved/ratio_blowup.py, written by proved/certificate.py, checked by proved/check.py): what the prover writes, the independent
 checker accepts; a changed number is rejected (by the digest, and by an inclusion when the digest is redone)."""
 
 import copy
@@ -8,20 +8,21 @@ from types import SimpleNamespace
 import mpmath as mp
 import pytest
 
-from theorycheck.proved.alpha_c_depth import DepthProver
-from theorycheck.proved.certificate_depth import certificate_of_depth, check_any_certificate, check_certificate_depth
+from theorycheck.proved.certificate import certificate_of
 from theorycheck.proved.check import digest as _digest
+from theorycheck.proved.checker import check_certificate
+from theorycheck.proved.ratio_blowup import RatioBlowup
 
 
 @pytest.fixture(scope="module")
 def wide_certificate():
     """A wide but true bracket of α_c(4) = 0.3554… for z = (1, 2), ρ = 1: α = 0.25 collapses (12 steps), α = 0.45
     grows (one step)."""
-    pr = DepthProver([1.0, 2.0], 1.0, 4, 3)
+    pr = RatioBlowup([1.0, 2.0], 1.0, 3, depth=4)
     lo, hi = pr.run("0.25", record=True), pr.run("0.45", record=True)
     assert (lo.fate, hi.fate) == ("collapse", "growth")
     res = SimpleNamespace(collapses=lo, grows=hi, lower="0.25", upper="0.45")
-    return certificate_of_depth(res, [1.0, 2.0], 1.0, 4)
+    return certificate_of(res, pr)
 
 
 def _redigest(c):
@@ -30,18 +31,18 @@ def _redigest(c):
 
 
 def test_depth_certificate_accepted_and_tampering_rejected(wide_certificate):
-    ok = check_any_certificate(copy.deepcopy(wide_certificate))
+    ok = check_certificate(copy.deepcopy(wide_certificate))
     assert ok.ok and ok.digest_ok and ok.steps == sum(len(r["steps"]) for r in wide_certificate["runs"])
     shifted = copy.deepcopy(wide_certificate)
     end = shifted["runs"][0]["steps"][0]["end"]
     end["c"][0][0] = str(float(end["c"][0][0]) * (1 + 1e-6))
-    bad = check_certificate_depth(shifted, stop_at_first=True)
+    bad = check_certificate(shifted, stop_at_first=True)
     assert not bad.ok and not bad.digest_ok  # the digest catches any change
-    bad = check_certificate_depth(_redigest(shifted), stop_at_first=True)
+    bad = check_certificate(_redigest(shifted), stop_at_first=True)
     assert not bad.ok and bad.digest_ok and any("Taylor enclosure" in f for f in bad.failures)
     swapped = _redigest(copy.deepcopy(wide_certificate))
     swapped["runs"][0]["alpha"] = "0.24"
-    assert not check_certificate_depth(_redigest(swapped), stop_at_first=True).ok  # the run is not of the bracket's α
+    assert not check_certificate(_redigest(swapped), stop_at_first=True).ok  # the run is not of the bracket's α
 
 
 @pytest.mark.slow
@@ -53,12 +54,12 @@ def test_thresholds_depth4_certificate_round_trip(tmp_path):
     r = thresholds(Setting.from_z([1.0, 2.0], depth=4, rho=1.0), prove=True, digits=3, certificate=str(path)).as_dict()
     proof = r["alpha_collapse"]["proof"]
     assert proof["status"] == "proved" and proof["certificate"] == str(path)
-    res = check_any_certificate(str(path))
+    res = check_certificate(str(path))
     assert res.ok and (res.lower, res.upper) == (proof["lower"], proof["upper"])
     cert = json.loads(path.read_text())
     step = cert["runs"][1]["steps"][len(cert["runs"][1]["steps"]) // 2]
     step["end"]["R"][0][1] = str(float(step["end"]["R"][0][1]) / 4)  # a radius shrunk: the enclosure no longer fits
-    bad = check_certificate_depth(_redigest(cert), stop_at_first=True)
+    bad = check_certificate(_redigest(cert), stop_at_first=True)
     assert not bad.ok and bad.digest_ok
 
 
@@ -81,7 +82,7 @@ def test_depth4_twelve_digits_proved_and_certificate_accepted(depth4_12_digits):
     assert proof["status"] == "proved" and proof["digits"] >= 12, proof.get("note")
     with mp.workdps(30):  # the float64 bisection of the blown-up system: α_c(4) = 0.26133744480330…
         assert mp.mpf(proof["lower"]) < mp.mpf("0.2613374448033") < mp.mpf(proof["upper"])
-    res = check_any_certificate(str(path))
+    res = check_certificate(str(path))
     assert res.ok and (res.lower, res.upper) == (proof["lower"], proof["upper"]), res.failures[:3]
 
 
@@ -92,16 +93,16 @@ def test_depth4_forged_bracket_end_rejected(depth4_12_digits):
     narrower = str(mp.mpf(proof["lower"]) + mp.mpf("1e-14"))
     forged = copy.deepcopy(cert)
     forged["lower"] = narrower  # the bracket's end moved: its run starts elsewhere
-    bad = check_certificate_depth(_redigest(forged), stop_at_first=True)
+    bad = check_certificate(_redigest(forged), stop_at_first=True)
     assert not bad.ok and bad.digest_ok and any("not at the bracket's lower end" in f for f in bad.failures)
     forged["runs"][0]["alpha"] = narrower  # and the run said to start there: its start set misses the new start
-    bad = check_certificate_depth(_redigest(forged), stop_at_first=True)
+    bad = check_certificate(_redigest(forged), stop_at_first=True)
     assert not bad.ok and bad.digest_ok and any("does not contain the start" in f for f in bad.failures)
 
 
 @pytest.mark.slow
 def test_depth6_twelve_digits_proved():
-    from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
+    from theorycheck.proved.alpha_c import prove_alpha_c
 
-    r = prove_alpha_c_depth(["1", "2", "3"], "1", 6, digits=12)
+    r = prove_alpha_c(["1", "2", "3"], "1", depth=6, digits=12)
     assert r.status == "proved" and r.digits >= 12, r.note

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from theorycheck.proved.certificate_depth import check_any_certificate
+from theorycheck.proved.checker import check_certificate
 
 
 def _write_and_check(tmp_path, z, rho="1", depth=2, digits=12):
@@ -20,7 +20,7 @@ def _write_and_check(tmp_path, z, rho="1", depth=2, digits=12):
     proof = r["alpha_collapse"]["proof"]
     assert proof["certificate"] == str(path), proof["note"]
     cert = json.loads(path.read_text())
-    res = check_any_certificate(str(path))
+    res = check_certificate(str(path))
     assert res.ok and res.failures == [], res.failures[:5]
     assert (res.lower, res.upper) == (proof["lower"], proof["upper"]) == (cert["lower"], cert["upper"])
     # the certificate is about the inputs the proof is about, and the checker's answer about the certificate's
@@ -50,15 +50,15 @@ def test_readme_depth4_certificate_is_accepted(tmp_path):
     # theorycheck thresholds --z 1,2 --rho 1 --depth 4 --prove --digits 3 --certificate cert.json: the runs it
     # records, written and re-checked (whether the answer is called proved depends on the lemmas' strength at L = 4,
     # which the checker reports too)
-    from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
-    from theorycheck.proved.certificate_depth import write_certificate_depth
+    from theorycheck.proved.alpha_c import prove_alpha_c
+    from theorycheck.proved.certificate import write_certificate
     from theorycheck.symbolic.lemmas import strength
 
-    r = prove_alpha_c_depth([1.0, 2.0], 1.0, 4, digits=3, record=True)
+    r = prove_alpha_c([1.0, 2.0], 1.0, depth=4, digits=3, record=True)
     assert (r.collapses.fate, r.grows.fate) == ("collapse", "growth")
     path = tmp_path / "cert.json"
-    write_certificate_depth(path, r, [1.0, 2.0], 1.0, 4)
-    res = check_any_certificate(str(path))
+    write_certificate(path, r)
+    res = check_certificate(str(path))
     assert res.ok and res.failures == [] and (res.lower, res.upper) == (r.lower, r.upper), res.failures[:5]
     assert res.inputs == {"z": ["1", "2"], "rho": "1", "depth": 4}
     weakest = [n for n in ("P3", "P4", "P5", "P6") if not strength(n, depth=4, dim=2).proved]
@@ -69,7 +69,7 @@ def test_exact_decimal_inputs_are_echoed_and_checked():
     # 0.52, 0.91, 1.77 and 0.29 are not binary numbers: their balls have radii, and the integrator carries them as
     # states; the certificate writes the decimals typed, and the checker uses its own balls of them
     from theorycheck.proved.alpha_c import prove_alpha_c
-    from theorycheck.proved.certificate import certificate_of, check_certificate
+    from theorycheck.proved.certificate import certificate_of
 
     r = prove_alpha_c("0.52,0.91,1.77", "0.29", digits=8, record=True)
     assert r.status == "proved"

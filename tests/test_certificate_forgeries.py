@@ -1,4 +1,4 @@
-"""The certificate checkers check the claim, not the file (proved/check.py): forged certificates whose digest is
+"""The certificate checker checks the claim, not the file (proved/check.py): forged certificates whose digest is
 recomputed (a plain sha256 anyone can redo) are rejected for what they fail to prove; untrusted files are read with
 bounded size and nesting, with one-line errors; a certificate path that cannot be written fails before the work."""
 
@@ -10,39 +10,39 @@ from types import SimpleNamespace
 
 import pytest
 
-from theorycheck.proved.certificate import LEMMA_NAMES, certificate_of, check_certificate
-from theorycheck.proved.certificate_depth import (
-    LEMMA_NAMES_DEPTH,
-    certificate_of_depth,
-    check_any_certificate,
-    check_certificate_depth,
+from theorycheck.proved.certificate import certificate_of
+from theorycheck.proved.check import (
+    CertificateError,
+    check_certificate_path,
+    digest,
+    read_certificate,
 )
-from theorycheck.proved.check import CertificateError, check_certificate_path, digest, read_certificate
+from theorycheck.proved.checker import check_certificate
+from theorycheck.proved.ratio_blowup import RatioBlowup
+from theorycheck.proved.reduced_l2 import ReducedL2
+
+LEMMA_NAMES, LEMMA_NAMES_DEPTH = ReducedL2.LEMMA_NAMES, RatioBlowup.LEMMA_NAMES
 
 
 @pytest.fixture(scope="module")
 def l2():
     """A wide but true bracket of α_c = 0.4364… for z = (1, 2, 3), ρ = 1: α = 0.38 collapses, α = 0.46 grows."""
-    from theorycheck.proved.alpha_c import L2Prover
-
-    pr = L2Prover([1, 2, 3], 1, 4)
+    pr = ReducedL2([1, 2, 3], 1, 4)
     lo, hi = pr.run("0.38", record=True), pr.run("0.46", record=True)
     assert (lo.fate, hi.fate) == ("collapse", "growth")
-    return certificate_of(SimpleNamespace(lower="0.38", upper="0.46", collapses=lo, grows=hi), [1, 2, 3], 1)
+    return certificate_of(SimpleNamespace(lower="0.38", upper="0.46", collapses=lo, grows=hi), pr)
 
 
 @pytest.fixture(scope="module")
 def depth():
     """A wide but true bracket of α_c(4) = 0.3554… for z = (1, 2), ρ = 1: α = 0.25 collapses, α = 0.45 grows."""
-    from theorycheck.proved.alpha_c_depth import DepthProver
-
-    pr = DepthProver([1.0, 2.0], 1.0, 4, 3)
+    pr = RatioBlowup([1.0, 2.0], 1.0, 3, depth=4)
     lo, hi = pr.run("0.25", record=True), pr.run("0.45", record=True)
     assert (lo.fate, hi.fate) == ("collapse", "growth")
-    return certificate_of_depth(SimpleNamespace(lower="0.25", upper="0.45", collapses=lo, grows=hi), [1, 2], 1, 4)
+    return certificate_of(SimpleNamespace(lower="0.25", upper="0.45", collapses=lo, grows=hi), pr)
 
 
-KINDS = {"l2": (check_certificate, LEMMA_NAMES), "depth": (check_certificate_depth, LEMMA_NAMES_DEPTH)}
+KINDS = {"l2": (check_certificate, LEMMA_NAMES), "depth": (check_certificate, LEMMA_NAMES_DEPTH)}
 
 
 def _forged(cert, edit):
@@ -148,7 +148,7 @@ def test_the_certificates_as_written_are_accepted(kind, request):
     assert res.ok and res.digest_ok and res.failures == [], res.failures
     assert res.inputs == {"z": cert["inputs"]["z"], "rho": cert["inputs"]["rho"], "depth": cert["inputs"]["depth"]}
     assert res.as_dict()["strength"]["kind"] in ("proved", "not decided", "floating-point check")
-    assert check_any_certificate(copy.deepcopy(cert)).ok
+    assert check_certificate(copy.deepcopy(cert)).ok
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -184,7 +184,7 @@ def test_an_inexact_frame_and_a_start_away_from_zero_are_rejected(l2):
 
 def test_a_carried_parameter_must_be_named_once_and_be_a_parameter(depth):
     for coords in (["lam", "omega1"], ["lam", "omega1", "omega2", "rho"], ["lam", "omega1", "omega2", "z1", "z1"]):
-        res = check_certificate_depth(_forged(depth, _run(0, "coordinates", coords)))
+        res = check_certificate(_forged(depth, _run(0, "coordinates", coords)))
         assert not res.ok and any("coordinates" in f for f in res.failures), (coords, res.failures)
 
 

@@ -1,5 +1,5 @@
 """The certificate checker evaluates the symbolic fields by replaying a tape of the tree walk
-(theorycheck.proved.check.TreeEval). The replay must give the same balls as the recursive walk it flattens, bit for
+(theorycheck.proved.tape.TreeEval). The replay must give the same balls as the recursive walk it flattens, bit for
 bit, at balls and at power series, on the fields the checkers use."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import random
 import pytest
 import sympy as sp
 
-from theorycheck.proved.check import CertificateError, TreeEval, TreeEvals, _walk, precision
+from theorycheck.proved.check import CertificateError, precision
+from theorycheck.proved.tape import TreeEval, TreeEvals, _walk
 
 
 def _fields():

@@ -32,7 +32,7 @@ ROOTS = {
     "prove": ["theorycheck.symbolic.theorem:ProveResult"],
     "verify": ["theorycheck.claims.runner:VerifyResult"],
     "thresholds": ["theorycheck.predict.regimes:ThresholdsResult", "theorycheck.proved.regime_map:RegimeMap"],
-    "check-certificate": ["theorycheck.proved.certificate:CertificateCheck"],
+    "check-certificate": ["theorycheck.proved.check:CertificateCheck"],
     "trajectory": ["theorycheck.solvers.trajectory:Trajectory", "theorycheck.proved.trajectory:ProvedTrajectory",
                    "theorycheck.solvers.regression:RegressionResult"],
     "maxmargin": ["theorycheck.api:MaxMarginResult"],
@@ -209,7 +209,7 @@ FAST = {
             "--checkpoints 2 --out {tmp}/cnn --json", "theorycheck.cnn.experiment:CnnResult"),
     "linear-images": ("linear-images --n-train 40 --n-test 20 --alphas 0.1,1 --checkpoints 6 --max-steps 40 "
                       "--json", "theorycheck.images.experiment:LinearImagesResult"),
-    "check-certificate": ("check-certificate {tmp}/cert.json --json", "theorycheck.proved.certificate:CertificateCheck"),
+    "check-certificate": ("check-certificate {tmp}/cert.json --json", "theorycheck.proved.check:CertificateCheck"),
 }
 #: the other shapes, at a cost of seconds each: the full tier
 SLOW = {

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from theorycheck.cli.main import main
-from theorycheck.proved.alpha_c import L2Prover, prove_alpha_c
+from theorycheck.proved.alpha_c import prove_alpha_c
+from theorycheck.proved.reduced_l2 import ReducedL2
 from theorycheck.setting import Setting, exact_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +70,7 @@ def test_balls_contain_the_typed_decimals_and_not_their_floats():
 
     from theorycheck.arith.balls import arb_context
 
-    pr = L2Prover("0.52,0.91,1.77", "0.29", 20)
+    pr = ReducedL2("0.52,0.91,1.77", "0.29", 20)
     with arb_context(prec=pr.prec):
         assert pr.rho.contains(fmpq(29, 100)) and not pr.rho.contains(fmpq(*Fraction(0.29).as_integer_ratio()))
         assert pr.z[0].contains(fmpq(13, 25)) and not pr.z[0].contains(fmpq(*Fraction(0.52).as_integer_ratio()))

@@ -410,7 +410,7 @@ def _check_proof_request(setting: Setting, prove: bool, certificate, digits: int
         raise ArgumentError(f"digits={digits}: give 1 to 60 for a proved α_c", "digits")
     if certificate is not None:
         from theorycheck.outputs import output_file
-        from theorycheck.proved.alpha_c import rescaled
+        from theorycheck.proved.reduced_l2 import rescaled
         from theorycheck.setting import exact_inputs
 
         output_file(certificate, "certificate")
@@ -422,60 +422,22 @@ def _check_proof_request(setting: Setting, prove: bool, certificate, digits: int
 def _collapse_proof(setting: Setting, ac: dict, digits: int, certificate) -> dict:
     """The proof of α_c for ``setting`` at its exact inputs (``ac``: the floating α_c, the L = 2 start), with
     its certificate written when it is proved."""
+    from theorycheck.proved.alpha_c import prove_alpha_c
     from theorycheck.setting import exact_inputs
 
     inp = exact_inputs(setting, alpha=False)
-    record = certificate is not None
-    if setting.depth == 2:
-        from theorycheck.proved.alpha_c import prove_alpha_c
-
-        guess = ac["value_text"] if ac["value"] is not None and setting.rho > 0 else None
-        proof = prove_alpha_c(inp.z, inp.rho, digits=digits, guess=guess, record=record)
-    else:
-        from theorycheck.proved.alpha_c_depth import prove_alpha_c_depth
-
-        proof = _depth_lemmas(prove_alpha_c_depth(inp.z, inp.rho, setting.depth, digits=digits,
-                                                  record=record), setting)
+    guess = ac["value_text"] if setting.depth == 2 and ac["value"] is not None and setting.rho > 0 else None
+    proof = prove_alpha_c(inp.z, inp.rho, depth=setting.depth, digits=digits, guess=guess,
+                          record=certificate is not None)
     out = proof.as_dict()
     if certificate is not None and proof.status == "proved":
         from theorycheck.outputs import make_parent
+        from theorycheck.proved.certificate import write_certificate
 
         make_parent(Path(certificate), "certificate")
-        if setting.depth == 2:
-            from theorycheck.proved.certificate import write_certificate
-
-            write_certificate(certificate, proof, inp.z, inp.rho)
-        else:
-            from theorycheck.proved.certificate_depth import write_certificate_depth
-
-            write_certificate_depth(certificate, proof, setting.z, setting.rho, setting.depth)
+        write_certificate(certificate, proof)
         out["certificate"] = str(certificate)
     return out
-
-
-#: the lemmas the even-L ≥ 4 bracket rests on (the ratio reduction and its blow-up, the persisting sets, P3)
-DEPTH_LEMMAS = ("P3", "P4", "P5", "P6")
-
-
-def _depth_lemmas(proof, setting: Setting):
-    """A depth-L bracket assembled with the strength of its lemmas for (L, d) when
-    :mod:`theorycheck.proved.alpha_c_depth` did not (its floats are the inputs: their binary values)."""
-    if proof.strength is not None:
-        return proof
-    from dataclasses import replace
-
-    from theorycheck.proved.bracket import assemble
-    from theorycheck.setting import exact_inputs
-
-    inp = exact_inputs(setting, alpha=False)  # the floats' values: exact where float64 holds the number typed
-    inputs = replace(inp, z=tuple(e.as_float_used() for e in inp.z), rho=inp.rho.as_float_used())
-    if proof.collapses is None or proof.grows is None:
-        proof.inputs = inputs
-        return proof
-    return assemble(proof.collapses.alpha, proof.grows.alpha, proof.collapses, proof.grows,
-                    digits=min(proof.digits_requested, 13), digits_asked=proof.digits_requested, method=proof.method,
-                    lemmas=DEPTH_LEMMAS, inputs=inputs, seconds=proof.seconds,
-                    note=proof.note if "digits asked" in proof.note else "")
 
 
 def _regime_map(setting: Setting, alpha_range, prove: bool, max_seconds: float):

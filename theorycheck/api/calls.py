@@ -45,8 +45,8 @@ def check_certificate(certificate: dict | str | Path) -> CertificateCheck:
     or the path of its JSON (read with bounded size and nesting). Returns the checker's result
     (``ok``, ``steps``, ``lower``/``upper``, ``inputs``, ``failures``, ``strength``); a file that is not a
     certificate is a one-line :class:`TheorycheckError`."""
-    from theorycheck.proved.certificate_depth import check_any_certificate
     from theorycheck.proved.check import read_certificate
+    from theorycheck.proved.checker import check_certificate as check_any_certificate
 
     where = certificate if not isinstance(certificate, dict) else "the certificate"
     cert = certificate if isinstance(certificate, dict) else read_certificate(certificate)

@@ -5,8 +5,7 @@ The bracket [lower, upper] is a proof when ``lower`` is proved to collapse, ``up
 fate is monotone in α: then α_c ∈ [lower, upper]. Its strength is :func:`theorycheck.strength.proved` only
 when every lemma it rests on is proved for the depth L and dimension d of the request
 (:func:`theorycheck.symbolic.lemmas.strength`); otherwise it is as strong as its weakest lemma, and says so.
-Used by every proved α_c (:mod:`theorycheck.proved.alpha_c` at L = 2, :mod:`theorycheck.proved.alpha_c_depth`
-at even L ≥ 4).
+Used by the proved α_c of every depth (:mod:`theorycheck.proved.alpha_c`).
 """
 
 from __future__ import annotations
@@ -51,7 +50,7 @@ class ProvedAlphaC:
     | "not proved"; ``lower``/``upper`` decimal strings (None when an end's fate was not proved), ``digits``
     (significant digits every point of [lower, upper] shares) and ``value_text`` (those digits), ``method``,
     ``rests_on`` (lemma names), the two :class:`FateProof`, a ``note`` (why not, or why fewer digits than
-    asked), ``inputs`` (the exact numbers it is about) and ``strength``."""
+    asked), ``inputs`` (the exact numbers it is about), ``strength`` and the ``system`` that proved it."""
 
     status: str
     lower: str | None
@@ -68,6 +67,9 @@ class ProvedAlphaC:
     inputs: ExactInputs | None = None
     strength: Strength | None = None
     lemmas: tuple = ()
+    #: the proved-fate system that made it (:class:`theorycheck.proved.fate_system.FateSystem`; writes its
+    #: certificate), None when assembled by hand
+    system: object = field(default=None, repr=False, compare=False)
 
     def as_dict(self) -> dict:
         """Keys: status, lower, upper, digits, digits_requested, value_text, method, rests_on (one object per

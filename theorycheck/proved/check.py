@@ -1,6 +1,7 @@
-"""What a certificate of a proved α_c bracket claims, re-derived from its inputs alone: the checks both
-checkers share (:mod:`theorycheck.proved.certificate` at L = 2, :mod:`theorycheck.proved.certificate_depth` at even
-L ≥ 4).
+"""What a proved α_c certificate claims, re-derived from its inputs alone, and what every run checker shares: the
+checks of the one checker (:func:`theorycheck.proved.checker.check_certificate`), whose run checker of each format
+(:class:`RunChecker`: :mod:`theorycheck.proved.check_reduced_l2` at L = 2,
+:mod:`theorycheck.proved.check_ratio_blowup` at even L ≥ 4) re-checks every run.
 
 A certificate is untrusted input. :func:`read_certificate` parses it with a bounded size and nesting depth
 (one-line :class:`CertificateError` otherwise). :func:`claim_of` re-derives what it may claim and trusts nothing
@@ -8,18 +9,18 @@ it says about itself:
 
 - the ``inputs`` (z, ρ, L as exact decimal strings) are read exactly (:mod:`theorycheck.arith.exact`: 0.1 is 1/10);
   d is len(z), and the ``system`` must be the one the symbolic layer derives for (L, d) — the checker rebuilds
-  the field from (L, d), evaluates it with its own tree walk (:class:`TreeEval`) and compares the hash of its
-  sympy text with the certificate's (a certificate about another field, or whose z has more entries than its
-  d, is rejected);
+  the field from (L, d), evaluates it with its own tree walk (:class:`theorycheck.proved.tape.TreeEval`) and
+  compares the hash of its sympy text with the certificate's (a certificate about another field, or whose z has
+  more entries than its d, is rejected);
 - both ends of the bracket are present and 0 < lower < upper, as exact rationals;
 - exactly two runs: the first starts at α = lower and ends in a collapse lemma, the second starts at
-  α = upper and ends in a growth lemma (each checker then re-checks every step and that the named lemma
+  α = upper and ends in a growth lemma (the run checker then re-checks every step and that the named lemma
   holds at the end, at its own balls of the exact inputs);
 - the ``digest`` (a plain sha256 of the rest) is only a check that the file arrived as written: anyone can
   recompute it, so it is no evidence and nothing is accepted because of it.
 
-:class:`CertificateCheck` is the answer of both checkers, with the strength of what an accepted certificate
-proves (proved only when every lemma it rests on is proved for its (L, d)).
+:class:`CertificateCheck` is the checker's answer, with the strength of what an accepted certificate proves
+(proved only when every lemma it rests on is proved for its (L, d)).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 
 from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.errors import TheorycheckError
@@ -39,9 +39,9 @@ from theorycheck.record import Keys
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, not_decided
 
-__all__ = ["CertificateCheck", "CertificateError", "Claim", "TreeEval", "TreeEvals", "ball", "check_certificate_path",
-           "claim_of", "digest", "exact_ball", "field_identity", "precision", "read_certificate", "MAX_BYTES",
-           "MAX_NESTING", "EXTRA_ORDER", "MAX_DIM", "MAX_DEPTH_L", "PREC_RANGE", "ORDER_RANGE"]
+__all__ = ["CertificateCheck", "CertificateError", "Claim", "RunChecker", "ball",
+           "check_certificate_path", "claim_of", "digest", "exact_ball", "field_identity", "precision", "read_certificate",
+           "serious", "MAX_BYTES", "MAX_NESTING", "EXTRA_ORDER", "MAX_DIM", "MAX_DEPTH_L", "PREC_RANGE", "ORDER_RANGE"]
 
 #: the largest certificate read (bytes): a 30-digit certificate of d = 5 is a few MB
 MAX_BYTES = 64 * 2**20
@@ -179,179 +179,6 @@ def precision(bits: int) -> Iterator[None]:
         yield
     finally:
         ctx.prec = old
-
-
-class TreeEval:
-    """Evaluates a sympy expression at balls or power series by walking its tree (the checker's own
-    evaluation: it shares nothing with the compiled forms the integrator uses). The walk is flattened once
-    into a tape (each distinct subexpression one slot, in the order the recursive walk first reaches it) and
-    replayed per call: the same operations on the same operands as :func:`_walk`, without re-walking the tree."""
-
-    def __init__(self, expr):
-        self.expr = expr
-        self._tape: list | None = None
-
-    def __call__(self, env: dict):
-        if self._tape is None:
-            self._tape, _ = _tape_of([self.expr])
-        return _replay(self._tape, env)[-1]
-
-
-class TreeEvals:
-    """Several expressions evaluated together (a field and its Jacobian): one tape, so that a subexpression they
-    share is computed once per call; each value is the one :class:`TreeEval` gives for its expression."""
-
-    def __init__(self, exprs):
-        self.exprs = list(exprs)
-        self._tape: list | None = None
-        self._outs: list = []
-
-    def __call__(self, env: dict) -> list:
-        if self._tape is None:
-            self._tape, self._outs = _tape_of(self.exprs)
-        v = _replay(self._tape, env)
-        return [v[k] for k in self._outs]
-
-
-# the tape's instructions: (op, a, b); slots are indices into the values of one replay
-_SYM, _CONST, _ADD, _MUL, _IPOW, _SQRT, _RSQRT, _RPOW, _EXP = range(9)
-
-
-def _tape_of(exprs: list) -> tuple[list, list]:
-    """The post-order tape of ``exprs`` and the slot of each: equal subexpressions share one slot, as in
-    :func:`_walk`'s memo."""
-    import sympy as sp
-
-    tape: list = []
-    slot: dict = {}
-
-    def visit(e) -> int:
-        if e in slot:
-            return slot[e]
-        if isinstance(e, sp.Symbol):
-            ins = (_SYM, e.name, None)
-        elif isinstance(e, sp.Rational):  # integers too
-            ins = (_CONST, Fraction(int(e.p), int(e.q)), None)
-        elif isinstance(e, (sp.Add, sp.Mul)):
-            ins = (_ADD if isinstance(e, sp.Add) else _MUL, tuple(visit(a) for a in e.args), None)
-        elif isinstance(e, sp.Pow):
-            b, n = visit(e.args[0]), e.args[1]
-            if n.is_Integer and n != 0:
-                ins = (_IPOW, b, int(n))
-            elif n == sp.Rational(1, 2):
-                ins = (_SQRT, b, None)
-            elif n == sp.Rational(-1, 2):
-                ins = (_RSQRT, b, None)
-            else:
-                ins = (_RPOW, b, visit(n))
-        elif isinstance(e, sp.exp):
-            ins = (_EXP, visit(e.args[0]), None)
-        else:
-            raise CertificateError(f"the checker does not evaluate {type(e).__name__}")
-        tape.append(ins)
-        slot[e] = len(tape) - 1
-        return slot[e]
-
-    outs = [visit(e) for e in exprs]
-    return tape, outs
-
-
-def _replay(tape: list, env: dict) -> list:
-    """The values of the tape's slots at ``env`` (balls or series by name)."""
-    add, mul, inv = _series_ops()
-    v: list = []
-    for op, a, b in tape:
-        if op == _SYM:
-            out = env[a]
-        elif op == _CONST:
-            out = exact_ball(a)
-        elif op == _ADD or op == _MUL:
-            f = add if op == _ADD else mul
-            out = v[a[0]]
-            for k in a[1:]:
-                out = f(out, v[k])
-        elif op == _IPOW:
-            x = out = v[a]
-            for _ in range(abs(b) - 1):
-                out = mul(out, x)
-            if b < 0:
-                out = inv(out)
-        elif op == _SQRT:
-            out = v[a].sqrt()
-        elif op == _RSQRT:
-            out = v[a].rsqrt()
-        elif op == _RPOW:
-            out = (v[a].log() * v[b]).exp()
-        else:  # _EXP
-            out = v[a].exp()
-        v.append(out)
-    return v
-
-
-def _walk(e, env, memo):
-    """The recursive tree walk the tape replays (kept as the tape's reference: tests/test_checker_tape.py
-    checks that both give the same balls)."""
-    import sympy as sp
-
-    if e in memo:
-        return memo[e]
-    if isinstance(e, sp.Symbol):
-        out = env[e.name]
-    elif isinstance(e, sp.Rational):  # integers too
-        out = exact_ball(Fraction(int(e.p), int(e.q)))
-    elif isinstance(e, (sp.Add, sp.Mul)):
-        add, mul, _inv = _series_ops()
-        op = add if isinstance(e, sp.Add) else mul
-        out = None
-        for a in e.args:
-            v = _walk(a, env, memo)
-            out = v if out is None else op(out, v)
-    elif isinstance(e, sp.Pow):
-        out = _power(_walk(e.args[0], env, memo), e.args[1], env, memo)
-    elif isinstance(e, sp.exp):
-        out = _walk(e.args[0], env, memo).exp()
-    else:
-        raise CertificateError(f"the checker does not evaluate {type(e).__name__}")
-    memo[e] = out
-    return out
-
-
-def _power(b, n, env, memo):
-    import sympy as sp
-
-    _add, mul, inv = _series_ops()
-    if n.is_Integer and n != 0:
-        out = b
-        for _ in range(abs(int(n)) - 1):
-            out = mul(out, b)
-        return out if n > 0 else inv(out)
-    if n == sp.Rational(1, 2):
-        return b.sqrt()
-    if n == sp.Rational(-1, 2):
-        return b.rsqrt()
-    return (b.log() * _walk(n, env, memo)).exp()
-
-
-@lru_cache(maxsize=1)
-def _series_ops():
-    """(add, mul, inv) on balls and power series alike: a series is put first (a ball does not take a series on
-    its right), 1/x as a ball quotient. Shared by the tape and the walk, so that both do the same operations."""
-    from flint import arb, arb_series
-
-    def add(a, b):
-        if isinstance(b, arb_series) and not isinstance(a, arb_series):
-            a, b = b, a
-        return a + b
-
-    def mul(a, b):
-        if isinstance(b, arb_series) and not isinstance(a, arb_series):
-            a, b = b, a
-        return a * b
-
-    def inv(a):
-        return arb(1) / a
-
-    return add, mul, inv
 
 
 # ------------------------------------------------------------------ the claim
@@ -555,3 +382,32 @@ def answer(claim: Claim | None, fails: list[str], steps: int, seconds: float, ce
     lower, upper = (cert.get(k) if isinstance(cert.get(k), str) else None for k in ("lower", "upper"))
     return CertificateCheck(ok, list(fails), steps, seconds, digest_ok, lower, upper,
                             claim.inputs if claim is not None else None, strength)
+
+
+# ------------------------------------------------------------------ the one checker
+class RunChecker:
+    """What the checker of one certificate format brings (the checking side of a proved-fate system, code of its
+    own): the format, the lemmas its brackets rest on and the lemma names a run may end in, the depths it covers,
+    the symbolic layer's fields for (L, d), and the re-check of one run."""
+
+    FORMAT: str
+    LEMMAS: tuple
+    LEMMA_NAMES: dict
+
+    def depth_rule(self, L: int) -> str | None:
+        """None when the format covers depth L, else why not."""
+        raise NotImplementedError
+
+    def fields(self, L: int, d: int):
+        """The fields the symbolic layer derives for (L, d) (what the certificate's system must be)."""
+        raise NotImplementedError
+
+    def check_run(self, claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int:
+        """Re-check every step of run ``ri`` and the lemma it names at its end (failures appended to ``fails``;
+        ``stop``: return at the first serious failure). Returns the steps checked."""
+        raise NotImplementedError
+
+
+def serious(fails: list) -> bool:
+    """A failure beside the digest's (which alone does not stop a check at its first failure)."""
+    return any(not f.startswith("digest") for f in fails)

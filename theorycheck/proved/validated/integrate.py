@@ -435,7 +435,7 @@ def _finish(pipe, status, message, started, evals):
 
 def _pad(x: arb, Z, ref: arb, prec: int) -> arb:
     """x widened by 4|Z| (Z the step's remainder), 0.5 % of its radius and a few ulps of ``ref``: an enclosure that
-    an independent evaluation (another order of operations, :mod:`theorycheck.proved.certificate`) also fits in."""
+    an independent evaluation (another order of operations, :mod:`theorycheck.proved.check`) also fits in."""
     extra = abs(Z).upper() * 4 + x.rad() * arb("0.005") + (abs(ref) + 1) * arb(2) ** (8 - prec)
     return arb(x.mid(), x.rad() + extra)
 

@@ -1,101 +1,59 @@
-"""Certificates of a proved α_c(L) bracket (ℓ2-SAM, even L ≥ 4) as data, and their independent check.
+"""The even-L ≥ 4 run checker (:class:`theorycheck.proved.check.RunChecker` for the blown-up ratio system), code
+that shares nothing with the integrator but the ball arithmetic.
 
-:func:`certificate_of_depth` writes the exact ``inputs`` (z, ρ, L as exact decimal strings) and both runs of
-:func:`theorycheck.proved.alpha_c_depth.prove_alpha_c_depth` (made with ``record=True``): the blown-up ratio
-system (its sympy text and identity), and for each run the names of the coordinates of its Lohner sets (the
-states, then any parameter the integrator carried as a state because its ball has a radius), the initial Lohner
-set and every step — its start time, step size, order, the box that passed the Picard test and the Lohner set
-{c + A r : r ∈ R} at its end — every ball as [exact decimal midpoint, radius rounded up], with a digest of the
-whole (a transport check, no evidence).
-
-:func:`check_certificate_depth` re-derives the claim from the inputs alone
-(:func:`theorycheck.proved.check.claim_of`) and re-checks it with code that shares nothing with the integrator
-but the ball arithmetic (the field is evaluated by walking its sympy tree, :class:`theorycheck.proved.check.TreeEval`;
-the Taylor and variational coefficients, the Jacobian (sympy.diff) and the inclusions are its own): the initial
-set contains the start on the ray r(0) = c z (from the perturbation ratio at u = α·1, at the checker's balls of
-the exact inputs), each Picard box passes the Picard test, each end set contains the Taylor polynomial at the
-centre plus the remainder over the Picard image plus the mean-value term DΦ(X̄)·A·R (in the end set's
-coordinates: A'^{-1}(Φ(c) + Z − c') + (A'^{-1} DΦ A) R ⊂ R'; at the step's order K, or at K + 4 when the remainder of
-order K, bounded by another method than the integrator's, is too coarse), each step starts where the previous one
-ended, and the lemma the run names (every ω_j > 0, or every ω_j < 0) holds at the end.
+The field is evaluated by walking its sympy tree (:class:`theorycheck.proved.tape.TreeEval`); the Taylor and
+variational coefficients, the Jacobian (sympy.diff) and the inclusions are its own: the initial set contains the
+start on the ray r(0) = c z (from the perturbation ratio at u = α·1, at the checker's balls of the exact inputs),
+each Picard box passes the Picard test, each end set contains the Taylor polynomial at the centre plus the
+remainder over the Picard image plus the mean-value term DΦ(X̄)·A·R (in the end set's coordinates:
+A'^{-1}(Φ(c) + Z − c') + (A'^{-1} DΦ A) R ⊂ R'; at the step's order K, or at K + 4 when the remainder of order K,
+bounded by another method than the integrator's, is too coarse), each step starts where the previous one ended,
+and the lemma the run names (every ω_j > 0, or every ω_j < 0) holds at the end.
 """
 
 from __future__ import annotations
 
-import time
 from functools import lru_cache
 
-from theorycheck.proved.certificate import inputs_of, write_json
 from theorycheck.proved.check import (
     EXTRA_ORDER,
-    CertificateCheck,
     CertificateError,
     Claim,
-    TreeEval,
-    TreeEvals,
-    answer,
+    RunChecker,
     ball,
-    claim_of,
-    digest,
     exact_ball,
-    field_identity,
     items,
     order_of,
-    precision,
-    read_certificate,
+    serious,
 )
+from theorycheck.proved.ratio_blowup import RatioBlowup
+from theorycheck.proved.tape import TreeEval, TreeEvals
 
-__all__ = ["FORMAT_DEPTH", "LEMMAS_DEPTH", "LEMMA_NAMES_DEPTH", "certificate_of_depth", "check_any_certificate",
-           "check_certificate_depth", "write_certificate_depth"]
+__all__ = ["RatioBlowupChecker"]
 
-FORMAT_DEPTH = "theorycheck-validated-certificate-depth/2"
-#: the lemmas a depth-L bracket rests on (names of :data:`theorycheck.symbolic.lemmas.LEMMAS`)
-LEMMAS_DEPTH = ("P3", "P4", "P5", "P6")
-#: the lemmas a run may end in, by fate (the names :class:`theorycheck.proved.alpha_c_depth.DepthProver` writes)
-LEMMA_NAMES_DEPTH = {"collapse": ("collapse: every r_j > 1 (every ω_j > 0)",),
-                     "growth": ("growth: every r_j ≤ 1 (every ω_j < 0)",)}
+#: the lemmas a run may end in, by fate (the names the depth-L system writes)
+LEMMA_NAMES = RatioBlowup.LEMMA_NAMES
 
 
-def certificate_of_depth(result, z=None, rho=None, L: int = 4) -> dict:
-    """The certificate (a JSON-able dict) of a proved α_c(L) bracket made with ``record=True``; ``z``, ``rho``:
-    the inputs when ``result`` does not carry them."""
-    import sympy as sp
+class RatioBlowupChecker(RunChecker):
+    """The checker of ``theorycheck-validated-certificate-depth/2`` (even L ≥ 4)."""
 
-    from theorycheck.arith.balls import arb_context, ball_text
-    from theorycheck.symbolic import systems as S
+    FORMAT = RatioBlowup.FORMAT
+    LEMMAS = RatioBlowup.LEMMAS
+    LEMMA_NAMES = RatioBlowup.LEMMA_NAMES
 
-    inputs = inputs_of(result, z, rho, int(L))
-    d = len(inputs["z"])
-    t, y, p, f = S.ratio_blowup_system(int(L), d)
-    runs = []
-    for fate in (result.collapses, result.grows):
-        (_k, fp), = fate.pipes
-        with arb_context(prec=fp.prec):
-            steps = [{"t0": ball_text(s.t0), "h": ball_text(s.h), "order": s.order,
-                      "picard_box": [ball_text(v) for v in s.picard_box], "end": s.set_end.as_dict()}
-                     for s in fp.steps]
-            runs.append({"alpha": fate.alpha, "fate": fate.fate, "lemma": fate.lemma, "prec": fp.prec,
-                         "coordinates": list(fp.states), "set0": fp.set0.as_dict(), "steps": steps})
-    cert = {"format": FORMAT_DEPTH,
-            "statement": f"ℓ2-SAM, even L = {int(L)}, one example z, balanced init α·1: α = lower collapses (every "
-                         "r_j > 1) and α = upper grows (every r_j ≤ 1) (proofs/minor_first/persisting.py P4, the "
-                         "blow-up of the ratio reduction P5–P6), so α_c(L) ∈ [lower, upper] (P3: the fate is "
-                         "monotone in α)",
-            "inputs": inputs,
-            "system": {"name": f"the ratio reduction blown up at r = 1 (L = {int(L)})", "L": int(L), "d": d,
-                       "states": [str(v) for v in y], "params": [str(v) for v in p],
-                       "fields": [sp.srepr(e) for e in f], "identity": field_identity(f)},
-            "lower": result.lower, "upper": result.upper, "runs": runs}
-    cert["digest"] = digest(cert)
-    return cert
+    def depth_rule(self, L: int) -> str | None:
+        return None if L >= 4 and L % 2 == 0 else f"depth {L}: this format is for even L ≥ 4 (L = 2: the L = 2 format)"
+
+    def fields(self, L: int, d: int):
+        from theorycheck.symbolic import systems as S
+
+        return S.ratio_blowup_system(L, d)[3]
+
+    def check_run(self, claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int:
+        return _check_run(claim, ri, run, fails, stop)
 
 
-def write_certificate_depth(path, result, z=None, rho=None, L: int = 4) -> None:
-    """Write :func:`certificate_of_depth` to ``path`` (checked first)."""
-    write_json(path, certificate_of_depth(result, z, rho, L))
-
-
-# ------------------------------------------------------------------ checking (independent code)
 class _System:
     """The blown-up ratio system of (L, d) as the checker evaluates it, on the coordinates of a run's Lohner
     sets: the states, then the parameters carried as states (field 0); its Jacobian (sympy.diff) on them; the
@@ -125,47 +83,6 @@ def _system(L: int, d: int, carried: tuple) -> _System:
     return _System(L, d, carried)
 
 
-def _fields(L: int, d: int):
-    from theorycheck.symbolic import systems as S
-
-    return S.ratio_blowup_system(L, d)[3]
-
-
-def _depth_rule(L: int) -> str | None:
-    return None if L >= 4 and L % 2 == 0 else f"depth {L}: this format is for even L ≥ 4 (L = 2: the L = 2 format)"
-
-
-def check_certificate_depth(cert, *, stop_at_first: bool = False) -> CertificateCheck:
-    """Re-check a depth-L certificate (a dict, or a path read with bounded size and depth); see the module
-    docstring. ``stop_at_first``: return at the first failed check (beside the digest)."""
-    started = time.perf_counter()
-    cert = read_certificate(cert)
-    claim, fails = claim_of(cert, fmt=FORMAT_DEPTH, depth_of=_depth_rule, fields_of=_fields,
-                            lemmas=LEMMA_NAMES_DEPTH)
-    steps = 0
-    if claim is not None and not (stop_at_first and _serious(fails)):
-        runs = cert.get("runs") if isinstance(cert.get("runs"), list) else []
-        for ri, run in enumerate(runs[:2]):
-            steps += _check_run_safely(claim, ri, run, fails, stop_at_first)
-    return answer(claim, fails, steps, time.perf_counter() - started, cert, LEMMAS_DEPTH)
-
-
-def _serious(fails: list) -> bool:
-    return any(not f.startswith("digest") for f in fails)
-
-
-def _check_run_safely(claim: Claim, ri: int, run, fails: list, stop: bool) -> int:
-    prec = run.get("prec") if isinstance(run, dict) else None
-    if not isinstance(prec, int) or any(f.startswith(f"run {ri + 1}: precision") for f in fails):
-        return 0
-    with precision(prec + 64):
-        try:
-            return _check_run(claim, ri, run, fails, stop)
-        except (CertificateError, ValueError, ArithmeticError, KeyError, TypeError, AttributeError) as exc:
-            fails.append(f"run {ri + 1}: malformed ({str(exc)[:200]})")
-            return 0
-
-
 def _coordinates(claim: Claim, run: dict, ri: int) -> tuple:
     """The parameters run ``ri`` carries as states (after λ, ω_1 … ω_d), each a z_k named once."""
     from theorycheck.symbolic import systems as S
@@ -193,7 +110,7 @@ def _check_run(claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int
 
     t_prev, n = arb(0), 0
     for ki, st in enumerate(items(run, "steps", f"run {ri + 1}")):
-        if stop and _serious(fails):
+        if stop and serious(fails):
             return n
         n += 1
         where = f"run {ri + 1} (α = {run.get('alpha')}), step {ki + 1}"
@@ -203,8 +120,8 @@ def _check_run(claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int
         return n
     om = _box(c, A, R)[1:1 + claim.d]
     lemma = run.get("lemma")
-    holds = all(w > 0 for w in om) if lemma == LEMMA_NAMES_DEPTH["collapse"][0] else all(w < 0 for w in om)
-    if not holds and not (stop and _serious(fails)):
+    holds = all(w > 0 for w in om) if lemma == LEMMA_NAMES["collapse"][0] else all(w < 0 for w in om)
+    if not holds and not (stop and serious(fails)):
         fails.append(f"run {ri + 1} (α = {run.get('alpha')}): {lemma} does not hold at the end")
     return n
 
@@ -358,15 +275,3 @@ def _horner(coefs, h):
     for c in reversed(coefs[:-1]):
         acc = acc * h + c
     return acc
-
-
-def check_any_certificate(cert, *, stop_at_first: bool = False) -> CertificateCheck:
-    """Re-check a certificate of either kind (a dict or a path to its JSON file, read with bounded size and
-    depth): L = 2 (:func:`theorycheck.proved.certificate.check_certificate`) or even L ≥ 4
-    (:func:`check_certificate_depth`), by its ``format``."""
-    from theorycheck.proved.certificate import check_certificate
-
-    cert = read_certificate(cert)
-    if str(cert.get("format", "")).startswith(FORMAT_DEPTH.rsplit("/", 1)[0]):
-        return check_certificate_depth(cert, stop_at_first=stop_at_first)
-    return check_certificate(cert, stop_at_first=stop_at_first)
