@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from theorycheck.numerics.saddle_to_saddle.flows import first_gap_constant, fit_rate, midpoints, sweep
+from theorycheck.proofs.saddle_to_saddle.flows import first_gap_constant, fit_rate, midpoints, sweep
 from theorycheck.proofs.saddle_to_saddle.algorithm import jump_process
 
 from theorycheck.errors import ArgumentError

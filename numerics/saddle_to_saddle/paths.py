@@ -22,7 +22,7 @@ FIGURE = Path("docs/figures/saddle_to_saddle_paths.png")
 def mp_first_jump(X=X, y=Y, alpha="1e-2048", digits: int = 30) -> dict:
     """The mpmath run at ``digits`` to the first loss midpoint: t̂₁, its gap and gap·ln(1/α)."""
     import mpmath
-    from theorycheck.numerics.saddle_to_saddle.flows import midpoints
+    from theorycheck.proofs.saddle_to_saddle.flows import midpoints
     from theorycheck.proofs.saddle_to_saddle.algorithm import jump_process
 
     from theorycheck.solvers.log_flow import log_flow
@@ -42,7 +42,7 @@ def mp_first_jump(X=X, y=Y, alpha="1e-2048", digits: int = 30) -> dict:
 
 
 def compute(*, quick: bool = False, ctx=None) -> dict:
-    from theorycheck.numerics.saddle_to_saddle.flows import ALPHAS, first_gap_constant, sweep
+    from theorycheck.proofs.saddle_to_saddle.flows import ALPHAS, first_gap_constant, sweep
 
     alphas = ALPHAS[1::2] + ALPHAS[-1:] if quick else ALPHAS
     s = sweep(X, Y, alphas)

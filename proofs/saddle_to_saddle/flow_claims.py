@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from hypothesis import strategies as st
-from theorycheck.numerics.saddle_to_saddle.flows import LEAVES, first_gap_constant, problem, sweep
+from theorycheck.proofs.saddle_to_saddle.flows import LEAVES, first_gap_constant, problem, sweep
 
 from theorycheck.claims.claim import Claim, Outcome
 
