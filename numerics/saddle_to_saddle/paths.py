@@ -18,27 +18,7 @@ X = [["0", "0", "-1"], ["-1", "-3", "1"]]  # flows.LEAVES
 Y = ["3", "-2"]
 FIGURE = Path("docs/figures/saddle_to_saddle_paths.png")
 
-
-def mp_first_jump(X=X, y=Y, alpha="1e-2048", digits: int = 30) -> dict:
-    """The mpmath run at ``digits`` to the first loss midpoint: t̂₁, its gap and gap·ln(1/α)."""
-    import mpmath
-    from theorycheck.proofs.saddle_to_saddle.flows import midpoints
-    from theorycheck.proofs.saddle_to_saddle.algorithm import jump_process
-
-    from theorycheck.solvers.log_flow import log_flow
-    from theorycheck.status import Budget
-
-    p = jump_process(X, y)
-    t1 = p.jumps[0].time
-    run = log_flow(X, y, alpha, t_max=float(t1) * 2, digits=digits, stop_loss=midpoints(p)[0],
-                   budget=Budget(max_steps=5_000, max_evaluations=2_000_000, max_seconds=float("inf")))
-    with mpmath.workdps(digits):
-        t = run.run.t_exact
-        gap = None if t is None else t - mpmath.mpf(t1.numerator) / t1.denominator
-        return {"alpha": alpha, "digits": digits, "status": str(run.status), "steps": run.run.steps,
-                "observed": None if t is None else mpmath.nstr(t, digits - 5),
-                "gap": None if gap is None else float(gap),
-                "scaled_gap": None if gap is None else float(gap * run.lam)}
+from theorycheck.proofs.saddle_to_saddle.flows import mp_first_jump  # noqa: E402, F401
 
 
 def compute(*, quick: bool = False, ctx=None) -> dict:

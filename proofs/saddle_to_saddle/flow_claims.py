@@ -152,8 +152,8 @@ def check_first_sign(x) -> Outcome:
 
 def check_tiny(x) -> Outcome:
     """SS.flow.tiny: at α = 1e-2048, 30 digits (mpmath): gap₁·ln(1/α) equals the closed form within 1e-8."""
-    from theorycheck.numerics.saddle_to_saddle.paths import mp_first_jump
     from theorycheck.proofs.saddle_to_saddle.algorithm import jump_process
+    from theorycheck.proofs.saddle_to_saddle.flows import mp_first_jump
 
     X, y = problem(x)
     c = first_gap_constant(jump_process(X, y))

@@ -113,3 +113,24 @@ def sweep(X, y, alphas=ALPHAS, budget: Budget = BUDGET) -> dict:
         ok = [(r["lam"], r["gaps"][k]) for r in rows if r["gaps"][k] is not None]
         fits.append(fit_rate(*zip(*ok)) if len(ok) >= 3 else None)
     return {"process": p, "rows": rows, "fits": fits}
+
+
+def mp_first_jump(X=LEAVES["X"], y=LEAVES["y"], alpha="1e-2048", digits: int = 30) -> dict:
+    """The mpmath run at ``digits`` to the first loss midpoint: t̂₁, its gap and gap·ln(1/α)."""
+    import mpmath
+    from theorycheck.proofs.saddle_to_saddle.algorithm import jump_process
+
+    from theorycheck.solvers.log_flow import log_flow
+    from theorycheck.status import Budget
+
+    p = jump_process(X, y)
+    t1 = p.jumps[0].time
+    run = log_flow(X, y, alpha, t_max=float(t1) * 2, digits=digits, stop_loss=midpoints(p)[0],
+                   budget=Budget(max_steps=5_000, max_evaluations=2_000_000, max_seconds=float("inf")))
+    with mpmath.workdps(digits):
+        t = run.run.t_exact
+        gap = None if t is None else t - mpmath.mpf(t1.numerator) / t1.denominator
+        return {"alpha": alpha, "digits": digits, "status": str(run.status), "steps": run.run.steps,
+                "observed": None if t is None else mpmath.nstr(t, digits - 5),
+                "gap": None if gap is None else float(gap),
+                "scaled_gap": None if gap is None else float(gap * run.lam)}
