@@ -43,3 +43,15 @@ def test_every_command_calls_the_api():
 
     commands = {m for m in modules() if m.startswith("theorycheck.cli.commands.")}
     assert commands - names == set(), sorted(commands - names)
+
+
+def test_no_public_function_is_shadowed_by_a_subpackage():
+    """``theorycheck.X`` cannot be both a function and a module: importing the module ``theorycheck.X``
+    rebinds the package attribute to it (``tc.cnn`` was once the function, until ``theorycheck.cnn`` loaded)."""
+    import pkgutil
+
+    import theorycheck
+
+    modules = {m.name for m in pkgutil.iter_modules(theorycheck.__path__)}
+    functions = {name for name, (_, attr) in theorycheck._LAZY.items() if attr is not None}
+    assert functions & modules == set()

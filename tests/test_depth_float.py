@@ -43,7 +43,7 @@ def test_fate_of_c_budgets_are_steps_and_say_so():
     assert few.fate is Fate.UNDECIDED and few.steps == 3 and "step budget of 3 steps" in few.why
     short = B.fate_of_c(c, z, 4, s_max=1e-3)
     assert short.fate is Fate.UNDECIDED and "horizon" in short.why
-    t = dl.collapse_threshold([1.0, 2.0, 3.0], 1.0, 4, max_evaluations=5)
+    t = dl.depth_collapse_threshold([1.0, 2.0, 3.0], 1.0, 4, max_evaluations=5)
     assert t["check"]["evaluations"] == 5 and "evaluation budget of 5" in t["check"]["stopped"]
     assert t["check"]["collapses"]["outcome"] == "collapse" and t["check"]["grows"]["outcome"] == "growth"
 
@@ -54,7 +54,7 @@ def test_threshold_width_and_theta_flow_agrees(z, L):
     """Relative width ≤ 1e-13 with no budget spent; the flow in θ = ln u (another system: the balanced field,
     not the blow-up) collapses at α_c(1 − δ) and grows at α_c(1 + δ): δ = 1e-6 at L = 4, 1e-2 at L = 6 (where
     the field vanishes to order 5 at u* and θ = ln u needs ~1e4 steps already at δ = 1e-3)."""
-    t = dl.collapse_threshold(z, 1.0, L)
+    t = dl.depth_collapse_threshold(z, 1.0, L)
     lo, hi = _bracket(t)
     assert t["check"]["stopped"] is None and hi / lo - 1 <= 1e-13 and t["check"]["significant_digits"] >= 12
     assert t["strength"]["kind"] == "floating-point check"
@@ -67,13 +67,13 @@ def test_threshold_width_and_theta_flow_agrees(z, L):
 def test_scaling_laws():
     """α_c(z, ρ) = ρ α_c(z, 1) and α_c(k z, ρ) = α_c(z, ρ) (exact symmetries), to the bracket's width."""
     z = np.array([1.0, 2.0, 3.0])
-    base = dl.collapse_threshold(z, 1.0, 4)["value"]
+    base = dl.depth_collapse_threshold(z, 1.0, 4)["value"]
     for rho in (0.05, 3.0):
-        assert dl.collapse_threshold(z, rho, 4)["value"] == pytest.approx(rho * base, rel=2e-13)
+        assert dl.depth_collapse_threshold(z, rho, 4)["value"] == pytest.approx(rho * base, rel=2e-13)
     for k in (0.1, 3.0, 1e6):  # not powers of two: a different float64 z, a different search
-        assert dl.collapse_threshold(k * z, 1.0, 4)["value"] == pytest.approx(base, rel=2e-13)
-    assert dl.collapse_threshold(3.0 * z, 0.5, 6)["value"] == pytest.approx(
-        0.5 * dl.collapse_threshold(z, 1.0, 6)["value"], rel=2e-13)
+        assert dl.depth_collapse_threshold(k * z, 1.0, 4)["value"] == pytest.approx(base, rel=2e-13)
+    assert dl.depth_collapse_threshold(3.0 * z, 0.5, 6)["value"] == pytest.approx(
+        0.5 * dl.depth_collapse_threshold(z, 1.0, 6)["value"], rel=2e-13)
 
 
 def test_cli_json_depth4_has_13_digits(capsys):
@@ -96,7 +96,7 @@ def test_float_bracket_inside_the_proved_one(z, L, digits):
     from theorycheck.arith.decimals import common_digits
     from theorycheck.proved.alpha_c import prove_alpha_c
 
-    t = dl.collapse_threshold(z, 1.0, L)
+    t = dl.depth_collapse_threshold(z, 1.0, L)
     lo, hi = _bracket(t)
     p = prove_alpha_c(z, 1.0, depth=L, digits=digits)
     assert p.status == "proved", p.note

@@ -282,14 +282,14 @@ def test_api_thresholds_takes_the_setting_whole():
     from theorycheck.predict import regimes
 
     assert list(inspect.signature(regimes.float_thresholds).parameters)[0] == "setting"
-    tree = _source("theorycheck/api.py")
+    tree = _source("theorycheck/api/__init__.py")
     fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "thresholds")
     call = next(n for n in ast.walk(fn) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "float_thresholds")
     assert isinstance(call.args[0], ast.Name) and call.args[0].id == "setting"
 
 
 # ---------------------------------------------------------------- the proved stage's organisation
-MINE = ["theorycheck/arith/exact.py", "theorycheck/setting.py", "theorycheck/api.py", "theorycheck/predict/regimes.py",
+MINE = ["theorycheck/arith/exact.py", "theorycheck/setting.py", "theorycheck/api/__init__.py", "theorycheck/predict/regimes.py",
         "theorycheck/predict/thresholds.py", "theorycheck/predict/collapse.py", "theorycheck/predict/dataset.py",
         "theorycheck/proved/alpha_c.py", "theorycheck/arith/decimals.py", "theorycheck/proved/bracket.py",
         "theorycheck/proved/trajectory.py", "theorycheck/proved/boxes.py", "theorycheck/cli/commands/thresholds.py",

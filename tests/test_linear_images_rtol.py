@@ -99,7 +99,7 @@ def test_rtol_reaches_the_run(monkeypatch):
         raise Stop
 
     monkeypatch.setattr(ex, "alpha_collapse", lambda *a, **k: {"bracket": [0.01, 0.02]})
-    monkeypatch.setattr(ex, "alpha_gd_like", lambda *a, **k: {"value": 0.5})
+    monkeypatch.setattr(ex, "pixel_alpha_gd_like", lambda *a, **k: {"value": 0.5})
     monkeypatch.setattr(ex, "run_pixels", fake_run)
     with pytest.raises(Stop):
         ex.linear_images(Config(alphas=(0.1,), rtol=3e-10, margins=False), task=_task(ex))

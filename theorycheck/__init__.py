@@ -45,7 +45,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "list_experiments": ("theorycheck.api", "list_experiments"),
     "claim_candidates": ("theorycheck.api", "claim_candidates"),
     "predict_limit": ("theorycheck.api", "predict_limit"),
-    "cnn": ("theorycheck.api", "cnn"),
+    "run_cnn": ("theorycheck.api", "run_cnn"),
     "cnn_config": ("theorycheck.api", "cnn_config"),
     "linear_images": ("theorycheck.api", "linear_images"),
     "linear_images_config": ("theorycheck.api", "linear_images_config"),
@@ -60,9 +60,9 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 __all__ = ["ArgumentError", "Claim", "Init", "NotSeparableError", "Outcome", "RunOptions", "Setting", "SettingError", "SweepResult",
-           "TheorycheckError", "__version__", "check_certificate", "claim_candidates", "cnn", "cnn_config", "derive", "describe", "exact_inputs", "heatmap", "linear_images", "linear_images_config", "linear_images_pairs", "list_experiments",
+           "TheorycheckError", "__version__", "check_certificate", "claim_candidates", "cnn_config", "derive", "describe", "exact_inputs", "heatmap", "linear_images", "linear_images_config", "linear_images_pairs", "list_experiments",
            "list_packs", "max_margin", "optimizers",
-           "packs", "predict_limit", "prove", "prove_trajectory", "proved_regime_map", "register_claim", "reproduce", "run_claim", "solve",
+           "packs", "predict_limit", "prove", "prove_trajectory", "proved_regime_map", "register_claim", "reproduce", "run_claim", "run_cnn", "solve",
            "thresholds", "unregister_claim", "verify",
            "vocabulary"]
 
@@ -87,7 +87,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from theorycheck.api import (  # noqa: F401
         check_certificate,
         claim_candidates,
-        cnn,
         cnn_config,
         derive,
         describe,
@@ -103,6 +102,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         prove_trajectory,
         reproduce,
         run_claim,
+        run_cnn,
         solve,
         thresholds,
         verify,

@@ -484,7 +484,6 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0, progress: boo
 from theorycheck.api.calls import (  # noqa: E402, F401
     check_certificate,
     claim_candidates,
-    cnn,
     cnn_config,
     derive,
     linear_images,
@@ -495,6 +494,7 @@ from theorycheck.api.calls import (  # noqa: E402, F401
     plot_heatmap,
     plot_trajectory,
     predict_limit,
+    run_cnn,
     time_grid,
     visits,
 )

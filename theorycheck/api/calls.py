@@ -109,15 +109,15 @@ def cnn_config(*, quick: bool = False, **options) -> CnnConfig:
     return replace(quick_config() if quick else Config(), **options).validate()
 
 
-def cnn(config=None, out: str | Path = "out/cnn") -> CnnResult:
+def run_cnn(config=None, out: str | Path = "out/cnn") -> CnnResult:
     """E2 on CNNs (GD vs SAM, Grad-CAM) with ``config`` (:func:`cnn_config`), figures and files under ``out``;
     a one-line error when torch is not installed."""
     from theorycheck.cnn import require_torch
 
     require_torch()
-    from theorycheck.cnn.experiment import cnn as run_cnn
+    from theorycheck.cnn.experiment import cnn
 
-    return run_cnn(config if config is not None else cnn_config(), out)
+    return cnn(config if config is not None else cnn_config(), out)
 
 
 def linear_images_config(*, quick: bool = False, **options) -> ImagesConfig:

@@ -50,13 +50,13 @@ def config_from_args(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from theorycheck.api import cnn
+    from theorycheck.api import run_cnn
     from theorycheck.cli.checks import check_output_dir
     from theorycheck.jsonio import emit
 
     check_output_dir(args.out, "--out")
 
-    res = cnn(config_from_args(args), args.out)
+    res = run_cnn(config_from_args(args), args.out)
     if args.json:
         emit(res.as_dict())
         return 0
