@@ -10,8 +10,8 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from theorycheck.proofs.saddle_to_saddle.flows import first_gap_constant, fit_rate, midpoints, sweep
 from theorycheck.proofs.saddle_to_saddle.algorithm import jump_process
+from theorycheck.proofs.saddle_to_saddle.flows import first_gap_constant, fit_rate, midpoints, sweep
 
 from theorycheck.errors import ArgumentError
 from theorycheck.solvers.log_flow import log_flow, log_scale

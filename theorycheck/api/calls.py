@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 #: besides these, MAX_GRID_POINTS, MAX_MEMBERS, MARKS, RunOptions, StepStatus and Verdict (see ``__getattr__``)
 __all__ = ["check_certificate", "claim_candidates",
-           "cnn", "cnn_config", "derive", "linear_images", "linear_images_config", "linear_images_pairs",
-           "list_experiments", "list_packs", "plot_heatmap", "plot_trajectory", "predict_limit", "time_grid", "visits"]
+           "cnn_config", "derive", "linear_images", "linear_images_config", "linear_images_pairs",
+           "list_experiments", "list_packs", "plot_heatmap", "plot_trajectory", "predict_limit", "run_cnn", "time_grid", "visits"]
 
 
 def __getattr__(name: str) -> Any:
