@@ -1,14 +1,13 @@
 """Claims of the pack ``saddle-to-saddle`` (``theorycheck verify``): the jump process's own (exact rational
-arithmetic on random problems with 2-decimal entries), and the flows' (flow_claims.py, when present)."""
+arithmetic on random problems with 2-decimal entries), and the flows' (flow_claims.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 from fractions import Fraction
 
-import numpy as np
 from hypothesis import strategies as st
 from theorycheck.proofs.saddle_to_saddle.algorithm import jump_process
+from theorycheck.proofs.saddle_to_saddle.flows import problem
 
 from theorycheck.claims.claim import Claim, Outcome
 
@@ -17,17 +16,6 @@ from theorycheck.claims.claim import Claim, Outcome
 LEAVES = {"X": [["0", "0", "-1"], ["-1", "-3", "1"]], "y": ["3", "-2"]}
 #: the grid of the "typical problem" claims: seeds 0..39 at (n, d) = (3, 6)
 GRID = tuple({"seed": s, "n": 3, "d": 6} for s in range(40))
-
-
-def problem(x) -> tuple[list, list]:
-    """The exact problem of an input: ``X``, ``y`` as given, or a Gaussian problem of the seed rounded to
-    2 decimals (strings, so that the numbers used are the decimals shown)."""
-    if "X" in x:
-        return x["X"], x["y"]
-    rng = np.random.default_rng(x["seed"])
-    X = np.round(rng.standard_normal((x["n"], x["d"])), 2)
-    y = np.round(rng.standard_normal(x["n"]), 2)
-    return [[f"{v:.2f}" for v in r] for r in X], [f"{v:.2f}" for v in y]
 
 
 @st.composite
@@ -180,9 +168,7 @@ CLAIMS = (
 
 
 def _flow_claims() -> list[Claim]:
-    """The flow experiments' claims (flow_claims.py), when that module is there."""
-    if importlib.util.find_spec(f"{__package__}.flow_claims") is None:
-        return []
+    """The flows' claims (flow_claims.py: the gradient flow at tiny α against the jump process)."""
     from .flow_claims import claims as flow_claims
 
     return list(flow_claims())

@@ -114,15 +114,24 @@ def check_rate(x) -> Outcome:
     return Outcome(ok, worst, {"fits": out})
 
 
+def _first(x):
+    """The sweep, the first gap's closed-form constant, and an undecided outcome where either is missing (a run
+    that stopped early, or a tie at the first jump: no one-coordinate first saddle)."""
+    s, u = _run(x)
+    if u is not None:
+        return s, None, u
+    c = first_gap_constant(s["process"])
+    if c is None:
+        return s, None, Outcome(None, detail={"why": "the first saddle has several coordinates (a tie)"})
+    return s, c, None
+
+
 def check_first(x) -> Outcome:
     """SS.flow.first: one-coordinate first saddle: gap₁·ln(1/α) at α = 1e-300 equals the closed form
     n·ln((√2 − 1)|β¹_i|)/(4|⟨x_i, y⟩|) within 1e-4(1 + |C|) (module doc)."""
-    s, u = _run(x)
+    s, c, u = _first(x)
     if u is not None:
         return u
-    c = first_gap_constant(s["process"])
-    if c is None:
-        return Outcome(None, detail={"why": "the first saddle has several coordinates (a tie)"})
     got = s["rows"][-1]["scaled_gaps"][0]
     dev = abs(got - c) / (1 + abs(c))
     return Outcome(dev <= 1e-4, dev, {"closed_form": c, "observed": got})
@@ -140,12 +149,9 @@ def check_early(x) -> Outcome:
 
 def check_first_sign(x) -> Outcome:
     """SS.flow.early.first (refined): the first gap has the sign of (√2 − 1)|β¹_i| − 1 (one-coordinate start)."""
-    s, u = _run(x)
+    s, c, u = _first(x)
     if u is not None:
         return u
-    c = first_gap_constant(s["process"])
-    if c is None:
-        return Outcome(None, detail={"why": "the first saddle has several coordinates (a tie)"})
     g = s["rows"][-1]["gaps"][0]
     return Outcome((g < 0) == (c < 0), 0.0 if (g < 0) == (c < 0) else abs(g), {"gap": g, "constant": c})
 

@@ -29,7 +29,7 @@ LEAVES = {"X": [["0", "0", "-1"], ["-1", "-3", "1"]], "y": ["3", "-2"]}
 
 def problem(x) -> tuple[list, list]:
     """The exact problem of a claim's input: ``X``, ``y`` as given, or the Gaussian problem of the seed rounded to
-    2 decimals (strings: the numbers used are the decimals shown; the same rule as the pack's claims.py)."""
+    2 decimals (strings: the numbers used are the decimals shown); every claim of the pack reads its input so."""
     if "X" in x:
         return x["X"], x["y"]
     rng = np.random.default_rng(x["seed"])
