@@ -39,7 +39,7 @@ from theorycheck.record import Keys
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, not_decided
 
-__all__ = ["CertificateCheck", "CertificateError", "Claim", "RunChecker", "ball",
+__all__ = ["CertificateCheck", "CertificateError", "CertificateClaim", "RunChecker", "ball",
            "check_certificate_path", "claim_of", "digest", "exact_ball", "field_identity", "precision", "read_certificate",
            "serious", "MAX_BYTES", "MAX_NESTING", "EXTRA_ORDER", "MAX_DIM", "MAX_DEPTH_L", "PREC_RANGE", "ORDER_RANGE"]
 
@@ -183,7 +183,7 @@ def precision(bits: int) -> Iterator[None]:
 
 # ------------------------------------------------------------------ the claim
 @dataclass(frozen=True)
-class Claim:
+class CertificateClaim:
     """What a certificate claims, re-derived: for ℓ2-SAM at depth ``depth`` on the example ``z`` with ``rho``
     (exact rationals), α = ``lower`` collapses and α = ``upper`` grows, so α_c ∈ [lower, upper]; ``inputs``:
     the exact inputs as decimal strings (what the answer echoes)."""
@@ -214,7 +214,7 @@ class Claim:
 FATES = ("collapse", "growth")
 
 
-def claim_of(cert: dict, *, fmt: str, depth_of, fields_of, lemmas: dict) -> tuple[Claim | None, list[str]]:
+def claim_of(cert: dict, *, fmt: str, depth_of, fields_of, lemmas: dict) -> tuple[CertificateClaim | None, list[str]]:
     """The claim of ``cert`` re-derived from its inputs, and the failures (one line each) of every claim-level
     check (module docstring). ``fmt``: the format expected; ``depth_of(L)``: None when the format covers depth
     L, else why not; ``fields_of(L, d)``: the symbolic layer's fields for (L, d); ``lemmas``: fate → the lemma
@@ -238,7 +238,7 @@ def claim_of(cert: dict, *, fmt: str, depth_of, fields_of, lemmas: dict) -> tupl
     return claim, fails
 
 
-def _inputs(cert: dict, depth_of) -> Claim:
+def _inputs(cert: dict, depth_of) -> CertificateClaim:
     inp = cert.get("inputs")
     if not isinstance(inp, dict):
         raise CertificateError("the certificate names no inputs (z, rho, depth)")
@@ -262,10 +262,10 @@ def _inputs(cert: dict, depth_of) -> Claim:
     from theorycheck.arith.exact import decimal_text
 
     echo = {"z": [decimal_text(v) for v in zq], "rho": decimal_text(rho), "depth": L}
-    return Claim(L, zq, rho, lower, upper, echo)
+    return CertificateClaim(L, zq, rho, lower, upper, echo)
 
 
-def _system_checks(cert: dict, claim: Claim, fields_of) -> list[str]:
+def _system_checks(cert: dict, claim: CertificateClaim, fields_of) -> list[str]:
     import sympy as sp
 
     sysd = cert.get("system")
@@ -283,7 +283,7 @@ def _system_checks(cert: dict, claim: Claim, fields_of) -> list[str]:
     return out
 
 
-def _bracket_checks(cert: dict, claim: Claim) -> list[str]:
+def _bracket_checks(cert: dict, claim: CertificateClaim) -> list[str]:
     if cert.get("lower") is None or cert.get("upper") is None:
         return ["bracket: an end is missing (both lower and upper are needed)"]
     if not 0 < claim.lower < claim.upper:
@@ -291,7 +291,7 @@ def _bracket_checks(cert: dict, claim: Claim) -> list[str]:
     return []
 
 
-def _run_claims(cert: dict, claim: Claim, lemmas: dict) -> list[str]:
+def _run_claims(cert: dict, claim: CertificateClaim, lemmas: dict) -> list[str]:
     runs = cert.get("runs")
     if not isinstance(runs, list) or len(runs) != 2:
         n = len(runs) if isinstance(runs, list) else 0
@@ -368,7 +368,7 @@ class CertificateCheck:
                 "inputs": self.inputs, "strength": strength.as_dict()}
 
 
-def answer(claim: Claim | None, fails: list[str], steps: int, seconds: float, cert: dict,
+def answer(claim: CertificateClaim | None, fails: list[str], steps: int, seconds: float, cert: dict,
            lemmas: tuple[str, ...]) -> CertificateCheck:
     """The :class:`CertificateCheck` of a finished check: accepted when nothing failed, with the strength of the
     lemmas it rests on for its (L, d)."""
@@ -402,7 +402,7 @@ class RunChecker:
         """The fields the symbolic layer derives for (L, d) (what the certificate's system must be)."""
         raise NotImplementedError
 
-    def check_run(self, claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int:
+    def check_run(self, claim: CertificateClaim, ri: int, run: dict, fails: list, stop: bool) -> int:
         """Re-check every step of run ``ri`` and the lemma it names at its end (failures appended to ``fails``;
         ``stop``: return at the first serious failure). Returns the steps checked."""
         raise NotImplementedError

@@ -17,8 +17,8 @@ from functools import lru_cache
 
 from theorycheck.proved.check import (
     EXTRA_ORDER,
+    CertificateClaim,
     CertificateError,
-    Claim,
     RunChecker,
     ball,
     exact_ball,
@@ -50,7 +50,7 @@ class RatioBlowupChecker(RunChecker):
 
         return S.ratio_blowup_system(L, d)[3]
 
-    def check_run(self, claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int:
+    def check_run(self, claim: CertificateClaim, ri: int, run: dict, fails: list, stop: bool) -> int:
         return _check_run(claim, ri, run, fails, stop)
 
 
@@ -83,7 +83,7 @@ def _system(L: int, d: int, carried: tuple) -> _System:
     return _System(L, d, carried)
 
 
-def _coordinates(claim: Claim, run: dict, ri: int) -> tuple:
+def _coordinates(claim: CertificateClaim, run: dict, ri: int) -> tuple:
     """The parameters run ``ri`` carries as states (after λ, ω_1 … ω_d), each a z_k named once."""
     from theorycheck.symbolic import systems as S
 
@@ -98,7 +98,7 @@ def _coordinates(claim: Claim, run: dict, ri: int) -> tuple:
     return carried
 
 
-def _check_run(claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int:
+def _check_run(claim: CertificateClaim, ri: int, run: dict, fails: list, stop: bool) -> int:
     """The start on the ray, every step, and the lemma the run names at its end. Returns the steps checked."""
     system = _system(claim.depth, claim.d, _coordinates(claim, run, ri))
     zb = claim.z_balls()
@@ -126,7 +126,7 @@ def _check_run(claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int
     return n
 
 
-def _start(system: _System, claim: Claim, ri: int, zb: list) -> list:
+def _start(system: _System, claim: CertificateClaim, ri: int, zb: list) -> list:
     """(λ, ω, carried z) at the start: r(0) = the perturbation ratios at u = α·1, λ = ln|r − 1|, ω = (r − 1)/|r − 1|."""
     alpha = exact_ball(claim.alpha(ri))
     env = {f"z{j + 1}": zb[j] for j in range(claim.d)}

@@ -18,8 +18,8 @@ from functools import lru_cache
 
 from theorycheck.proved.check import (
     EXTRA_ORDER,
+    CertificateClaim,
     CertificateError,
-    Claim,
     RunChecker,
     ball,
     exact_ball,
@@ -51,7 +51,7 @@ class ReducedL2Checker(RunChecker):
 
         return S.reduced_l2_system(d, frame=True)[3]
 
-    def check_run(self, claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int:
+    def check_run(self, claim: CertificateClaim, ri: int, run: dict, fails: list, stop: bool) -> int:
         return _check_run(_system(claim.d), claim, ri, run, fails, stop)
 
 
@@ -77,7 +77,7 @@ def _system(d: int) -> _System:
     return _System(d)
 
 
-def _check_run(system: _System, claim: Claim, ri: int, run: dict, fails: list, stop: bool) -> int:
+def _check_run(system: _System, claim: CertificateClaim, ri: int, run: dict, fails: list, stop: bool) -> int:
     """Every step of run ``ri`` (α = the bracket's end, z and ρ the exact inputs, balls of the checker's own),
     then the lemma the run names at its end. Returns the steps checked."""
     fixed = {f"z{j + 1}": v for j, v in enumerate(claim.z_balls())}
@@ -173,7 +173,7 @@ def _taylor(fw, t0, x0, env_fixed, K):
         ctx.cap = old
 
 
-def _check_lemma(system: _System, claim: Claim, ri: int, run: dict, env: dict, prev, fails: list) -> None:
+def _check_lemma(system: _System, claim: CertificateClaim, ri: int, run: dict, env: dict, prev, fails: list) -> None:
     """The lemma run ``ri`` names holds for every point of its last enclosure (levels from the symbolic layer)."""
     end, t1, kappa = prev
     env.update(kappa=kappa, tau=t1, w=end)

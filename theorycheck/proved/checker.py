@@ -11,8 +11,8 @@ import time
 
 from theorycheck.proved.check import (
     CertificateCheck,
+    CertificateClaim,
     CertificateError,
-    Claim,
     RunChecker,
     answer,
     claim_of,
@@ -50,7 +50,7 @@ def check_certificate(cert, *, stop_at_first: bool = False) -> CertificateCheck:
     return answer(claim, fails, steps, time.perf_counter() - started, cert, rc.LEMMAS)
 
 
-def _check_run_safely(rc: RunChecker, claim: Claim, ri: int, run, fails: list, stop: bool) -> int:
+def _check_run_safely(rc: RunChecker, claim: CertificateClaim, ri: int, run, fails: list, stop: bool) -> int:
     """:meth:`RunChecker.check_run` at the run's precision + 64 bits; a malformed run is one failure line."""
     prec = run.get("prec") if isinstance(run, dict) else None
     if not isinstance(prec, int) or any(f.startswith(f"run {ri + 1}: precision") for f in fails):
