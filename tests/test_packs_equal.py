@@ -86,7 +86,8 @@ def test_no_pack_is_special_cased_in_the_library():
     """The library's runners name no pack: api, packs, experiments, the claims runner and the commands
     that run packs go through the manifest only."""
     names = [p.name for p in PACKS.values()] + FOLDERS
-    for rel in ("theorycheck/api/__init__.py", "theorycheck/api/calls.py", "theorycheck/api/saddles.py", "theorycheck/packs.py", "theorycheck/experiments.py",
+    for rel in ("theorycheck/api/__init__.py", "theorycheck/api/calls.py", "theorycheck/api/saddles.py",
+                "theorycheck/api/packs.py", "theorycheck/packs.py", "theorycheck/experiments.py",
                 "theorycheck/claims/runner.py", "theorycheck/cli/commands/verify.py",
                 "theorycheck/cli/commands/prove.py", "theorycheck/cli/commands/reproduce.py"):
         src = (ROOT / rel).read_text()
