@@ -53,6 +53,11 @@ G_HAT = _Named("G_j(ŵ)", r"G_{j}(\hat{w})")
 G_DEF = _Named("(1/n) Σ_i ℓ'(<β(w), z_i>) z_ij", r"\frac{1}{n} \sum_{i} \ell'\left(\langle \beta(w), z_{i} \rangle\right) z_{ij}")
 
 
+def _sum_kj(term: sp.Expr) -> sp.Expr:
+    """Σ_{k=1}^{L} Σ_{j=1}^{d} term: S² of a weighted ascent (ASAM), its term from the ascent's own norm."""
+    return sp.Sum(term, (sp.Symbol("k"), 1, sp.Symbol("L")), (sp.Symbol("j"), 1, sp.Symbol("d")))
+
+
 class Clock:
     """The running wall clock of a derivation against its ``max_seconds`` (the one limit a derivation has),
     checked between equations, and its progress callback."""
@@ -138,7 +143,7 @@ def _fill(out: dict, depth: int, optimizer, balanced: bool, dim: int | None, los
             "uhat_j": cf.balanced_perturbed_point(depth, optimizer),
         }
         if opt.normalised:
-            out["equations"]["N**2"] = sp.Sum(cf.balanced_norm_summand(depth).subs(
+            out["equations"]["N**2"] = sp.Sum(cf.balanced_norm_summand(depth, optimizer).subs(
                 {cf.z_j: sp.Symbol("z_k"), cf.u_j: sp.Symbol("u_k")}), (sp.Symbol("k"), 1, sp.Symbol("d")))
         if opt.discontinuous:
             out["equations"]["du_j/dtau (z_j > 0, u_j > 0)"] = cf.balanced_field_linf_positive(depth)
@@ -149,12 +154,14 @@ def _fill(out: dict, depth: int, optimizer, balanced: bool, dim: int | None, los
             out["system"] = {f"du{j + 1}/dtau": F[0, j] for j in range(dim)}
         return
     z_j, w_kj, G_j = sp.Symbol("z_j", real=True), sp.Symbol("w_kj", real=True), sp.Symbol("G_j", real=True)
+    asc = sy.ascent_of(optimizer)
+    S_sym = sy.grad_norm
     if examples == 1:
         out["time"] = "rescaled"
         out["equations"] = {
             "dw_kj/dtau": z_j * PROD_HAT,
-            "what_kj": w_kj + sy.perturbation_coordinate(optimizer)[2].subs(sy.g_coord, -z_j * PROD),
-            "S**2": S_SQUARED,
+            "what_kj": w_kj + asc.at(-z_j * PROD, w_kj, S_sym),
+            "S**2": S_SQUARED if not asc.weighted else _sum_kj(asc.norm_term(-z_j * PROD, w_kj)),
         }
     else:
         out["time"] = "real"
@@ -162,8 +169,10 @@ def _fill(out: dict, depth: int, optimizer, balanced: bool, dim: int | None, los
             "dw_kj/dt": -G_HAT * PROD_HAT,
             "G_j(w)": G_DEF,
             "l'(s)": sy.loss_derivative(loss),
-            "what_kj": w_kj + sy.perturbation_coordinate(optimizer)[2].subs(sy.g_coord, G_j * PROD),
+            "what_kj": w_kj + asc.at(G_j * PROD, w_kj, S_sym),
         }
+        if asc.weighted:
+            out["equations"]["S**2"] = _sum_kj(asc.norm_term(G_j * PROD, w_kj))
     if dim:
         W = sy.layer_symbols(depth, dim)
         Z = sy.data_symbols(examples, dim)

@@ -1,10 +1,11 @@
-"""A torch SAM optimizer (ℓ2, ℓ∞, n-SAM: any registered optimizer with a full-batch step) that wraps
+"""A torch SAM optimizer (ℓ2, ℓ∞, n-SAM, ASAM: any registered optimizer with a full-batch step) that wraps
 any base optimizer.
 
 ``w ← w − η ∇Lo(w + ε(w))`` (THEORY.md, Setting), with ε the optimizer object's own torch step
 (:meth:`theorycheck.optimizers.Optimizer.torch_perturbation`: its symbolic ascent compiled for torch):
 ℓ2 ``ρ g / S`` with ``S`` the ℓ2 norm of the gradient over *all* parameters jointly, ℓ∞
-``ρ sign(g)``, n-SAM ``ρ g``. The base optimizer (SGD
+``ρ sign(g)``, n-SAM ``ρ g``, ASAM ``ρ T(w)² g / ‖T(w) ⊙ g‖₂`` (T = |w| + η, the norm again over all
+parameters). The base optimizer (SGD
 with lr η gives the plain SAM iteration) takes its step from the original weights with
 the gradient computed at the perturbed ones.
 
@@ -104,11 +105,16 @@ class SAM(torch.optim.Optimizer):
 
     @torch.no_grad()
     def grad_norm(self) -> torch.Tensor:
-        """S = ‖∇Lo‖₂ over all parameters jointly (0 when no parameter has a gradient)."""
-        grads = [p.grad for _, p in self._params_with_grad()]
-        if not grads:
+        """S = ‖∇Lo‖₂ over all parameters jointly, or ‖T(w) ⊙ ∇Lo‖₂ for a weighted step (ASAM,
+        :meth:`~theorycheck.optimizers.Optimizer.torch_norm_weight`); 0 when no parameter has a gradient."""
+        params = [p for _, p in self._params_with_grad()]
+        if not params:
             return torch.zeros(())
-        return torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+        parts = []
+        for p in params:
+            T = self.opt.torch_norm_weight(p) if self.opt.weighted else None
+            parts.append(torch.linalg.vector_norm(p.grad if T is None else T * p.grad))
+        return torch.linalg.vector_norm(torch.stack(parts))
 
     @torch.no_grad()
     def first_step(self, zero_grad: bool = False) -> None:
@@ -117,7 +123,7 @@ class SAM(torch.optim.Optimizer):
         S = self.grad_norm()
         for group, p in self._params_with_grad():
             self.state[p]["old_p"] = p.detach().clone()
-            eps = self.opt.torch_perturbation(p.grad, S.to(p.grad.dtype), group["rho"])  # the optimizer's own step
+            eps = self.opt.torch_perturbation(p.grad, S.to(p.grad.dtype), group["rho"], p)  # the optimizer's own step
             if eps is not None:  # None: ε undefined here (ℓ2 at ∇Lo = 0), w is kept
                 p.add_(eps)
         if zero_grad:

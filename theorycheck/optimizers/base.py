@@ -26,6 +26,11 @@ class Optimizer:
     title: str = ""
     description: str = ""
     color: str = "tab:gray"
+    #: whether the default optimizer sets include it (the experiments' and property draws' defaults:
+    #: linear-images, cnn, the strategies' settings, ``symbolic.model.OPTIMIZERS``). An optimizer added
+    #: after those defaults were documented sets False: it runs wherever it is named, and the defaults and
+    #: their documented outputs do not change.
+    default_sets: bool = True
 
     def ascent(self) -> Any:
         """The symbolic ascent step (:class:`theorycheck.symbolic.model.Ascent`)."""
@@ -47,6 +52,13 @@ class Optimizer:
     def normalised(self) -> bool:
         """ε divides by the joint gradient norm (ℓ2-SAM): the field is singular where ∇Lo = 0."""
         return self.ascent().uses_norm
+
+    @property
+    def weighted(self) -> bool:
+        """ε depends on the weights as well as on the gradient (ASAM: ρ T(w)² g/‖T(w) g‖₂): the balanced
+        closed forms and the batched engines, written for ε(g), do not take it (:meth:`supports` says where
+        it runs)."""
+        return self.ascent().weighted
 
     @property
     def discontinuous(self) -> bool:
@@ -110,24 +122,35 @@ class Optimizer:
         """The torch optimizer :class:`theorycheck.cnn.sam.SAM` can take this optimizer's step."""
         return not self.per_example
 
-    def torch_perturbation(self, grad, norm, rho):
-        """ε for one parameter tensor's gradient ``grad`` given the joint norm ``norm`` of all
-        gradients (a 0-d tensor) and the radius ``rho``: the symbolic ascent compiled for torch
-        (:func:`theorycheck.symbolic.forms.perturbation`). None when the step is undefined (ℓ2 at
-        ∇Lo = 0: the caller keeps w)."""
+    def torch_perturbation(self, grad, norm, rho, weight=None):
+        """ε for one parameter tensor's gradient ``grad`` at its value ``weight`` (the parameter
+        tensor; needed by a :attr:`weighted` step) given the joint norm ``norm`` of all gradients (a 0-d
+        tensor: ‖T(w) ⊙ g‖₂ over every tensor, :meth:`torch_norm_weight`) and the radius ``rho``: the symbolic
+        ascent compiled for torch (:func:`theorycheck.symbolic.forms.perturbation`). None when the step is
+        undefined (a normalised step at norm 0: the caller keeps w)."""
         if self.per_example:
             raise ValueError(f"{self.title} perturbs each example apart: it has no full-batch torch step")
         if self.normalised and not bool(norm > 0):
             return None
         from theorycheck.symbolic.forms import perturbation
 
-        return perturbation(self.ascent(), "torch")(grad, norm, rho)
+        return perturbation(self.ascent(), "torch")(grad, norm, rho, weight)
+
+    def torch_norm_weight(self, weight):
+        """T(w) of one parameter tensor ``weight`` in the joint norm S = ‖T(w) ⊙ ∇Lo‖₂ (compiled from
+        :meth:`theorycheck.symbolic.model.Ascent.weight`), or None for the unweighted norm ‖∇Lo‖₂."""
+        from theorycheck.symbolic.forms import norm_weight
+
+        T = norm_weight(self.ascent(), "torch")
+        return None if T is None else T(weight)
 
     def torch_ascent_norm(self, rho: float, n_params: int) -> float | None:
         """‖ε‖₂ of the full-batch ascent step over ``n_params`` parameters when it does not depend on
-        the gradient (ρ for ℓ2, ρ√P for ℓ∞, 0 for GD), else None."""
+        the gradient (ρ for ℓ2, ρ√P for ℓ∞, 0 for GD), else None (also for a weighted step)."""
         if not self.perturbs:
             return 0.0
+        if self.weighted:
+            return None
         if self.normalised:
             return float(rho)
         if self.discontinuous:

@@ -18,11 +18,12 @@ from scipy.special import logsumexp
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import get as get_optimizer
+from theorycheck.optimizers import supporting
 from theorycheck.setting import Setting
 from theorycheck.solvers.trajectory import Trajectory, twin_coordinates
 from theorycheck.status import Status
 from theorycheck.symbolic import forms as C
-from theorycheck.symbolic.model import LOSSES, OPTIMIZERS
+from theorycheck.symbolic.model import LOSSES
 from theorycheck.vocabulary import TimeKind
 
 __all__ = ["sam_step", "run"]
@@ -36,7 +37,8 @@ def _check(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, eta: float,
         raise TheorycheckError(f"sam_step: W must be L×d and Z n×d with the same d (got {W.shape} and {Z.shape})")
     opt = get_optimizer(optimizer)
     if opt.per_example or not opt.rescalable:
-        raise TheorycheckError(f"sam_step takes the product flows' optimizers ({', '.join(OPTIMIZERS)}), not {opt.name!r}")
+        ok = ", ".join(o.name for o in supporting("product", loss if loss in LOSSES else "logistic", 2))
+        raise TheorycheckError(f"sam_step takes the product flows' optimizers ({ok}), not {opt.name!r}")
     if loss not in LOSSES:
         raise TheorycheckError(f"unknown loss {loss!r}: choose one of {', '.join(LOSSES)}")
     if not (math.isfinite(rho) and rho >= 0):
@@ -55,7 +57,7 @@ def _gradient(W: np.ndarray, Z: np.ndarray, risk: C.EmpiricalRisk, grad: Callabl
 def sam_step(W: np.ndarray, Z: np.ndarray, *, optimizer: str, rho: float, eta: float,
              loss: str = "logistic") -> np.ndarray:
     """One step ``W − η ∇Lo(W + ε(W))`` (GD: ε = 0; ℓ2: ρ g/‖g‖₂ over all layers jointly,
-    ε = 0 where g = 0; ℓ∞: ρ sign g). ``W`` is L×d (row k = layer k), ``Z`` n×d
+    ε = 0 where g = 0; ℓ∞: ρ sign g; ASAM: ρ W² g/‖W ⊙ g‖₂). ``W`` is L×d (row k = layer k), ``Z`` n×d
     (z_i = y_i x_i). Returns the new L×d array; W is not modified."""
     W = np.asarray(W, dtype=float)
     Z = np.atleast_2d(np.asarray(Z, dtype=float))
@@ -69,12 +71,13 @@ def sam_step(W: np.ndarray, Z: np.ndarray, *, optimizer: str, rho: float, eta: f
         if not opt.perturbs:
             What = W
         else:
-            S = float(np.sqrt(np.sum(g * g)))
+            T = C.norm_weight(opt)  # S = ‖g‖₂, or ‖T(W) ⊙ g‖₂ for a weighted step (ASAM)
+            S = float(np.sqrt(np.sum(np.square(g if T is None else T(W) * g))))
             eps_f = C.perturbation(opt)
             if opt.normalised and S == 0:
                 eps = np.zeros_like(W)
             else:
-                eps = np.asarray(eps_f(g, S, rho), dtype=float)
+                eps = np.asarray(eps_f(g, S, rho, W), dtype=float)
             What = W + eps
         return W - eta * _gradient(What, Z, risk, grad)
 

@@ -79,11 +79,13 @@ def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = F
     rescaled = setting.single and time != "real"
     u0 = _tied_u0(setting)
     if reduced:
-        if not (rescaled and opt.normalised and L == 2 and u0 is not None and np.all(u0 == u0[0]) and u0[0] > 0):
+        if not (rescaled and opt.normalised and not opt.weighted and L == 2 and u0 is not None
+                and np.all(u0 == u0[0]) and u0[0] > 0):
             raise TheorycheckError("the reduced ODE of C4 needs ℓ2-SAM, L = 2, one example and a uniform α > 0 "
                                    f"(got {opt}, L = {L}, n = {setting.n}, alpha {setting.init.kind})")
         return ReducedL2System(bk, setting.z, float(u0[0]), rho, thr)
-    if rescaled and u0 is not None and L >= 2:
+    # the balanced systems are written for a step of the gradient alone: a weighted one (ASAM) runs in W
+    if rescaled and u0 is not None and L >= 2 and not opt.weighted:
         if not opt.normalised:  # GD and ℓ∞-SAM: the locked-branch system (C2, C3)
             return BranchSystem(bk, setting.z, u0, L, rho, opt, thr)
         if np.all(u0 > 0):

@@ -40,8 +40,12 @@ z_norm = sp.Symbol("||z||_2", positive=True)
 
 
 # ---------------------------------------------------------------- balanced rescaled flows
-def balanced_norm_summand(L) -> sp.Expr:
-    """Term j of ``N² = L Σ_j z_j² u_j^{2L−2}`` (ℓ2-SAM, balanced, one example)."""
+def balanced_norm_summand(L, optimizer=None) -> sp.Expr:
+    """Term j of ``N² = L Σ_j z_j² u_j^{2L−2}`` (ℓ2-SAM, balanced, one example). For an ascent whose norm
+    weighs the entries (``optimizer`` with a norm weight T, ASAM) the term is L (T(u_j) z_j u_j^{L−1})²,
+    from :meth:`symbolic.model.Ascent.norm_term` at the rescaled gradient entry −z_j u_j^{L−1}."""
+    if optimizer is not None and ascent_of(optimizer).weighted:
+        return L * ascent_of(optimizer).norm_term(-z_j * u_j ** (L - 1), u_j)
     return L * z_j**2 * u_j ** (2 * L - 2)
 
 
@@ -55,8 +59,7 @@ def balanced_perturbed_point(L, optimizer) -> sp.Expr:
     if asc.per_example or not asc.scale_invariant:
         raise ValueError("the balanced rescaled flow needs a full-batch ascent invariant under positive scaling "
                          "of the gradient (GD, ℓ2-SAM, ℓ∞-SAM)")
-    g, S, eps = asc.coordinate()
-    return u_j + eps.subs({g: -z_j * u_j ** (L - 1), S: N}, simultaneous=True)
+    return u_j + asc.at(-z_j * u_j ** (L - 1), u_j, N)
 
 
 def balanced_field(L, optimizer: str) -> sp.Expr:
@@ -410,8 +413,7 @@ def balanced_multi_log_norm_summand(L) -> sp.Expr:
 def balanced_multi_ratio(L, optimizer: str) -> sp.Expr:
     """r_j = û_j/u_j with û_j = u_j + ε_j(g_j, S) (symbolic.perturbation_coordinate),
     g_j = G_j u_j^{L−1}, S = e^{lnS}, u_j = e^{θ_j}: finite however small u_j is (ℓ2, GD)."""
-    g, S, eps = sy.perturbation_coordinate(optimizer)
-    e = eps.subs({g: _balanced_layer_gradient(L, G_j), S: sp.exp(lnS)}, simultaneous=True)
+    e = ascent_of(optimizer).at(_balanced_layer_gradient(L, G_j), u_j, sp.exp(lnS))
     ratio = sp.expand((u_j + e) / u_j).subs(u_j, sp.exp(theta_j))
     return sp.powsimp(sp.expand_power_base(sp.expand(ratio), force=True), force=True)
 

@@ -82,12 +82,36 @@ def layer_gradient(L: int, backend: str = "numpy") -> Callable:
 
 @lru_cache(maxsize=16)
 def perturbation(optimizer: str, backend: str = "numpy") -> Callable:
-    """``eps(g, S, rho)``: SAM's ascent step for gradient entries g with joint ℓ2 norm S
-    (:func:`symbolic.perturbation_coordinate`). GD returns zeros shaped like g."""
-    g, S, eps = sy.perturbation_coordinate(optimizer)
+    """``eps(g, S, rho, w=None)``: SAM's ascent step for gradient entries g with joint norm S
+    (:func:`symbolic.perturbation_coordinate`) at the weights w (same shape as g; needed by a weighted
+    step, :attr:`symbolic.model.Ascent.weighted`, and ignored by the others). GD returns zeros shaped
+    like g."""
+    asc = sy.ascent_of(optimizer)
+    g, S, eps = asc.coordinate()
     if eps == 0:
-        return lambda g_, S_, rho_: g_ * 0
-    return lambdify((g, S, sy.rho), eps, backend)
+        return lambda g_, S_, rho_, w_=None: g_ * 0
+    if not asc.weighted:
+        f = lambdify((g, S, sy.rho), eps, backend)
+        return lambda g_, S_, rho_, w_=None: f(g_, S_, rho_)
+    fw = lambdify((g, sy.w_coord, S, sy.rho), eps, backend)
+
+    def eps_w(g_, S_, rho_, w_=None):
+        if w_ is None:
+            raise ValueError("this ascent step is weighted (it depends on w): pass the weights")
+        return fw(g_, w_, S_, rho_)
+
+    return eps_w
+
+
+@lru_cache(maxsize=16)
+def norm_weight(optimizer: str, backend: str = "numpy") -> Callable | None:
+    """``T(w)``: the weight of each entry in the joint norm S = ‖T(w) ⊙ g‖₂ of the ascent step
+    (:meth:`symbolic.model.Ascent.weight`, compiled; ASAM's |w| + η), or None for the unweighted norm
+    S = ‖g‖₂."""
+    asc = sy.ascent_of(optimizer)
+    if not asc.weighted:
+        return None
+    return lambdify((sy.w_coord,), asc.weight(sy.w_coord), backend)
 
 
 @lru_cache(maxsize=16)

@@ -24,11 +24,13 @@ from theorycheck.vocabulary import LOSSES, check_loss  # noqa: F401
 
 
 def __getattr__(name: str):
-    """``OPTIMIZERS``: the registered optimizers whose one-example rescaled flow exists (their ascent
-    is one full-batch step, invariant under positive scaling of the gradient: GD, ℓ2-SAM, ℓ∞-SAM),
-    in registration order; the flows of this module and :mod:`closed_forms` take each of them."""
+    """``OPTIMIZERS``: the registered optimizers of the default sets (:attr:`Optimizer.default_sets`)
+    whose one-example rescaled flow exists (their ascent is one full-batch step, invariant under
+    positive scaling of the gradient: GD, ℓ2-SAM, ℓ∞-SAM), in registration order; the flows of this
+    module and :mod:`closed_forms` take each of them (and ASAM, named)."""
     if name == "OPTIMIZERS":
-        return tuple(n for n in names() if not ascent_of(n).per_example and ascent_of(n).scale_invariant)
+        return tuple(n for n in names() if registered(n).default_sets and not ascent_of(n).per_example
+                     and ascent_of(n).scale_invariant)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: the argument of the per-example loss ℓ(s)
@@ -93,25 +95,48 @@ def gradient(expr: sp.Expr, W: sp.Matrix) -> sp.Matrix:
 
 
 # ---------------------------------------------------------------- the ascent steps ε (one per optimizer)
-#: one entry g of the full gradient, and the ℓ2 norm S = ‖∇Lo‖₂ over all layers jointly
+#: one entry g of the full gradient, the weight w it belongs to, and the joint norm S over all layers:
+#: S = ‖∇Lo‖₂, or S = ‖T(w) ⊙ ∇Lo‖₂ for an ascent with a norm weight T (:attr:`Ascent.norm_weight`, ASAM)
 g_coord = sp.Symbol("g", real=True)
+w_coord = sp.Symbol("w", real=True)
 grad_norm = sp.Symbol("S", positive=True)
 
 
 @dataclass(frozen=True, eq=False)
 class Ascent:
-    """The symbolic half of an optimizer: its ascent step ε for one gradient entry g given the joint
-    ℓ2 norm S (``formula(g, S, radius)``), and whether it is taken per example (1-SAM: ε_i from
-    ∇ℓ_i, the perturbed gradients averaged). Every property below is read off the formula, so code
-    asks the formula what it is instead of comparing optimizer names."""
+    """The symbolic half of an optimizer: its ascent step ε for one gradient entry g at its weight w given
+    the joint norm S (``formula(g, w, S, radius)``), the weight T(w) of one entry in that norm
+    (``norm_weight``: S² = Σ (T(w) g)² over every entry of every layer; None: T = 1, S = ‖∇Lo‖₂), and
+    whether it is taken per example (1-SAM: ε_i from ∇ℓ_i, the perturbed gradients averaged). Every
+    property below is read off the formula, so code asks the formula what it is instead of comparing
+    optimizer names."""
 
-    formula: Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr]
+    formula: Callable[[sp.Expr, sp.Expr, sp.Expr, sp.Expr], sp.Expr]
     per_example: bool = False
     text: str = ""
+    norm_weight: Callable[[sp.Expr], sp.Expr] | None = None
 
     def coordinate(self, radius: sp.Expr = rho) -> tuple[sp.Symbol, sp.Symbol, sp.Expr]:
-        """(g, S, ε(g, S)): the ascent step of one entry (:func:`perturbation_coordinate`)."""
-        return g_coord, grad_norm, sp.sympify(self.formula(g_coord, grad_norm, radius))
+        """(g, S, ε(g, w, S)): the ascent step of one entry (:func:`perturbation_coordinate`); ε contains
+        :data:`w_coord` when the step depends on the weight (:attr:`weighted`)."""
+        return g_coord, grad_norm, sp.sympify(self.formula(g_coord, w_coord, grad_norm, radius))
+
+    def weight(self, w: sp.Expr = w_coord) -> sp.Expr:
+        """T(w), the weight of the entry at w in the joint norm (1 for an unweighted norm)."""
+        return sp.Integer(1) if self.norm_weight is None else sp.sympify(self.norm_weight(w))
+
+    def norm_term(self, g: sp.Expr, w: sp.Expr) -> sp.Expr:
+        """(T(w) g)²: one entry's term of S², the single definition of the joint norm."""
+        return (self.weight(w) * g) ** 2
+
+    def norm(self, g, w) -> sp.Expr:
+        """S = sqrt(Σ (T(w) g)²) over the entries of ``g`` with the weights ``w`` (same shapes)."""
+        return sp.sqrt(sp.Add(*[self.norm_term(gi, wi) for gi, wi in zip(list(g), list(w))]))
+
+    def at(self, g: sp.Expr, w: sp.Expr, S: sp.Expr, radius: sp.Expr = rho) -> sp.Expr:
+        """ε of the entry g at weight w with joint norm S."""
+        _, S_sym, eps = self.coordinate(radius)
+        return eps.subs({g_coord: g, w_coord: w, S_sym: S}, simultaneous=True)
 
     @cached_property
     def trivial(self) -> bool:
@@ -120,8 +145,14 @@ class Ascent:
 
     @cached_property
     def uses_norm(self) -> bool:
-        """ε depends on the joint norm S (the normalised ℓ2 step): its field is singular where ∇Lo = 0."""
+        """ε depends on the joint norm S (the normalised steps): its field is singular where S = 0."""
         return grad_norm in self.coordinate()[2].free_symbols
+
+    @cached_property
+    def weighted(self) -> bool:
+        """ε depends on the weight w itself, or S weighs the entries by T(w) (ASAM): the step is not a
+        function of the gradient alone, so the balanced closed forms of ε(g) do not apply."""
+        return w_coord in self.coordinate()[2].free_symbols or (self.uses_norm and self.weight() != 1)
 
     @cached_property
     def discontinuous(self) -> bool:
@@ -131,7 +162,7 @@ class Ascent:
 
     @cached_property
     def scale_invariant(self) -> bool:
-        """ε(c g, c S) = ε(g, S) for every c > 0. Then a positive factor common to the gradient (the
+        """ε(c g, w, c S) = ε(g, w, S) for every c > 0. Then a positive factor common to the gradient (the
         one-example −ℓ'(m) of THEORY.md, "Rescaled flows") leaves the perturbed point unchanged, and
         the one-example flow has its rescaled time τ; an unnormalised step (n-SAM, 1-SAM) has none."""
         c = sp.Symbol("c", positive=True)
@@ -139,22 +170,22 @@ class Ascent:
         return sp.simplify(eps.subs({g: c * g, S: c * S}, simultaneous=True) - eps) == 0
 
 
-def no_ascent(g, S, radius):
+def no_ascent(g, w, S, radius):
     """Gradient descent: ε = 0."""
     return sp.Integer(0)
 
 
-def l2_ascent(g, S, radius):
+def l2_ascent(g, w, S, radius):
     """ℓ2-SAM: ε = ρ g/‖g‖₂, the maximiser of ⟨g, ε⟩ on the ℓ2 ball of radius ρ (norm over all layers)."""
     return radius * g / S
 
 
-def sign_ascent(g, S, radius):
+def sign_ascent(g, w, S, radius):
     """ℓ∞-SAM: ε = ρ sign(g), the maximiser of ⟨g, ε⟩ on the ℓ∞ ball of radius ρ."""
     return radius * sp.sign(g)
 
 
-def gradient_ascent(g, S, radius):
+def gradient_ascent(g, w, S, radius):
     """Unnormalised SAM (Andriushchenko & Flammarion 2022): ε = ρ g, one ascent step of size ρ."""
     return radius * g
 
@@ -177,12 +208,17 @@ def ascent_of(optimizer) -> Ascent:
     return optimizer.ascent()
 
 
-def perturbation(g: sp.Matrix, optimizer, radius: sp.Expr = rho) -> sp.Matrix:
-    """SAM's ascent step ε(g) for a whole gradient (entries g, joint norm over all of them): the
-    optimizer's :class:`Ascent` (ℓ2 ``ρ g/‖g‖₂``, ℓ∞ ``ρ sign(g)``, unnormalised ``ρ g``, GD 0)."""
-    gj, norm_sym, eps = perturbation_coordinate(optimizer, radius)
-    norm = sp.sqrt(sp.Add(*[gi**2 for gi in g]))
-    return g.applyfunc(lambda gi: eps.subs({gj: gi, norm_sym: norm}, simultaneous=True))
+def perturbation(g: sp.Matrix, optimizer, radius: sp.Expr = rho, W: sp.Matrix | None = None) -> sp.Matrix:
+    """SAM's ascent step ε(g) for a whole gradient (entries g, joint norm over all of them) at the
+    weights ``W`` (same shape; needed by a weighted ascent, :attr:`Ascent.weighted`): the optimizer's
+    :class:`Ascent` (ℓ2 ``ρ g/‖g‖₂``, ℓ∞ ``ρ sign(g)``, unnormalised ``ρ g``, ASAM ``ρ w² g/‖w ⊙ g‖₂``, GD 0)."""
+    asc = ascent_of(optimizer)
+    if W is None:
+        if asc.weighted:
+            raise ValueError("a weighted ascent step (ASAM) needs the weights W beside the gradient")
+        W = sp.zeros(g.rows, g.cols)
+    norm = asc.norm(g, W)
+    return sp.Matrix(g.rows, g.cols, lambda i, j: asc.at(g[i, j], W[i, j], norm, radius))
 
 
 def perturbation_coordinate(optimizer, radius: sp.Expr = rho) -> tuple[sp.Symbol, sp.Symbol, sp.Expr]:
@@ -207,11 +243,11 @@ def flow(W: sp.Matrix, Z: sp.Matrix, optimizer, loss: str = "logistic", radius: 
         for i in range(n):
             li = empirical_loss(W, Z[i, :], loss)  # ℓ_i (one row: no 1/n)
             gi = gradient(li, W)
-            out -= substitute(gi, W, W + perturbation(gi, asc, radius))
+            out -= substitute(gi, W, W + perturbation(gi, asc, radius, W))
         return out / n
     Lo = empirical_loss(W, Z, loss)
     g = gradient(Lo, W)
-    eps = perturbation(g, asc, radius)
+    eps = perturbation(g, asc, radius, W)
     return -substitute(g, W, W + eps)
 
 
@@ -260,17 +296,13 @@ def _named_field(W, Z, asc: Ascent, loss, radius, name, *, tag: str, rescaled: b
         G = [name(f"G{tag}_{j + 1}", Gf[j]) for j in range(d)]
     P = product_of_others(W)
     g = sp.Matrix(L, d, lambda k, j: G[j] * P[k, j])
-    g_sym, norm_sym, eps = asc.coordinate(radius)
-    if asc.uses_norm:
-        S = name(f"S{tag}", sp.sqrt(sp.Add(*[gi**2 for gi in g])))
-        eps_of = lambda gi: eps.subs({g_sym: gi, norm_sym: S}, simultaneous=True)  # noqa: E731
-    else:
-        eps_of = lambda gi: eps.subs(g_sym, gi)  # noqa: E731
+    S = name(f"S{tag}", asc.norm(g, W)) if asc.uses_norm else grad_norm
     if asc.trivial:
         W_hat = W
     else:
         sep = "_" if tag else ""
-        W_hat = sp.Matrix(L, d, lambda k, j: name(f"what{tag}{sep}{k + 1}_{j + 1}", W[k, j] + eps_of(g[k, j])))
+        W_hat = sp.Matrix(L, d, lambda k, j: name(f"what{tag}{sep}{k + 1}_{j + 1}",
+                                                  W[k, j] + asc.at(g[k, j], W[k, j], S, radius)))
     if rescaled:
         G_hat = G_expr
     else:
@@ -298,7 +330,7 @@ def rescaled_flow(W: sp.Matrix, z: sp.Matrix, optimizer, radius: sp.Expr = rho) 
                          "the gradient (GD, ℓ2-SAM, ℓ∞-SAM): use real time")
     P = product_of_others(W)
     g = sp.Matrix(W.rows, W.cols, lambda k, j: -z[j] * P[k, j])
-    W_hat = W + perturbation(g, asc, radius)
+    W_hat = W + perturbation(g, asc, radius, W)
     P_hat = product_of_others(W_hat)
     return sp.Matrix(W.rows, W.cols, lambda k, j: z[j] * P_hat[k, j])
 

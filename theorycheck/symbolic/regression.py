@@ -231,11 +231,13 @@ def regression_flow(ch: Chart, ascent) -> dict[str, sp.Expr]:
     ``ds1``, ``ds2``, all in (s₁, s₂, g, S, ĝ, ρ)."""
     from theorycheck.symbolic.model import grad_norm, rho
 
-    g_sym, S_sym, eps = ascent.coordinate()
+    if ascent.weighted:
+        raise ValueError("the regression flows take an ascent step of the gradient alone (GD, n-SAM, 1-SAM), "
+                         "not a weighted one: its joint norm is not the one the regression solver computes")
     da_beta, db_beta = sp.diff(ch.beta, a_), sp.diff(ch.beta, b_)
     ga, gb = da_beta * g, db_beta * g
-    a_hat = a_ + eps.subs({g_sym: ga, S_sym: grad_norm}, simultaneous=True)
-    b_hat = b_ + eps.subs({g_sym: gb, S_sym: grad_norm}, simultaneous=True)
+    a_hat = a_ + ascent.at(ga, a_, grad_norm)
+    b_hat = b_ + ascent.at(gb, b_, grad_norm)
     hat = {a_: a_hat, b_: b_hat}
     beta_hat = ch.beta.subs(hat, simultaneous=True)
     fa = -da_beta.subs(hat, simultaneous=True) * ghat

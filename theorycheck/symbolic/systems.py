@@ -47,7 +47,7 @@ def balanced_system(L: int, optimizer: str, d: int) -> tuple:
     L = int(L)
     z = data(d)
     u = tuple(sp.Symbol(f"u{j + 1}", positive=True) for j in range(d))
-    N = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(L).subs({cf.z_j: z[j], cf.u_j: u[j]}) for j in range(d)]))
+    N = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(L, optimizer).subs({cf.z_j: z[j], cf.u_j: u[j]}) for j in range(d)]))
     f = cf.balanced_field(L, optimizer)
     fields = tuple(f.subs({cf.z_j: z[j], cf.u_j: u[j], cf.N: N}, simultaneous=True) for j in range(d))
     params = (*z, sy.rho)

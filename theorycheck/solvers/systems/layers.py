@@ -42,6 +42,8 @@ class LayersSystem(FlowSystem):
         self.name = f"layers-{'tied' if tied else 'full'}-{'rescaled' if rescaled else 'real'}"
         self.grad_f = C.layer_gradient(L, bk.name)
         self.eps_f = C.perturbation(optimizer, bk.name)
+        self.weighted = self.opt.weighted
+        self.norm_f = C.norm_weight(optimizer, bk.name)  # T(w) of S = ‖T(W) ⊙ g‖₂, None when unweighted
         self.risk = C.empirical_risk(loss, bk.name)  # Lo and ∂Lo/∂β (overflow-free ℓ'), as dot products
         self.beta = C.predictor(L)  # β = w_1 ⊙ ⋯ ⊙ w_L (compiled; plain products, any array dtype)
         Z = np.asarray(Z, dtype=float)
@@ -120,8 +122,12 @@ class LayersSystem(FlowSystem):
             What = W
         elif not self.opt.discontinuous:
             g = self.grad(self.G(W), W)
-            S = bk.sqrt(np.array([bk.sumsq(g)], dtype=g.dtype))[0]
-            What = W + bk.call(self.eps_f, g, S, self.rho)
+            if self.weighted:  # S = ‖T(W) ⊙ g‖₂ and ε(g, W, S) (ASAM), both from the symbolic ascent
+                S = bk.sqrt(np.array([bk.sumsq(bk.call(self.norm_f, W) * g)], dtype=g.dtype))[0]
+                What = W + bk.call(self.eps_f, g, S, self.rho, W)
+            else:
+                S = bk.sqrt(np.array([bk.sumsq(g)], dtype=g.dtype))[0]
+                What = W + bk.call(self.eps_f, g, S, self.rho)
         else:
             sW, sG = self._signs(overrides or {})
             proxy = self.grad(bk.array(sG), bk.array(sW))
