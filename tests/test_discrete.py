@@ -27,7 +27,7 @@ def symbolic_field(W: np.ndarray, Z: np.ndarray, optimizer: str, rho: float, los
     return np.array(F.subs(subs).evalf(30), dtype=float)
 
 
-@pytest.mark.parametrize("optimizer", ["gd", "sam-l2", "sam-linf"])
+@pytest.mark.parametrize("optimizer", ["gd", "sam-l2", "sam-linf", "asam"])
 @pytest.mark.parametrize("L,n,d", [(1, 2, 2), pytest.param(2, 2, 3, marks=pytest.mark.slow), (3, 1, 2)])
 @pytest.mark.parametrize("loss", ["logistic", "exponential"])
 def test_sam_step_is_a_step_along_the_symbolic_flow(optimizer, L, n, d, loss):
@@ -76,7 +76,7 @@ def test_run_budgets():
         run(s, eta=0.1, steps=0)
 
 
-@pytest.mark.parametrize("optimizer,rho", [("gd", 0.0), ("sam-l2", 0.3)])
+@pytest.mark.parametrize("optimizer,rho", [("gd", 0.0), ("sam-l2", 0.3), ("asam", 0.3)])
 def test_discrete_converges_to_the_flow_along_the_path(optimizer, rho):
     """At equal ‖β‖ the discrete directions approach the flow's as η → 0, with measured
     order ≈ 1 (the flow is the first-order limit)."""

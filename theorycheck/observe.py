@@ -394,6 +394,8 @@ def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, i
             return True, ("j† has the largest |z_j| and moves away from 0: |w_j†| − |w_j| never "
                       "decreases (L = 1)")
         return False, f"j† = {k + 1} is not the coordinate of the largest |z_j| moving outwards"
+    if opt.weighted:
+        return False, f"no lock-in lemma covers {opt.title}'s weighted step (the lemmas take ε of the gradient alone)"
     slid = opt.discontinuous and L >= 2  # ℓ∞: a coordinate at u_j = 0 slides there for good
     pos = (sg >= 0) & (np.isfinite(la) | (slid & (la == -np.inf)))
     if not (np.all(np.asarray(s.layers0)[0] > 0) and np.all(pos) and sg[k] > 0 and np.isfinite(la[k])):

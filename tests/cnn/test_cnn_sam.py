@@ -36,7 +36,7 @@ def _symbolic_flow(L: int, d: int, n: int, optimizer: str):
     return lambda Wn, Zn, rho: np.array(f(*Wn.ravel(), *Zn.ravel(), rho), dtype=float).reshape(L, d)
 
 
-@pytest.mark.parametrize("optimizer", ["sam-l2", "sam-linf", "gd"])
+@pytest.mark.parametrize("optimizer", ["sam-l2", "sam-linf", "gd", "asam"])
 @pytest.mark.parametrize("L", [2, 3])
 def test_one_step_equals_symbolic_iteration(optimizer, L):
     """One torch SAM step with base SGD(lr η) is W + η F(W), F = symbolic.flow, to 1e-12."""
@@ -113,7 +113,7 @@ def _backward(loss):
     return loss
 
 
-@pytest.mark.parametrize("optimizer", ["sam-l2", "sam-linf"])
+@pytest.mark.parametrize("optimizer", ["sam-l2", "sam-linf", "asam"])
 def test_rho_zero_is_the_base_optimizer_bitwise(optimizer):
     m1 = _conv_model()
     m2 = copy.deepcopy(m1)

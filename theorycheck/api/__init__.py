@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from theorycheck import optimizers
-from theorycheck.errors import ArgumentError, TheorycheckError
+from theorycheck.errors import ArgumentError, SettingError, TheorycheckError
 from theorycheck.record import Keys, Record
 from theorycheck.setting import Setting, check_separable
 from theorycheck.strength import KEYS as STRENGTH_KEYS
@@ -41,6 +41,18 @@ def _setting(setting) -> Setting:
     if not isinstance(setting, Setting):
         raise TheorycheckError(f"expected a theorycheck.Setting, got {type(setting).__name__}: build one with "
                                "Setting.from_z(...) or Setting(X, y, ...)")
+    return setting
+
+
+def _gradient_step(setting: Setting, what: str) -> Setting:
+    """``setting``, or a one-line SettingError when its optimizer's step is weighted (ASAM): ``what`` (the
+    thresholds, the batched sweeps, the proofs) is written for a step ε of the gradient alone."""
+    opt = optimizers.get(setting.optimizer)
+    if opt.weighted:
+        ok = ", ".join(o.name for o in optimizers.supporting(setting.param, setting.loss, setting.depth)
+                       if not o.weighted)
+        raise SettingError(f"optimizer={opt.name!r}: {what} take a step ε of the gradient alone ({ok}); "
+                           f"{opt.title}'s depends on w too (its flow: theorycheck trajectory / derive)")
     return setting
 
 
@@ -138,7 +150,7 @@ def prove_trajectory(setting: Setting, *, t_max: float | None = None, max_second
     ``max_steps`` as for :func:`solve`): one result with the trajectory's keys and the proof's."""
     from theorycheck.proved.trajectory import prove_trajectory as prove_flow
 
-    setting = _setting(setting)
+    setting = _gradient_step(_setting(setting), "the proved trajectories")
     proof = prove_flow(setting, max_seconds=_positive(max_seconds, "max_seconds")).as_dict()
     if t_max is None:
         t_max = max([DEFAULT_T_MAX["rescaled"]] + [2 * t for t in _proved_times(proof)])
@@ -255,7 +267,7 @@ def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max
     of [A, B] instead (:func:`theorycheck.proved.regime_map.proved_regime_map`, budget ``max_seconds``)."""
     from theorycheck.predict.regimes import ThresholdsResult, float_thresholds, overall_strength, thresholds_data
 
-    setting = _setting(setting)
+    setting = _gradient_step(_setting(setting), "the regime thresholds")
     if alpha_range is not None:
         return _regime_map(setting, alpha_range, prove, max_seconds)
     _check_proof_request(setting, prove, certificate, digits)
@@ -350,7 +362,7 @@ def heatmap(setting: Setting, *, alphas, times, method: str = "auto", opts: RunO
     budget, array backend; ``backend``: serial | processes | dask (``scheduler``: its address)."""
     from theorycheck.sweep.recipes import heatmap as sweep_heatmap
 
-    return sweep_heatmap(_setting(setting), alphas=alphas, times=times, method=method, opts=opts, backend=backend,
+    return sweep_heatmap(_gradient_step(_setting(setting), "the batched sweeps"), alphas=alphas, times=times, method=method, opts=opts, backend=backend,
                          workers=workers, scheduler=scheduler, progress=progress)
 
 

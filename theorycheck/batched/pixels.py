@@ -60,7 +60,8 @@ __all__ = ["OPTIMIZER_CODES", "PixelFlow", "PixelRun", "Products", "run_pixels",
            "PRODUCT_KINDS", "SPARSE_MAX_ROWS", "SPARSE_MAX_ROWS_SCIPY", "SPARSE_MAX_DENSITY", "SPARSE_MIN_NONZEROS"]
 
 #: the optimizers and their codes inside a batch
-OPTIMIZER_CODES = {o.name: i for i, o in enumerate(supporting("product", "logistic", 2))}
+#: (a weighted step, ASAM, is not among them: the batched forms take ε of the gradient alone)
+OPTIMIZER_CODES = {o.name: i for i, o in enumerate(o for o in supporting("product", "logistic", 2) if not o.weighted)}
 #: (name, code) of the SAM variants among them (an ascent step), and whether each is normalised (ℓ2)
 SAM_CODES: tuple[tuple[str, int], ...] = tuple((n, c) for n, c in OPTIMIZER_CODES.items() if get_optimizer(n).perturbs)
 _NORMALISED = {n: get_optimizer(n).normalised for n in OPTIMIZER_CODES}

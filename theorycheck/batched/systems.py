@@ -397,8 +397,10 @@ def _top_gap(ops, th):
 
 
 def product_optimizers() -> tuple[str, ...]:
-    """The optimizers of the product classification flows (the batched systems' domain)."""
-    return tuple(o.name for o in supporting("product", "logistic", 2))
+    """The optimizers of the product classification flows whose step is a function of the gradient alone
+    (the batched systems' domain: their balanced forms take ε(g); a weighted step, ASAM, runs in
+    :mod:`theorycheck.solvers`)."""
+    return tuple(o.name for o in supporting("product", "logistic", 2) if not o.weighted)
 
 
 def _decoupled(optimizer: str) -> bool:

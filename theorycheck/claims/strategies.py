@@ -23,13 +23,13 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from theorycheck.optimizers import default_set
 from theorycheck.optimizers import get as get_optimizer
-from theorycheck.optimizers import supporting
 from theorycheck.setting import Setting
 from theorycheck.vocabulary import LOSSES
 
 #: the optimizers of the classification flows these strategies draw (product parametrisation)
-OPTIMIZERS: tuple[str, ...] = tuple(o.name for o in supporting("product", "logistic", 2))
+OPTIMIZERS: tuple[str, ...] = tuple(o.name for o in default_set("product", "logistic", 2))
 
 __all__ = [
     "feature_values",

@@ -38,6 +38,7 @@ from theorycheck.cnn.sam import SAM
 from theorycheck.errors import ArgumentError
 from theorycheck.optimizers import GD
 from theorycheck.optimizers import get as get_optimizer
+from theorycheck.optimizers import names as optimizer_names
 from theorycheck.record import Keys, ListOf, Record
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import float_check
@@ -53,6 +54,12 @@ STALL_FRACTION = 0.9
 #: but leaves chance level (the intermediate regime), chosen from the training loss of pilot
 #: runs without Grad-CAM; ρ = 0.2 stalls on the CIFAR-10 subset (the collapse regime)
 DEFAULT_RHO = {"mnist": 0.2, "cifar10": 0.1, "svhn": 0.1}
+
+
+def torch_step_names() -> tuple[str, ...]:
+    """The registered optimizers the torch SAM steps (a full-batch ascent: :attr:`Optimizer.has_torch_step`);
+    the default set is :data:`OPTIMIZERS`."""
+    return tuple(n for n in optimizer_names() if get_optimizer(n).has_torch_step)
 
 
 @dataclass(frozen=True)
@@ -89,9 +96,10 @@ class Config:
         if not self.optimizers or GD.name not in self.optimizers or len(set(self.optimizers)) != len(self.optimizers):
             raise ArgumentError("optimizers must list gd (the reference of every comparison) and SAM "
                                 "variants, each once, e.g. gd,sam-l2,sam-linf", "optimizers")
-        bad = [o for o in self.optimizers if o not in OPTIMIZERS]
+        ok = torch_step_names()
+        bad = [o for o in self.optimizers if o not in ok]
         if bad:
-            raise ArgumentError(f"optimizers: unknown {', '.join(bad)}; choose from {', '.join(OPTIMIZERS)}",
+            raise ArgumentError(f"optimizers: unknown {', '.join(bad)}; choose from {', '.join(ok)}",
                                 "optimizers")
         if not self.init_scales or any(not (a > 0 and math.isfinite(a)) for a in self.init_scales):
             raise ArgumentError("init_scales must be positive finite numbers, e.g. 0.7,1,2", "init_scales")

@@ -23,7 +23,7 @@ import numpy as np
 from theorycheck import observe_pixels as ob
 from theorycheck.batched.pixels import TIME_KINDS, run_pixels
 from theorycheck.errors import TheorycheckError
-from theorycheck.optimizers import GD, supporting
+from theorycheck.optimizers import GD, default_set
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.pixel_task import PREPROCESSING, PixelTask, parse_classes, pixel_task
 from theorycheck.predict.pixels import REGIME_NAMES, alpha_collapse, pixel_alpha_gd_like, regime_of
@@ -37,7 +37,7 @@ __all__ = ["Config", "quick_config", "linear_images", "LinearImagesResult", "com
 DEFAULT_RHO = 1.0
 #: the flows' default relative tolerance (Config.rtol)
 DEFAULT_RTOL = 1e-9
-OPTIMIZERS = tuple(o.name for o in supporting("product", "logistic", 2))
+OPTIMIZERS = tuple(o.name for o in default_set("product", "logistic", 2) if not o.weighted)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 from theorycheck.errors import ArgumentError, TheorycheckError
-from theorycheck.optimizers import GD, supporting
+from theorycheck.optimizers import GD, default_set
 from theorycheck.pixel_task import parse_classes
 from theorycheck.record import Keys, ListOf, MapOf, Record
 from theorycheck.strength import KEYS as STRENGTH_KEYS
@@ -25,7 +25,7 @@ __all__ = ["linear_images_pairs", "PairsResult", "VERDICT_WORDS"]
 
 #: the verdict rule's three answers (proofs/e2_linear.py's ok: True / False / None)
 VERDICT_WORDS = {True: "holds", False: "fails", None: "inconclusive"}
-SAM_VARIANTS = tuple(o.name for o in supporting("product", "logistic", 2) if o.perturbs)
+SAM_VARIANTS = tuple(o.name for o in default_set("product", "logistic", 2) if o.perturbs and not o.weighted)
 
 _IMAGES: dict = {}
 
