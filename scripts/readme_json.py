@@ -1,13 +1,14 @@
 """Run the documentation's example commands with --json and save their outputs, timing fields removed.
 
-    python scripts/readme_json.py OUTDIR [--only NAME,...]
+    python scripts/readme_json.py OUTDIR [--only NAME,...] [--resume] [--timeout S]
     python scripts/readme_json.py --diff BASEDIR NEWDIR
 
 Every concrete ``theorycheck ...`` command of README.md, of the pages of docs/ and of benchmarks/*.md (a code span or a
 code block line without placeholders) is run, plus one representative invocation of each command the
 documentation gives with placeholders only (listed in EXTRA). Each runs as ``python -m theorycheck ...
 --json`` in the current PYTHONPATH; its JSON (stdout, or the file it writes) is saved to
-OUTDIR/NAME.json with the keys in TIMING removed at every depth. ``--diff`` compares two
+OUTDIR/NAME.json with the keys in TIMING removed at every depth (a command past ``--timeout``, 900 s by default, is
+recorded with rc "timeout" and the next one runs; ``--resume`` skips the commands OUTDIR already holds). ``--diff`` compares two
 such folders key by key and prints every path whose value differs.
 
 Skipped (listed in SKIPPED): cnn (torch training, minutes), verify of every pack (about a
@@ -141,22 +142,37 @@ def strip(obj):
     return obj
 
 
-def run_all(outdir: Path, only: set[str] | None) -> None:
+def run_all(outdir: Path, only: set[str] | None, *, resume: bool = False, timeout: float = 900.0) -> None:
     outdir.mkdir(parents=True, exist_ok=True)
     cmds = {**readme_commands(), **EXTRA}
     tmp = Path(tempfile.mkdtemp(prefix="readme_json_"))
     for fname, body in DATA.items():
         (tmp / fname).write_text(body)
     old = outdir / "_commands.json"
-    index = json.loads(old.read_text())["commands"] if (only and old.exists()) else {}
+    index = json.loads(old.read_text())["commands"] if ((only or resume) and old.exists()) else {}
+
+    def write_index():
+        (outdir / "_commands.json").write_text(json.dumps(
+            {"commands": index, "skipped": SKIPPED, "timing_keys_removed": sorted(TIMING)},
+            indent=1) + "\n")
+
     for name, args in cmds.items():
         if only and name not in only:
+            continue
+        if resume and (outdir / f"{name}.json").exists():
             continue
         outfile = tmp / f"{name}.out.json"
         argv = shlex.split(args.format(tmp=tmp, out=outfile))
         t0 = time.time()
-        p = subprocess.run([sys.executable, "-m", "theorycheck", *argv], capture_output=True,
-                           text=True, env=os.environ.copy(), timeout=900, cwd=tmp)
+        try:
+            p = subprocess.run([sys.executable, "-m", "theorycheck", *argv], capture_output=True,
+                               text=True, env=os.environ.copy(), timeout=timeout, cwd=tmp)
+        except subprocess.TimeoutExpired:  # recorded, and the next command runs
+            index[name] = {"args": args, "rc": "timeout", "stderr_tail": f"timed out after {timeout:g} s"}
+            (outdir / f"{name}.json").write_text(json.dumps({"rc": "timeout", "json": None}) + "\n")
+            print(f"{name:34s} rc=timeout {time.time() - t0:6.1f}s", flush=True)
+            write_index()
+            continue
         wall = time.time() - t0
         raw = outfile.read_text() if outfile.exists() else p.stdout
         try:
@@ -169,9 +185,8 @@ def run_all(outdir: Path, only: set[str] | None) -> None:
         (outdir / f"{name}.json").write_text(text + "\n")
         index[name] = {"args": args, "rc": p.returncode, "stderr_tail": p.stderr[-300:]}
         print(f"{name:34s} rc={p.returncode} {wall:6.1f}s", flush=True)
-    (outdir / "_commands.json").write_text(json.dumps(
-        {"commands": index, "skipped": SKIPPED, "timing_keys_removed": sorted(TIMING)},
-        indent=1) + "\n")
+        write_index()
+    write_index()
 
 
 def diff_paths(a, b, path=""):
@@ -217,4 +232,5 @@ if __name__ == "__main__":
     only = None
     if "--only" in sys.argv:
         only = set(sys.argv[sys.argv.index("--only") + 1].split(","))
-    run_all(Path(sys.argv[1]), only)
+    timeout = float(sys.argv[sys.argv.index("--timeout") + 1]) if "--timeout" in sys.argv else 900.0
+    run_all(Path(sys.argv[1]), only, resume="--resume" in sys.argv, timeout=timeout)
