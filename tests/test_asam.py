@@ -140,3 +140,31 @@ def test_the_batched_engines_do_not_take_it():
     from theorycheck.batched.systems import product_optimizers
 
     assert ASAM.name not in product_optimizers() and ASAM.name not in OPTIMIZER_CODES
+
+
+def water_filling_direction(z, rho: float, L: int = 2) -> np.ndarray:
+    """The limit direction of β derived by hand for ASAM (η = 0), L = 2, balanced, one example z > 0: the growth
+    rates dθ_j/dτ = z_j r_j, r_j = 1 − ρ v_j/√L with v = z ⊙ β/‖z ⊙ β‖₂, are equal (= c) on the coordinates that
+    stay and below c elsewhere: v_j = √L (z_j − c)₊/(ρ z_j) with ‖v‖₂ = 1 (c by bisection), β_j ∝ v_j/z_j."""
+    z = np.asarray(z, float)
+    lo, hi = -1e3, float(z.max())
+    for _ in range(200):
+        c = (lo + hi) / 2
+        if np.sum((math.sqrt(L) * np.maximum(z - c, 0) / (rho * z)) ** 2) > 1:
+            lo = c
+        else:
+            hi = c
+    v = math.sqrt(L) * np.maximum(z - (lo + hi) / 2, 0) / (rho * z)
+    return (v / z) / np.linalg.norm(v / z)
+
+
+@pytest.mark.parametrize("z,rho,alpha", [([1.0, 2.0, 3.0], 1.0, 0.1), ([1.0, 2.0, 3.0], 1.0, 1e-3),
+                                         ([0.5, 1.0, 2.0, 4.0], 0.5, 0.2), ([1.0, 2.0, 3.0], 0.2, 0.3)])
+def test_asam_tends_to_the_water_filling_direction(z, rho, alpha):
+    """ASAM's implicit bias at L = 2 is neither GD's nor ℓ2-SAM's: several coordinates share the limit when ρ is
+    large (z = (1, 2, 3), ρ = 1: β/‖β‖ → (0, 0.7007, 0.7134) from α = 0.1 and from 1e-3), the largest alone
+    when ρ is small (ρ = 0.2). The flow, run to the end of the float64 range, meets the hand-derived direction."""
+    tr = solve(Setting.from_z(z, optimizer=ASAM.name, rho=rho, alpha=alpha), t_max=400.0)
+    la = np.asarray(tr.log_abs_beta[-1])
+    d = np.exp(la - la.max())
+    np.testing.assert_allclose(d / np.linalg.norm(d), water_filling_direction(z, rho), atol=1e-9)
