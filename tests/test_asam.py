@@ -168,3 +168,24 @@ def test_asam_tends_to_the_water_filling_direction(z, rho, alpha):
     la = np.asarray(tr.log_abs_beta[-1])
     d = np.exp(la - la.max())
     np.testing.assert_allclose(d / np.linalg.norm(d), water_filling_direction(z, rho), atol=1e-9)
+
+
+@pytest.mark.parametrize("optimizer", [ASAM.name, optimizers.SAM_L2.name])
+def test_an_underflowing_start_is_not_read_as_a_collapse(optimizer):
+    """At α = 1e-300 (L = 2) β = α² rounds to 0 in float64 although no weight is 0: the layers system says the
+    scales lie outside float64 (range_limit) instead of reporting the rounding's zero as a collapse; the
+    mpmath run integrates it."""
+    X, y = np.array([[1.0, 2.0], [0.5, -1.0]]), np.array([1, -1])
+    s = Setting(X, y, optimizer=optimizer, rho=0.3, alpha=1e-300)
+    tr = solve(s, t_max=5.0)
+    assert tr.stopped_because == "range_limit" and not tr.collapsed
+    if optimizer == ASAM.name:
+        assert solve(s, t_max=5.0, method="mpmath", digits=20).stopped_because == "t_max"
+
+
+@pytest.mark.parametrize("alpha,z", [(1e20, [1e-300, 2e-300]), (1e-160, [1.0, 2.0, 3.0])])
+def test_tiny_gradients_at_large_weights_are_not_a_stationary_point(alpha, z):
+    """z ~ 1e-300 at α = 1e20: the gradient's squares underflow, its norm (scaled first) does not; and at α = 1e-160
+    the joint norm of the weighted step is taken without underflow."""
+    tr = solve(Setting.from_z(z, optimizer=ASAM.name, rho=0.5, alpha=alpha), t_max=5.0)
+    assert tr.stopped_because == "t_max"

@@ -123,10 +123,10 @@ class LayersSystem(FlowSystem):
         elif not self.opt.discontinuous:
             g = self.grad(self.G(W), W)
             if self.weighted:  # S = ‖T(W) ⊙ g‖₂ and ε(g, W, S) (ASAM), both from the symbolic ascent
-                S = bk.sqrt(np.array([bk.sumsq(bk.call(self.norm_f, W) * g)], dtype=g.dtype))[0]
+                S = self._norm(bk.call(self.norm_f, W) * g)
                 What = W + bk.call(self.eps_f, g, S, self.rho, W)
             else:
-                S = bk.sqrt(np.array([bk.sumsq(g)], dtype=g.dtype))[0]
+                S = self._norm(g)
                 What = W + bk.call(self.eps_f, g, S, self.rho)
         else:
             sW, sG = self._signs(overrides or {})
@@ -216,8 +216,22 @@ class LayersSystem(FlowSystem):
         return self.flat(self._field(self.W(y)))
 
     # -- events
+    def _norm(self, a):
+        """‖a‖₂ without the squares' underflow or overflow in float64 (entries of 1e-200 or 1e200: a is scaled by
+        its largest entry first); mpmath has no such range."""
+        bk = self.bk
+        if isinstance(bk, FloatBackend):
+            m = float(np.max(np.abs(a))) if np.size(a) else 0.0
+            if m == 0 or not math.isfinite(m):
+                return m
+            return m * math.sqrt(float(np.sum(np.square(np.asarray(a, dtype=float) / m))))
+        return bk.sqrt(np.array([bk.sumsq(a)], dtype=a.dtype))[0]
+
     def _lnS(self, W):
         g = self.grad(self.G(W), W)
+        if isinstance(self.bk, FloatBackend):
+            S = self._norm(g)
+            return math.log(S) if S > 0 else -math.inf
         S2 = self.bk.sumsq(g)
         if S2 == 0:
             return -math.inf
@@ -256,6 +270,9 @@ class LayersSystem(FlowSystem):
         return critical.excess(self._lnS_rel(W), self._lnS_loss(W), s_level, r_level)
 
     def _lnnorm(self, y):
+        if isinstance(self.bk, FloatBackend):
+            n = self._norm(y)
+            return math.log(n) if n > 0 else -math.inf
         S2 = self.bk.sumsq(y)
         if S2 == 0:
             return -math.inf
@@ -268,10 +285,31 @@ class LayersSystem(FlowSystem):
             held = set(self.dead) | {a[1] for a in self.sliding if a[0] == "u"}
             if len(held) == self.d:
                 return Status.COLLAPSE
+        if self._underflows(self.W(self.y0)):
+            return Status.RANGE_LIMIT
         if self.opt.normalised and self.L >= 2 and self._lnS(self.W(self.y0)) == -math.inf:
             beta = self.beta(*self.W(self.y0))
             return Status.COLLAPSE if all(b == 0 for b in beta) else Status.STATIONARY
         return None
+
+    def _underflows(self, W) -> bool:
+        """float64 only: some β_j = Π_k w_kj, some gradient entry G_j Π_{m≠k} w_mj or (weighted step) some
+        T(w) g rounds to 0 although none of its factors is 0 (α or z ~ 1e-300). The field is then below the
+        number range: a zero read off it (a collapse, a stationary point) would be the rounding's, not the
+        flow's."""
+        if not isinstance(self.bk, FloatBackend):
+            return False
+        Wf = np.asarray(W, dtype=float)
+        nonzero = np.all(Wf != 0, axis=0)  # coordinates with no factor 0
+        if self.L >= 2 and np.any((np.prod(Wf, axis=0) == 0) & nonzero):
+            return True
+        with np.errstate(all="ignore"):
+            G = np.asarray(self.G(Wf), dtype=float)
+            g = self.grad(G, Wf)
+            lost = (g == 0) & ((G != 0) & nonzero)[None, :]  # ∂Lo/∂w_kj rounded to 0
+            if self.weighted:
+                lost |= (np.asarray(self.bk.call(self.norm_f, Wf) * g) == 0) & (g != 0)
+        return bool(np.any(lost))
 
     def events(self, t0, y0) -> list[EventFn]:
         evs: list[EventFn] = []
