@@ -189,3 +189,15 @@ def test_tiny_gradients_at_large_weights_are_not_a_stationary_point(alpha, z):
     the joint norm of the weighted step is taken without underflow."""
     tr = solve(Setting.from_z(z, optimizer=ASAM.name, rho=0.5, alpha=alpha), t_max=5.0)
     assert tr.stopped_because == "t_max"
+
+
+def test_the_cnn_experiment_takes_it_by_name_and_its_default_set_is_unchanged():
+    pytest.importorskip("torch")
+    from theorycheck.cnn.experiment import OPTIMIZERS as CNN_DEFAULT
+    from theorycheck.errors import ArgumentError
+
+    assert ASAM.name not in CNN_DEFAULT
+    cfg = api.cnn_config(quick=True, optimizers=(optimizers.GD.name, ASAM.name))
+    assert cfg.optimizers == (optimizers.GD.name, ASAM.name)
+    with pytest.raises(ArgumentError):  # 1-SAM has no full-batch torch step
+        api.cnn_config(quick=True, optimizers=(optimizers.GD.name, optimizers.ONE_SAM.name))

@@ -177,7 +177,7 @@ class Run:
     alpha: float
     seed: int
     rho: float
-    rho_relative: float
+    rho_relative: float | None
     init_norm: float
     final_norm: float = math.nan
     stalled: bool = False
@@ -441,11 +441,14 @@ def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict
             init_norm = parameter_norm(model0)
             for opt in cfg.optimizers:
                 rho = get_optimizer(opt).radius(rho_linf if get_optimizer(opt).discontinuous else cfg.rho)
-                # ‖ε‖₂ relative to ‖θ₀‖: ρ for ℓ2, ρ√P for ℓ∞ (the optimizer's; nan where it depends on ∇L)
-                eps_norm = get_optimizer(opt).torch_ascent_norm(rho, n_params) or (0.0 if rho == 0 else math.nan)
-                run = Run(opt, alpha, seed, rho, eps_norm / init_norm, init_norm)
+                # ‖ε‖₂ relative to ‖θ₀‖: ρ for ℓ2, ρ√P for ℓ∞ (the optimizer's; None where it depends on ∇L or w)
+                eps_norm = get_optimizer(opt).torch_ascent_norm(rho, n_params)
+                if eps_norm is None and rho == 0:
+                    eps_norm = 0.0
+                run = Run(opt, alpha, seed, rho, None if eps_norm is None else eps_norm / init_norm, init_norm)
                 log(f"[cnn] run {len(runs) + 1}/{n_runs}: {opt} α={alpha:g} seed={seed} "
-                    f"(ρ={rho:.4g}, ‖ε‖/‖θ₀‖={run.rho_relative:.4f})")
+                    f"(ρ={rho:.4g}, ‖ε‖/‖θ₀‖="
+                    f"{'varies' if run.rho_relative is None else format(run.rho_relative, '.4f')})")
                 runs.append(_train_run(copy.deepcopy(model0), run, order, T, cfg, fields, checkpoints, n_classes,
                                        keep_grid=si == 0, log=log))
     comparisons = compare(runs, cfg)
