@@ -201,3 +201,12 @@ def test_the_cnn_experiment_takes_it_by_name_and_its_default_set_is_unchanged():
     assert cfg.optimizers == (optimizers.GD.name, ASAM.name)
     with pytest.raises(ArgumentError):  # 1-SAM has no full-batch torch step
         api.cnn_config(quick=True, optimizers=(optimizers.GD.name, optimizers.ONE_SAM.name))
+
+
+def test_a_zero_weight_is_not_an_underflow():
+    """A weight exactly 0 (T(w) = 0 at η = 0) makes its term of the weighted norm 0 honestly: the run goes on."""
+    W0 = np.array([[0.0, 0.8, 1.1], [0.7, 0.9, 1.2]])
+    s = Setting(np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]), np.array([1, -1]), optimizer=ASAM.name, rho=0.3,
+                alpha=W0)
+    tr = solve(s, t_max=5.0)
+    assert tr.stopped_because == "t_max"

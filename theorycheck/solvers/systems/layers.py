@@ -221,17 +221,36 @@ class LayersSystem(FlowSystem):
         its largest entry first); mpmath has no such range."""
         bk = self.bk
         if isinstance(bk, FloatBackend):
-            m = float(np.max(np.abs(a))) if np.size(a) else 0.0
-            if m == 0 or not math.isfinite(m):
-                return m
-            return m * math.sqrt(float(np.sum(np.square(np.asarray(a, dtype=float) / m))))
+            s2 = self._sumsq_scaled(a)
+            return math.sqrt(s2[0]) * s2[1]
         return bk.sqrt(np.array([bk.sumsq(a)], dtype=a.dtype))[0]
+
+    @staticmethod
+    def _sumsq_scaled(a) -> tuple[float, float]:
+        """(q, m) with ‖a‖₂ = m·√q: m = 1 (q the plain sum of squares, bit for bit) where that sum is a normal
+        number, else m = max|a_i| and q = Σ (a_i/m)²."""
+        a = np.asarray(a, dtype=float)
+        q = float(np.sum(np.square(a)))
+        if 1e-290 < q < 1e290:
+            return q, 1.0
+        m = float(np.max(np.abs(a))) if a.size else 0.0
+        if m == 0 or not math.isfinite(m):
+            return (0.0 if m == 0 else math.inf), 1.0
+        return float(np.sum(np.square(a / m))), m
+
+    def _ln_norm_float(self, a) -> float:
+        """ln ‖a‖₂ in float64 (as ln(Σ a²)/2 where that sum is a normal number; scaled otherwise)."""
+        q, m = self._sumsq_scaled(a)
+        if q == 0:
+            return -math.inf
+        if m == 1.0:
+            return self.bk.log(self.bk.array([q]))[0] / 2
+        return math.log(q) / 2 + math.log(m)
 
     def _lnS(self, W):
         g = self.grad(self.G(W), W)
         if isinstance(self.bk, FloatBackend):
-            S = self._norm(g)
-            return math.log(S) if S > 0 else -math.inf
+            return self._ln_norm_float(g)
         S2 = self.bk.sumsq(g)
         if S2 == 0:
             return -math.inf
@@ -271,8 +290,7 @@ class LayersSystem(FlowSystem):
 
     def _lnnorm(self, y):
         if isinstance(self.bk, FloatBackend):
-            n = self._norm(y)
-            return math.log(n) if n > 0 else -math.inf
+            return self._ln_norm_float(y)
         S2 = self.bk.sumsq(y)
         if S2 == 0:
             return -math.inf
@@ -308,7 +326,8 @@ class LayersSystem(FlowSystem):
             g = self.grad(G, Wf)
             lost = (g == 0) & ((G != 0) & nonzero)[None, :]  # ∂Lo/∂w_kj rounded to 0
             if self.weighted:
-                lost |= (np.asarray(self.bk.call(self.norm_f, Wf) * g) == 0) & (g != 0)
+                T = np.asarray(self.bk.call(self.norm_f, Wf), dtype=float)
+                lost |= (T * g == 0) & (g != 0) & (T != 0)
         return bool(np.any(lost))
 
     def events(self, t0, y0) -> list[EventFn]:
