@@ -289,7 +289,8 @@ def test_api_thresholds_takes_the_setting_whole():
 
 
 # ---------------------------------------------------------------- the proved stage's organisation
-MINE = ["theorycheck/arith/exact.py", "theorycheck/setting.py", "theorycheck/api/__init__.py", "theorycheck/predict/regimes.py",
+MINE = ["theorycheck/arith/exact.py", "theorycheck/setting/__init__.py", "theorycheck/setting/tables.py",
+        "theorycheck/setting/geometry.py", "theorycheck/api/__init__.py", "theorycheck/predict/regimes.py",
         "theorycheck/predict/thresholds.py", "theorycheck/predict/collapse.py", "theorycheck/predict/dataset.py",
         "theorycheck/proved/alpha_c.py", "theorycheck/arith/decimals.py", "theorycheck/proved/bracket.py",
         "theorycheck/proved/trajectory.py", "theorycheck/proved/boxes.py", "theorycheck/cli/commands/thresholds.py",
