@@ -20,7 +20,7 @@ CLAIM_ID = re.compile(r"^(C[1-6]|E[12])(\.[\w-]+)*$")
 #: modules that import an optimizer's constant (the first paper's ℓ2-SAM, mostly)
 KNOWN_CONSTANTS = {
     "batched/pixels.py", "cnn/experiment.py", "cnn/sam.py", "images/experiment.py", "images/pairs.py",
-    "observe.py", "predict/dataset.py", "predict/depth.py", "predict/pixels.py", "predict/thresholds.py",
+    "observe/lockin.py", "predict/dataset.py", "predict/depth.py", "predict/pixels.py", "predict/thresholds.py",
     "proved/regime_map.py", "solvers/pm_flow.py", "solvers/regression.py", "solvers/systems/balanced_l2.py",
     "sweep/recipes.py", "sweep/run.py",
 }
