@@ -92,7 +92,7 @@ MEMBERS = _random_members(np.random.default_rng(20260301), 120)
 
 def _in_units(s, tau, I):
     """(τ̂, Î) = (2^k τ, 2^(2k) I): the units a one-example batched system integrates in
-    (ẑ = z/2^k; theorycheck/batched/systems.py, Units). There N̂ = N/2^k, the clock κ is the
+    (ẑ = z/2^k; theorycheck/batched/systems/__init__.py, Units). There N̂ = N/2^k, the clock κ is the
     same and dÎ/dŝ = 2^k dI/ds."""
     k = s.time_log2
     return np.ldexp(tau, k), np.ldexp(I, 2 * k)
