@@ -17,8 +17,8 @@ from theorycheck.batched.systems.base import (
     _leader,
     _top_gap,
     _unit_data,
+    check_domain,
     log_square_summand,
-    product_optimizers,
 )
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import get as get_optimizer
@@ -52,11 +52,7 @@ class BalancedLog(_ClockedTheta):
         self.ops = o = ops or NumpyOps()
         z = np.asarray(z, dtype=float).reshape(-1)
         d = z.size
-        if optimizer not in product_optimizers():
-            raise TheorycheckError(f"batched sweeps cover {', '.join(product_optimizers())}, not {optimizer!r}")
-        if L < 2 or (get_optimizer(optimizer).normalised and L != 2):
-            raise TheorycheckError(f"batched balanced sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
-                                   f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
+        check_domain(optimizer, L, "balanced")
         if not np.any(z != 0):
             raise TheorycheckError("z = 0: every field vanishes (there is nothing to fit): give a nonzero example")
         alpha, rho = _balanced_alpha_rho(alpha, rho, d)

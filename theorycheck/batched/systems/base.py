@@ -167,6 +167,16 @@ def product_optimizers() -> tuple[str, ...]:
     return tuple(o.name for o in supporting("product", "logistic", 2) if not o.weighted)
 
 
+def check_domain(optimizer: str, L: int, what: str) -> None:
+    """Refuse, in one line, an optimizer or depth the balanced batched systems are not written for: a step of the
+    gradient alone (:func:`product_optimizers`), GD and ℓ∞-SAM at L ≥ 2, ℓ2-SAM at L = 2."""
+    if optimizer not in product_optimizers():
+        raise TheorycheckError(f"batched sweeps cover {', '.join(product_optimizers())}, not {optimizer!r}")
+    if L < 2 or (get_optimizer(optimizer).normalised and L != 2):
+        raise TheorycheckError(f"batched {what} sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
+                               f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
+
+
 def _decoupled(optimizer: str) -> bool:
     """GD and ℓ∞-SAM, one example: the balanced field acts coordinatewise."""
     return not get_optimizer(optimizer).normalised

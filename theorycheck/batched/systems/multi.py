@@ -14,6 +14,7 @@ from theorycheck.batched.systems.base import (
     _col,
     _leader,
     _top_gap,
+    check_domain,
     log_square_summand,
 )
 from theorycheck.errors import TheorycheckError
@@ -52,9 +53,7 @@ class MultiExample(_ClockedTheta):
         self.ops = o = ops or NumpyOps()
         Z = np.atleast_2d(np.asarray(Z, dtype=float))
         n, d = Z.shape
-        if L < 2 or (get_optimizer(optimizer).normalised and L != 2):
-            raise TheorycheckError(f"batched real-time sweeps cover GD and ℓ∞-SAM for L ≥ 2 and ℓ2-SAM for L = 2 "
-                                   f"(got {optimizer}, L = {L}): use `theorycheck trajectory` for this setting")
+        check_domain(optimizer, L, "real-time")
         if not np.any(Z != 0):
             raise TheorycheckError("every example is 0: every field vanishes (there is nothing to fit)")
         alpha, rho = _balanced_alpha_rho(alpha, rho, d)
