@@ -27,7 +27,7 @@ import time
 
 import mpmath as mp
 
-from theorycheck.predict import thresholds as th
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 CASES = [("z = (1, 2, 3)", [1.0, 2.0, 3.0]), ("z = (1, …, 5)", [1.0, 2.0, 3.0, 4.0, 5.0]),
          ("z = (1, …, 6)", [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])]

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from theorycheck.arith.decimals import common_digits
-from theorycheck.predict import depth as dl
+from theorycheck.proofs.minor_first.predict import depth as dl
 from theorycheck.status import Fate
 from theorycheck.symbolic import forms as C
 

@@ -41,7 +41,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from theorycheck import sweep as S
-from theorycheck.predict import thresholds as th
+from theorycheck.proofs.minor_first.predict import thresholds as th
 from theorycheck.symbolic import forms as C
 
 Z = np.linspace(1.0, 2.0, 100)

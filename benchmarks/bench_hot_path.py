@@ -20,7 +20,7 @@ import sympy as sp
 
 from theorycheck import sweep as S
 from theorycheck.batched import kernel
-from theorycheck.predict import thresholds as th
+from theorycheck.proofs.minor_first.predict import thresholds as th
 from theorycheck.symbolic import closed_forms as cf
 
 Z = np.linspace(1.0, 2.0, 100)

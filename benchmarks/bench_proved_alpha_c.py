@@ -17,9 +17,9 @@ import dataclasses
 import os
 import time
 
-from theorycheck.predict.thresholds import collapse_threshold
-from theorycheck.proved.alpha_c import prove_alpha_c
-from theorycheck.proved.reduced_l2 import ReducedL2
+from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold
+from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
+from theorycheck.proofs.minor_first.proved.reduced_l2 import ReducedL2
 
 
 def _timed(fn):

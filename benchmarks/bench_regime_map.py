@@ -1,7 +1,7 @@
 """Benchmark: the proved regime map (ℓ2-SAM, L = 2, one example) against the method it replaced, in one process,
 back to back, on one core.
 
-- new: ``theorycheck.proved.regime_map.proved_regime_map(z, ρ, "A:B")`` with its default budgets (validated steps,
+- new: ``theorycheck.proofs.minor_first.proved.regime_map.proved_regime_map(z, ρ, "A:B")`` with its default budgets (validated steps,
   no clock): exact inputs, the crossing direction from the sign of N − N̄, graded first cuts around the
   floating-point α_c, a few steps after a growth certificate.
 - baseline: ``benchmarks/regime_map_before.py`` (the same module before these changes) with the budget it was run
@@ -63,7 +63,7 @@ def run_case(name, z, rho, rng) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import regime_map_before as before
 
-    from theorycheck.proved.regime_map import proved_regime_map
+    from theorycheck.proofs.minor_first.proved.regime_map import proved_regime_map
 
     a, b = (float(x) for x in rng.split(":"))
     new, wn, cn = timed(lambda: proved_regime_map(z, rho, rng).as_dict())
@@ -110,7 +110,7 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import regime_map_before as before
 
-    from theorycheck.proved.regime_map import proved_regime_map
+    from theorycheck.proofs.minor_first.proved.regime_map import proved_regime_map
 
     proved_regime_map(["1", "2", "3"], "1", "0.3:0.31")  # warm: compile the forms of both, outside the measurements
     before.regime_map([1.0, 2.0, 3.0], 1.0, "0.3:0.31", max_seconds=30)

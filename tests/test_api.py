@@ -98,7 +98,7 @@ def test_vocabulary_names_and_checks():
 
 # ---------------------------------------------------------------------------- solve
 def test_solve_minor_first_major_last_and_cli_equality(capsys):
-    from theorycheck.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     s = tc.Setting.from_z([1, 2, 3], optimizer="sam-l2", rho=1.0, alpha=0.5)
     tr = tc.solve(s)
@@ -176,7 +176,7 @@ def test_thresholds_errors():
 
 # ---------------------------------------------------------------------------- heatmap
 def test_heatmap_values_and_cli_equality(capsys):
-    from theorycheck.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     z = np.array([1.0, 2.0, 3.0])
     lo, hi = th.alpha_all_shrink(z, 1.0).value, th.alpha_gd_like(z, 1.0).value

@@ -1,4 +1,4 @@
-"""The one log-scale bisection of a fate (theorycheck.predict.bisect): it narrows to the threshold, steps around an
+"""The one log-scale bisection of a fate (theorycheck.proofs.minor_first.predict.bisect): it narrows to the threshold, steps around an
 undecided midpoint, and says which budget stopped it."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from theorycheck.proofs.minor_first.predict.bisect import bisect_fate
 
-from theorycheck.predict.bisect import bisect_fate
 from theorycheck.status import Fate
 
 

@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 import mpmath as mp
 import pytest
+from theorycheck.proofs.minor_first.proved.checker import check_certificate
+from theorycheck.proofs.minor_first.proved.ratio_blowup import RatioBlowup
 
 from theorycheck.proved.certificate import certificate_of
 from theorycheck.proved.check import digest as _digest
-from theorycheck.proved.checker import check_certificate
-from theorycheck.proved.ratio_blowup import RatioBlowup
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_depth4_forged_bracket_end_rejected(depth4_12_digits):
 
 @pytest.mark.slow
 def test_depth6_twelve_digits_proved():
-    from theorycheck.proved.alpha_c import prove_alpha_c
+    from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
 
     r = prove_alpha_c(["1", "2", "3"], "1", depth=6, digits=12)
     assert r.status == "proved" and r.digits >= 12, r.note

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from theorycheck.proved.checker import check_certificate
+from theorycheck.proofs.minor_first.proved.checker import check_certificate
 
 
 def _write_and_check(tmp_path, z, rho="1", depth=2, digits=12):
@@ -50,7 +49,8 @@ def test_readme_depth4_certificate_is_accepted(tmp_path):
     # theorycheck thresholds --z 1,2 --rho 1 --depth 4 --prove --digits 3 --certificate cert.json: the runs it
     # records, written and re-checked (whether the answer is called proved depends on the lemmas' strength at L = 4,
     # which the checker reports too)
-    from theorycheck.proved.alpha_c import prove_alpha_c
+    from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
+
     from theorycheck.proved.certificate import write_certificate
     from theorycheck.symbolic.lemmas import strength
 
@@ -68,7 +68,8 @@ def test_readme_depth4_certificate_is_accepted(tmp_path):
 def test_exact_decimal_inputs_are_echoed_and_checked():
     # 0.52, 0.91, 1.77 and 0.29 are not binary numbers: their balls have radii, and the integrator carries them as
     # states; the certificate writes the decimals typed, and the checker uses its own balls of them
-    from theorycheck.proved.alpha_c import prove_alpha_c
+    from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
+
     from theorycheck.proved.certificate import certificate_of
 
     r = prove_alpha_c("0.52,0.91,1.77", "0.29", digits=8, record=True)

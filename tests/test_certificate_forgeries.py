@@ -9,6 +9,9 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from theorycheck.proofs.minor_first.proved.checker import check_certificate
+from theorycheck.proofs.minor_first.proved.ratio_blowup import RatioBlowup
+from theorycheck.proofs.minor_first.proved.reduced_l2 import ReducedL2
 
 from theorycheck.proved.certificate import certificate_of
 from theorycheck.proved.check import (
@@ -17,9 +20,6 @@ from theorycheck.proved.check import (
     digest,
     read_certificate,
 )
-from theorycheck.proved.checker import check_certificate
-from theorycheck.proved.ratio_blowup import RatioBlowup
-from theorycheck.proved.reduced_l2 import ReducedL2
 
 LEMMA_NAMES, LEMMA_NAMES_DEPTH = ReducedL2.LEMMA_NAMES, RatioBlowup.LEMMA_NAMES
 
@@ -257,7 +257,8 @@ def test_a_certificate_path_that_cannot_be_written_fails_first(tmp_path):
 
 
 def test_thresholds_refuses_an_unwritable_certificate_path_before_the_proof(tmp_path, monkeypatch, capsys):
-    import theorycheck.proved.alpha_c as pa
+    import theorycheck.proofs.minor_first.proved.alpha_c as pa
+
     from theorycheck.cli.main import main
 
     def no_work(*a, **k):

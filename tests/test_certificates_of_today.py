@@ -20,9 +20,9 @@ import json
 from pathlib import Path
 
 import pytest
+from theorycheck.proofs.minor_first.proved.checker import check_certificate
 
 from theorycheck.proved.check import digest
-from theorycheck.proved.checker import check_certificate
 
 DATA = Path(__file__).parent / "data" / "certificates"
 FILES = ["l2_z123_d6.json", "l2_decimals_d4.json", "depth4_z12_wide.json"]

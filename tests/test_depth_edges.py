@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from theorycheck.proofs.minor_first.predict import blowup as B
+from theorycheck.proofs.minor_first.predict import depth as dl
 
 from theorycheck.arith.decimals import _fixed
 from theorycheck.cli.main import main
-from theorycheck.predict import blowup as B
-from theorycheck.predict import depth as dl
 
 
 def _major_fastest_reference(z, rho, L):

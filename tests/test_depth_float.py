@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+from theorycheck.proofs.minor_first.predict import blowup as B
+from theorycheck.proofs.minor_first.predict import depth as dl
 
-from theorycheck.predict import blowup as B
-from theorycheck.predict import depth as dl
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
@@ -93,8 +93,9 @@ def test_cli_json_depth4_has_13_digits(capsys):
 def test_float_bracket_inside_the_proved_one(z, L, digits):
     """The proved bracket (validated integration from the ends of the same float search) contains the float bracket,
     and the float bracket has the proved digits (12 asked, for depth 4 and 6)."""
+    from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
+
     from theorycheck.arith.decimals import common_digits
-    from theorycheck.proved.alpha_c import prove_alpha_c
 
     t = dl.depth_collapse_threshold(z, 1.0, L)
     lo, hi = _bracket(t)

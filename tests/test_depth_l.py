@@ -61,8 +61,9 @@ def test_depth_l_trajectory_fates_match_u_space(capsys, L, alpha):
 
 
 # ------------------------------------------------------------------ depth-L thresholds
-from theorycheck.predict import depth as dl  # noqa: E402
-from theorycheck.predict import thresholds as th  # noqa: E402
+from theorycheck.proofs.minor_first.predict import depth as dl  # noqa: E402
+from theorycheck.proofs.minor_first.predict import thresholds as th  # noqa: E402
+
 from theorycheck.symbolic.forms import balanced_field  # noqa: E402
 
 

@@ -20,12 +20,10 @@ CLAIM_ID = re.compile(r"^(C[1-6]|E[12])(\.[\w-]+)*$")
 #: modules that import an optimizer's constant (the first paper's ℓ2-SAM, mostly)
 KNOWN_CONSTANTS = {
     "batched/pixels.py", "cnn/experiment.py", "cnn/sam.py", "images/experiment.py", "images/pairs.py",
-    "observe/lockin.py", "predict/dataset.py", "predict/depth.py", "predict/pixels.py", "predict/thresholds.py",
-    "proved/regime_map.py", "solvers/pm_flow.py", "solvers/regression.py", "solvers/systems/balanced_l2.py",
-    "sweep/recipes.py", "sweep/run.py",
+    "observe/lockin.py", "solvers/pm_flow.py", "solvers/regression.py", "solvers/systems/balanced_l2.py",
 }
 #: modules with a claim id of the first pack as a string
-KNOWN_CLAIM_IDS = {"proved/reduced_l2.py", "proved/regime_map.py", "proved/trajectory.py", "symbolic/lemmas.py"}
+KNOWN_CLAIM_IDS = {"symbolic/lemmas.py"}
 
 
 def scan(root: Path = ROOT) -> tuple[set[str], set[str]]:

@@ -16,10 +16,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
+from theorycheck.proofs.minor_first.proved.reduced_l2 import ReducedL2
 
 from theorycheck.cli.main import main
-from theorycheck.proved.alpha_c import prove_alpha_c
-from theorycheck.proved.reduced_l2 import ReducedL2
 from theorycheck.setting import Setting, exact_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +108,7 @@ def test_30_digit_brackets_contain_the_exact_decimal_alpha_c(capsys):
 
 
 def test_closed_forms_beyond_15_digits_are_proved_at_the_exact_inputs(capsys):
-    from theorycheck.predict.thresholds import closed_form_enclosure
+    from theorycheck.proofs.minor_first.predict.thresholds import closed_form_enclosure
 
     enc = closed_form_enclosure("alpha_all_shrink", "0.52,0.91,1.77", "0.29", 30)
     # ρ z_min/(√2‖z‖) = 0.29·0.52/√(2·(0.52² + 0.91² + 1.77²)): its square is rational, compared exactly
@@ -124,7 +124,7 @@ def test_closed_forms_beyond_15_digits_are_proved_at_the_exact_inputs(capsys):
 
 
 def test_the_float_alpha_c_is_computed_for_the_exact_decimals():
-    from theorycheck.predict.thresholds import collapse_threshold, exact_scale_floats
+    from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold, exact_scale_floats
 
     zs, exact_floats = exact_scale_floats(["0.52", "0.91", "1.77"])
     assert exact_floats and list(zs) == [52.0, 91.0, 177.0]
@@ -231,7 +231,7 @@ def _imports(tree: ast.Module) -> list[str]:
 
 
 def test_regimes_neither_parses_nor_rebuilds_settings_nor_proves():
-    tree = _source("theorycheck/predict/regimes.py")
+    tree = _source("proofs/minor_first/predict/regimes.py")
     assert not any(m.startswith("theorycheck.proved") for m in _imports(tree))
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
@@ -258,7 +258,7 @@ def test_the_cli_reads_the_numbers_once_and_exactly(monkeypatch, capsys):
 
 
 def test_a_range_of_alpha_is_read_exactly_at_the_edge(capsys, monkeypatch):
-    import theorycheck.proved.regime_map as rm
+    import theorycheck.proofs.minor_first.proved.regime_map as rm
 
     seen = {}
     real = rm.proved_regime_map
@@ -279,7 +279,7 @@ def test_a_range_of_alpha_is_read_exactly_at_the_edge(capsys, monkeypatch):
 def test_api_thresholds_takes_the_setting_whole():
     import inspect
 
-    from theorycheck.predict import regimes
+    from theorycheck.proofs.minor_first.predict import regimes
 
     assert list(inspect.signature(regimes.float_thresholds).parameters)[0] == "setting"
     tree = _source("theorycheck/api/__init__.py")
@@ -290,10 +290,10 @@ def test_api_thresholds_takes_the_setting_whole():
 
 # ---------------------------------------------------------------- the proved stage's organisation
 MINE = ["theorycheck/arith/exact.py", "theorycheck/setting/__init__.py", "theorycheck/setting/tables.py",
-        "theorycheck/setting/geometry.py", "theorycheck/api/__init__.py", "theorycheck/predict/regimes.py",
-        "theorycheck/predict/thresholds.py", "theorycheck/predict/collapse.py", "theorycheck/predict/dataset.py",
-        "theorycheck/proved/alpha_c.py", "theorycheck/arith/decimals.py", "theorycheck/proved/bracket.py",
-        "theorycheck/proved/trajectory.py", "theorycheck/proved/boxes.py", "theorycheck/cli/commands/thresholds.py",
+        "theorycheck/setting/geometry.py", "theorycheck/api/__init__.py", "proofs/minor_first/predict/regimes.py",
+        "proofs/minor_first/predict/thresholds.py", "proofs/minor_first/predict/collapse.py", "proofs/minor_first/predict/dataset.py",
+        "proofs/minor_first/proved/alpha_c.py", "theorycheck/arith/decimals.py", "theorycheck/proved/bracket.py",
+        "proofs/minor_first/proved/trajectory.py", "theorycheck/proved/boxes.py", "theorycheck/cli/commands/thresholds.py",
         "theorycheck/cli/commands/trajectory.py", "theorycheck/cli/arguments.py"]
 
 
@@ -318,7 +318,7 @@ def test_one_module_rounds_decimals_outwards_and_counts_common_digits():
                                                              "_rounded", "outward"):
                 defs.setdefault(n.name, []).append(path.relative_to(ROOT).as_posix())
     assert all(v == ["theorycheck/arith/decimals.py"] for v in defs.values()), defs
-    assert "sqrt(2)" not in (ROOT / "theorycheck/proved/alpha_c.py").read_text(encoding="utf-8")  # from symbolic/
+    assert "sqrt(2)" not in (ROOT / "proofs/minor_first/proved/alpha_c.py").read_text(encoding="utf-8")  # from symbolic/
 
 
 def test_decimals_round_outwards_in_exact_arithmetic():

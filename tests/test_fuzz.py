@@ -266,7 +266,7 @@ def test_separator_and_max_margin_at_every_scale(n, d, k, data):
 @fuzz_settings(25)
 @given(z=z_vectors(max_d=6, positive=True), rho=st.floats(0.1, 5.0), k=st.integers(-200, 200))
 def test_closed_form_thresholds_are_scale_invariant(z, rho, k):
-    from theorycheck.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     z = np.abs(z)
     if np.min(z) < 1e-200 or np.max(z) > 1e200:
@@ -288,7 +288,7 @@ def test_closed_form_thresholds_are_scale_invariant(z, rho, k):
 @fuzz_settings(25)
 @given(z=z_vectors(max_d=6, positive=True), rho=st.floats(0.1, 5.0))
 def test_closed_form_thresholds_are_ordered(z, rho):
-    from theorycheck.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     z = np.abs(z)
     try:
@@ -448,7 +448,7 @@ def test_malformed_csv_long(tmp_path_factory, data, cmd):
 def test_collapse_threshold_certified_or_inconclusive(z, rho):
     """α_c lies between the closed-form brackets and depends neither on the scale of z nor
     on the time budget (a budget may only make it inconclusive)."""
-    from theorycheck.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     z = np.abs(z)
     if np.min(z) < 1e-200 or np.max(z) > 1e200:

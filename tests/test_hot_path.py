@@ -7,9 +7,9 @@ import sys
 
 import numpy as np
 import pytest
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 import theorycheck as tc
-from theorycheck.predict import thresholds as th
 
 
 def _sympy_calls(fn) -> list[str]:

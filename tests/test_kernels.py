@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from theorycheck.proofs.minor_first.predict import grids as G
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck import status as bst
 from theorycheck import sweep as S
 from theorycheck.batched import engine as bt
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import TheorycheckError
-from theorycheck.predict import thresholds as th
 
 kn = pytest.importorskip("theorycheck.batched.kernel")
 if not kn.available():  # pragma: no cover
@@ -81,8 +82,8 @@ def test_kernel_per_member_rho_and_stop_on_safe():
 def test_collapse_threshold_is_the_same_on_both_array_backends():
     z = np.arange(1.0, 7.0)
     rhos = np.array([0.5, 1.0, 2.0])
-    a = S.collapse_threshold_per_rho(z, rhos, opts=S.RunOptions(array_backend="numpy"), backend="serial", progress=False)
-    b = S.collapse_threshold_per_rho(z, rhos, opts=S.RunOptions(array_backend="numba"), backend="serial", progress=False)
+    a = G.collapse_threshold_per_rho(z, rhos, opts=S.RunOptions(array_backend="numpy"), backend="serial", progress=False)
+    b = G.collapse_threshold_per_rho(z, rhos, opts=S.RunOptions(array_backend="numba"), backend="serial", progress=False)
     np.testing.assert_allclose(b["alpha_c"], a["alpha_c"], rtol=1e-12)
     # α_c = 0.31948487657496… ρ (certified on both sides; the batched float64 bisection gave 0.3194848776,
     # which an independent DOP853 integration of the full flow refutes: α = 0.3194848770 already grows)

@@ -12,9 +12,9 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.predict import thresholds as th
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic.model import rho, tau
 

@@ -41,7 +41,7 @@ def test_depth4_example_is_not_final_at_the_default_horizon_and_certified_later(
 
 @pytest.mark.slow
 def test_thresholds_alpha_marks_the_depth4_index_not_final():
-    from theorycheck.predict.regimes import float_thresholds
+    from theorycheck.proofs.minor_first.predict.regimes import float_thresholds
 
     r = float_thresholds(Setting.from_z(DEPTH4["z"], rho=DEPTH4["rho"], depth=4, alpha=DEPTH4["alpha"]), place=True).as_dict()
     assert r["final_index"] == 2 and r["final_index_status"] == "not decided"

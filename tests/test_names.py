@@ -30,9 +30,9 @@ def definitions(name: str, files: list[Path] | None = None) -> list[str]:
 
 
 @pytest.mark.parametrize("name, home", [
-    ("collapse_threshold", "theorycheck/predict/thresholds.py"),  # α_c of one example, L = 2
+    ("collapse_threshold", "proofs/minor_first/predict/thresholds.py"),  # α_c of one example, L = 2
     ("thresholds", "theorycheck/api/__init__.py"),                       # the public thresholds of a Setting
-    ("alpha_gd_like", "theorycheck/predict/thresholds.py"),        # beside the sympy and compiled forms
+    ("alpha_gd_like", "proofs/minor_first/predict/thresholds.py"),        # beside the sympy and compiled forms
     ("initial_norm", None),                                        # only the sympy and compiled forms
 ])
 def test_one_function_per_name(name, home):

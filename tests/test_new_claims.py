@@ -4,10 +4,10 @@
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.claims.runner import run_claim
 from theorycheck.packs import candidates
-from theorycheck.predict import thresholds as th
 
 #: the claims of the pack minor-first by key (its manifest lists them)
 REGISTRY = {c.key: c for _, c in candidates("minor-first")}
@@ -58,8 +58,9 @@ def test_alpha_c_bounds_are_strict_and_sharper_than_gd_like():
 
 @pytest.mark.slow
 def test_dataset_threshold_reduces_to_one_example_and_brackets_the_fates(tmp_path, capsys):
+    from theorycheck.proofs.minor_first.predict import dataset as ds
+
     from theorycheck.cli.main import main
-    from theorycheck.predict import dataset as ds
 
     # one example as a data set (real time): the bracket from full integrations contains the certified α_c
     r = ds.dataset_collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=1e-5)

@@ -221,7 +221,7 @@ def test_certificate_levels_equal_the_symbolic_ones_everywhere_they_are_used():
 
 
 def test_thresholds_classification_uses_the_certificates():
-    from theorycheck.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     z = np.array([1.0, 2.0, 3.0])
     c = th.classify_collapse(z, 0.2, 1.0)
@@ -359,7 +359,7 @@ def test_log_norm_is_half_the_log_sum_of_the_summands():
 def test_dataset_mean_loss_is_the_symbolic_logistic_loss():
     """predict.dataset.mean_logistic_loss against ℓ(m) = log(1 + e^{−m}) from symbolic.model (50
     digits), at margins from −700 to 1e300 and at ±∞ (where it is exact: 0 and ∞)."""
-    from theorycheck.predict.dataset import mean_logistic_loss
+    from theorycheck.proofs.minor_first.predict.dataset import mean_logistic_loss
 
     ell = sp.lambdify(sy.s, sy.loss_expr("logistic"), "mpmath")
     for m in (-700.0, -30.0, -1.0, -1e-12, 0.0, 1e-12, 0.5, 3.0, 40.0, 700.0):

@@ -69,9 +69,10 @@ def _legend(fig) -> list[str]:
 
 def test_heatmap_figure_from_python_draws_the_clis_threshold_lines(tmp_path, monkeypatch, capsys):
     """One drawing path: tc.heatmap(...) → plots.heatmap_figure(res) has the lines `heatmap --out` draws."""
+    from theorycheck.proofs.minor_first.predict import thresholds as th
+
     import theorycheck as tc
     from theorycheck.cli.main import main
-    from theorycheck.predict import thresholds as th
 
     z = np.array([1.0, 2.0, 3.0])
     res = tc.heatmap(tc.Setting.from_z(z, optimizer="sam-l2", rho=1.0), alphas=np.geomspace(0.05, 1.5, 6), times=np.array([1.0, 5.0]),

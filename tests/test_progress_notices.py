@@ -11,7 +11,7 @@ import pytest
 
 
 def test_dataset_alpha_c_draws_a_progress_bar(capsys):
-    from theorycheck.predict import dataset as ds
+    from theorycheck.proofs.minor_first.predict import dataset as ds
 
     r = ds.dataset_collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=0.3, alpha_range=(0.1, 1.0), progress=True)
     err = capsys.readouterr().err

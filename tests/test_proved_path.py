@@ -6,10 +6,10 @@ import math
 from fractions import Fraction
 
 import pytest
+from theorycheck.proofs.minor_first.proved.trajectory import prove_trajectory
 
 from theorycheck.api import solve
 from theorycheck.proved.path import decide_path, depth_forms
-from theorycheck.proved.trajectory import prove_trajectory
 from theorycheck.setting import Setting
 
 
@@ -71,7 +71,8 @@ def test_a_budget_that_runs_out_is_not_final():
 
 
 def test_depth4_regime_map_pieces_hold_at_their_ends():
-    from theorycheck.proved.regime_map import proved_regime_map
+    from theorycheck.proofs.minor_first.proved.regime_map import proved_regime_map
+
     from theorycheck.status import Budget
 
     for rng, fate in (("0.1:0.12", "collapse"), ("2:2.02", "growth")):
@@ -90,7 +91,8 @@ def test_depth4_regime_map_pieces_hold_at_their_ends():
 
 @pytest.mark.slow
 def test_depth4_regime_map_keeps_undecided_pieces_and_says_which_budget_ran_out():
-    from theorycheck.proved.regime_map import proved_regime_map
+    from theorycheck.proofs.minor_first.proved.regime_map import proved_regime_map
+
     from theorycheck.status import Budget
 
     # the range straddles α_c(4) = 0.28637…: the piece holding it can never be proved, so the budget runs out; a step

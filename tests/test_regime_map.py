@@ -9,10 +9,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from theorycheck.proofs.minor_first.proved import regime_map as rm
 
 from theorycheck import observe as ob
 from theorycheck.api import solve
-from theorycheck.proved import regime_map as rm
 from theorycheck.setting import Setting
 from theorycheck.status import Budget
 
@@ -104,7 +104,7 @@ def test_the_map_around_alpha_c_has_both_fates():
 
 @pytest.mark.parametrize("alpha", [pytest.param(0.3, marks=pytest.mark.slow), 0.5])
 def test_proved_trajectory_encloses_the_float_times(alpha):
-    from theorycheck.proved.trajectory import prove_trajectory
+    from theorycheck.proofs.minor_first.proved.trajectory import prove_trajectory
 
     s = Setting.from_z(Z, depth=2, optimizer="sam-l2", rho=1.0, alpha=alpha)
     r = prove_trajectory(s, max_seconds=3600).as_dict()  # the step budgets decide: the clock never runs out here
@@ -122,8 +122,9 @@ def test_proved_trajectory_encloses_the_float_times(alpha):
 
 
 def test_proved_trajectory_gd_and_unsupported_settings():
+    from theorycheck.proofs.minor_first.proved.trajectory import prove_trajectory
+
     from theorycheck.errors import TheorycheckError
-    from theorycheck.proved.trajectory import prove_trajectory
 
     g = prove_trajectory(Setting.from_z([1, 3, 2], depth=3, optimizer="gd", rho=0.0, alpha=0.5)).as_dict()
     assert g["final_index"] == 2 and g["final_index_status"] == "proved" and g["switches"] == []

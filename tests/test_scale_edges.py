@@ -66,7 +66,7 @@ def test_twin_coordinates():
 
 
 def test_linf_limit_predictor_decides_near_ties_exactly():
-    from theorycheck.predict.thresholds import linf_limit_direction, linf_prediction
+    from theorycheck.proofs.minor_first.predict.thresholds import linf_limit_direction, linf_prediction
 
     z = np.array([0.619180255064998, 0.53, 1.1981011511495594, 1.1981011511495596])  # z₄ > z₃ by 1 ulp
     a = np.array([1.0, 3.2, 12.246869, 1.5])
@@ -145,7 +145,7 @@ def test_l2_max_margin_at_extreme_scales_is_consistent(Z):
 @pytest.mark.parametrize("alpha, regime", [(0.4082482904638631, 3), (0.40824829046386296, 1), (0.3, 1)])
 def test_thresholds_with_all_z_equal_decide_the_fate_exactly(alpha, regime):
     # α_c = 1/√6 in closed form (no certified bracket): reading the bracket crashed for every α
-    from theorycheck.predict.regimes import float_thresholds
+    from theorycheck.proofs.minor_first.predict.regimes import float_thresholds
 
     d = float_thresholds(tc.Setting.from_z([2.0, 2.0, 2.0], rho=1.0, alpha=alpha), place=True).as_dict()
     assert d["regime"] == regime
@@ -153,8 +153,8 @@ def test_thresholds_with_all_z_equal_decide_the_fate_exactly(alpha, regime):
 
 
 def test_thresholds_at_the_exact_saddle_say_so():
-    from theorycheck.predict.regimes import float_thresholds
-    from theorycheck.predict.thresholds import initial_norm_sign
+    from theorycheck.proofs.minor_first.predict.regimes import float_thresholds
+    from theorycheck.proofs.minor_first.predict.thresholds import initial_norm_sign
 
     d = float_thresholds(tc.Setting.from_z([1.0, 1.0], rho=1.0, alpha=0.5), place=True).as_dict()  # N0 = 0.5·√2·√2 = 1 = ρ z exactly
     assert d["regime"] is None and d["regime_name"].startswith("at the saddle") and not d["collapsed"]
@@ -255,7 +255,7 @@ def test_singular_times_end_the_run():
 def test_thresholds_default_horizon_never_overflows():
     import warnings
 
-    from theorycheck.predict.regimes import MAX_DEFAULT_HORIZON, default_horizon, float_thresholds
+    from theorycheck.proofs.minor_first.predict.regimes import MAX_DEFAULT_HORIZON, default_horizon, float_thresholds
 
     assert default_horizon(np.array([4.0, 2.0])) == 20.0
     assert default_horizon(np.array([4.0, 1e-310])) == MAX_DEFAULT_HORIZON  # 40/1e-310 overflowed to inf

@@ -39,8 +39,9 @@ RANKS: dict[str, int] = {
     "theorycheck.solvers": 4, "theorycheck.batched": 4,
     # 5: a trajectory -> j†, switches, margins, angles
     "theorycheck.observe": 5, "theorycheck.observe_pixels": 5,
-    # 6: what a theory says for an input: in floating point (predict) and proved in ball arithmetic (proved)
-    "theorycheck.predict": 6, "theorycheck.proved": 6,
+    # 6: the validated integrator, the proved-fate protocol, box proofs, certificate reading and writing (a pack's
+    # float predictions and proved thresholds sit in the pack, rank 9)
+    "theorycheck.proved": 6,
     # 7: grids and their execution, figures (the packs' experiments drive sweeps and draw)
     "theorycheck.sweep": 7, "theorycheck.report": 7,
     # 8: judgement
@@ -341,7 +342,7 @@ def test_the_check_flags_units_of_one_stage_that_import_each_other(tmp_path):
     assert both_ways(found, {**ranks, "pkg.proof": 7}, "pkg") == []  # across stages: upward()'s business
 
 
-@pytest.mark.parametrize("module, expected", [("theorycheck.predict.thresholds", 6), ("theorycheck", 11),
+@pytest.mark.parametrize("module, expected", [("theorycheck.proved.validated.integrate", 6), ("theorycheck", 11),
                                               ("theorycheck.cli.commands.verify", 12)])
 def test_rank_is_the_longest_prefix(module, expected):
     assert rank(module) == expected

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
+from theorycheck.proofs.minor_first.predict import grids as G
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck import status as bst
 from theorycheck import sweep as S
@@ -16,7 +18,6 @@ from theorycheck.batched import discrete as bdisc
 from theorycheck.batched import engine as bt
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import TheorycheckError
-from theorycheck.predict import thresholds as th
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
@@ -215,7 +216,7 @@ def test_l2_jdag_nondecreasing_in_alpha_before_collapse():
 def test_l2_jdag_is_not_monotone_in_time_just_above_alpha_c():
     """What is true instead of 'minor first, then larger and larger': just above α_c, j†
     goes 2 → 1 (while N falls below its harmonic mean N̄) and only then climbs to 6."""
-    ac = S.collapse_threshold_per_rho(Z6, [1.0], backend="serial")["alpha_c"][0]
+    ac = G.collapse_threshold_per_rho(Z6, [1.0], backend="serial")["alpha_c"][0]
     res = S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=[ac * (1 + 1e-6)], times=S.time_grid(300.0, 3000, log=True),
                     backend="serial")
     assert S.visits(res["jdag"][0]) == [2, 1, 2, 3, 4, 5, 6]
@@ -223,7 +224,7 @@ def test_l2_jdag_is_not_monotone_in_time_just_above_alpha_c():
 
 def test_collapse_cells_match_the_certificates():
     shrink, gdl = th.alpha_all_shrink(Z6, 1.0).value, th.alpha_gd_like(Z6, 1.0).value
-    ac = S.collapse_threshold_per_rho(Z6, [1.0], backend="serial")["alpha_c"][0]
+    ac = G.collapse_threshold_per_rho(Z6, [1.0], backend="serial")["alpha_c"][0]
     alphas = np.concatenate([np.geomspace(0.3 * shrink, 0.99 * shrink, 5), np.geomspace(1.01 * shrink, 3 * gdl, 25)])
     taus = S.time_grid(60.0, 300)
     res = S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial")
@@ -242,7 +243,7 @@ def test_collapse_cells_match_the_certificates():
 
 def test_collapse_threshold_scales_with_rho_and_lies_in_the_closed_form_bracket():
     rhos = np.array([0.5, 1.0, 3.0])
-    out = S.collapse_threshold_per_rho(Z6, rhos, backend="serial")
+    out = G.collapse_threshold_per_rho(Z6, rhos, backend="serial")
     k = out["alpha_c"] / rhos
     assert np.ptp(k) / k.mean() < 1e-8  # (α, ρ) → (cα, cρ) scales the trajectory
     for r, a in zip(rhos, out["alpha_c"]):
@@ -256,7 +257,7 @@ def test_collapse_threshold_scales_with_rho_and_lies_in_the_closed_form_bracket(
 @pytest.mark.slow
 def test_batched_collapse_threshold_agrees_with_thresholds_module():
     ref = th.collapse_threshold(np.array([1.0, 2.0, 3.0]), 1.0)
-    ours = S.collapse_threshold_per_rho(np.array([1.0, 2.0, 3.0]), [1.0], backend="serial")["alpha_c"][0]
+    ours = G.collapse_threshold_per_rho(np.array([1.0, 2.0, 3.0]), [1.0], backend="serial")["alpha_c"][0]
     assert ours == pytest.approx(ref.value, rel=1e-8)
 
 
@@ -377,7 +378,7 @@ def test_save_and_load_round_trip(tmp_path):
 
 
 def test_regime_map_classifies_cells_like_the_boundaries():
-    res = S.regime_grid(Z6, alphas=np.geomspace(0.01, 5, 24), rhos=[0.5, 2.0], times=S.time_grid(60, 120, log=True),
+    res = G.regime_grid(Z6, alphas=np.geomspace(0.01, 5, 24), rhos=[0.5, 2.0], times=S.time_grid(60, 120, log=True),
                        backend="serial")
     reg = res["regime"]
     A = res["alpha"][None, :]

@@ -5,9 +5,9 @@ import json
 
 import numpy as np
 import pytest
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.cli.main import main
-from theorycheck.predict import thresholds as th
 from theorycheck.setting import Setting
 from theorycheck.solvers.integrate import solve
 from theorycheck.symbolic.forms import balanced_field

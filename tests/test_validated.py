@@ -100,7 +100,7 @@ def test_budgets_end_the_run_with_a_named_status():
 
 
 def test_proved_fates_on_both_sides_of_alpha_c():
-    from theorycheck.proved.reduced_l2 import ReducedL2
+    from theorycheck.proofs.minor_first.proved.reduced_l2 import ReducedL2
 
     pr = ReducedL2([1, 2, 3], 1.0, 6)
     lo = pr.run("0.38")  # α_c ≈ 0.4197 for z = (1, 2, 3), ρ = 1
@@ -110,7 +110,7 @@ def test_proved_fates_on_both_sides_of_alpha_c():
 
 
 def test_all_equal_z_is_proved_at_the_start():
-    from theorycheck.proved.alpha_c import prove_alpha_c
+    from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
 
     r = prove_alpha_c([2, 2], 1.0, digits=8)
     assert r.status == "proved" and r.digits >= 8
@@ -121,8 +121,8 @@ def test_all_equal_z_is_proved_at_the_start():
 
 @pytest.mark.slow
 def test_proved_30_digit_bracket_contains_the_certified_alpha_c():
-    from theorycheck.predict.thresholds import collapse_threshold
-    from theorycheck.proved.alpha_c import prove_alpha_c
+    from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold
+    from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
 
     z = [1.0, 2.0, 3.0, 4.0, 5.0]
     r = prove_alpha_c(z, 1.0, digits=30, max_seconds=600)
@@ -136,7 +136,7 @@ def test_proved_30_digit_bracket_contains_the_certified_alpha_c():
 
 @pytest.mark.slow
 def test_depth4_bracket_is_proved_through_the_degenerate_equilibrium():
-    from theorycheck.proved.alpha_c import prove_alpha_c
+    from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
 
     r = prove_alpha_c([1.0, 2.0, 3.0], 1.0, depth=4, digits=12)
     assert r.status == "proved" and r.digits >= 12
@@ -149,8 +149,9 @@ def test_depth4_bracket_is_proved_through_the_degenerate_equilibrium():
 def certificate():
     from types import SimpleNamespace
 
+    from theorycheck.proofs.minor_first.proved.reduced_l2 import ReducedL2
+
     from theorycheck.proved.certificate import certificate_of
-    from theorycheck.proved.reduced_l2 import ReducedL2
 
     pr = ReducedL2([1, 2, 3], 1.0, 4)
     lo, hi = pr.run("0.38", record=True), pr.run("0.46", record=True)
@@ -167,7 +168,7 @@ def _tampered(cert, edit):
 
 
 def test_certificate_is_accepted(certificate):
-    from theorycheck.proved.checker import check_certificate
+    from theorycheck.proofs.minor_first.proved.checker import check_certificate
 
     res = check_certificate(certificate)
     assert res.ok and res.digest_ok and res.failures == []
@@ -175,7 +176,7 @@ def test_certificate_is_accepted(certificate):
 
 
 def test_one_changed_digit_is_rejected_with_its_step(certificate):
-    from theorycheck.proved.checker import check_certificate
+    from theorycheck.proofs.minor_first.proved.checker import check_certificate
 
     def edit(c):
         box = c["runs"][0]["segments"][0]["steps"][1]["end"][0]
@@ -188,7 +189,7 @@ def test_one_changed_digit_is_rejected_with_its_step(certificate):
 
 
 def test_wrong_step_size_dropped_step_and_changed_alpha_are_rejected(certificate):
-    from theorycheck.proved.checker import check_certificate
+    from theorycheck.proofs.minor_first.proved.checker import check_certificate
 
     def step_size(c):
         c["runs"][0]["segments"][0]["steps"][0]["h"][0] = str(float(c["runs"][0]["segments"][0]["steps"][0]["h"][0]) * 1.5)
@@ -205,7 +206,7 @@ def test_wrong_step_size_dropped_step_and_changed_alpha_are_rejected(certificate
 
 
 def test_a_valid_but_edited_certificate_fails_its_digest(certificate):
-    from theorycheck.proved.checker import check_certificate
+    from theorycheck.proofs.minor_first.proved.checker import check_certificate
 
     def wider(c):  # a larger radius keeps every inclusion true: only the digest notices
         box = c["runs"][1]["segments"][-1]["steps"][-1]["end"][0]

@@ -33,7 +33,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "prove_trajectory": ("theorycheck.api", "prove_trajectory"),
     "exact_inputs": ("theorycheck.setting", "exact_inputs"),
     "heatmap": ("theorycheck.api", "heatmap"),
-    "proved_regime_map": ("theorycheck.proved.regime_map", "proved_regime_map"),
+    "proved_regime_map": ("theorycheck.proofs.minor_first.proved.regime_map", "proved_regime_map"),
     "RunOptions": ("theorycheck.sweep.run", "RunOptions"),
     "SweepResult": ("theorycheck.sweep.result", "SweepResult"),
     "verify": ("theorycheck.api", "verify"),

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 from theorycheck.numerics.minor_first._common import describe_row
+from theorycheck.proofs.minor_first.predict import grids as G
 
 from theorycheck import status as bst
 from theorycheck import sweep as S
@@ -35,12 +36,12 @@ RHO = 1.0
 
 
 def compute(*, quick: bool, ctx) -> dict:
-    ac = float(S.collapse_threshold_per_rho(Z, [RHO], backend="serial", progress=False)["alpha_c"][0])
+    ac = float(G.collapse_threshold_per_rho(Z, [RHO], backend="serial", progress=False)["alpha_c"][0])
     alphas = np.array([ac * 1.01, 0.5])
     ts = S.time_grid(300.0, 120, log=True, t_min=1e-2)
     etas = (0.2, 0.05) if quick else (0.2, 0.05, 0.0125)
     opts = S.RunOptions(rtol=1e-10, atol=1e-12)
-    flow = S.heatmap(Z[None, :], optimizer="sam-l2", rho=RHO, alphas=alphas, times=ts, method="multi", opts=opts,
+    flow = S.heatmap(Z[None, :], thresholds=G.heatmap_thresholds, optimizer="sam-l2", rho=RHO, alphas=alphas, times=ts, method="multi", opts=opts,
                      backend="serial", progress=ctx.progress)
     flow.meta["alpha_c"] = ac
     out = {"flow": flow}

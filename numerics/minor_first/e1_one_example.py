@@ -5,7 +5,7 @@ What it runs: one example z = (1, 2, …, 6), L = 2, ρ = 1, uniform initialisat
   scalar ODE (batch.ReducedL2), every α at once, rtol 1e-8.
 - Grid: α geometric from alpha_all_shrink/2 to 2.5·alpha_gd_like (160 values; 40 with
   --quick), τ geometric on [1e-3, 15] (400 values; 100 with --quick), rescaled time.
-- α_c(ρ = 1) by batched bisection (sweep.collapse_threshold_per_rho).
+- α_c(ρ = 1) by batched bisection (grids.collapse_threshold_per_rho).
 - ℓ∞-SAM with per-coordinate inits α_j = ρ·exp(0.5 g_j) (64 seeds) for L = 2 and L = 3
   (seed sweeps, C2/C3): the final j† against the closed-form prediction
   (thresholds.linf_prediction).
@@ -27,9 +27,10 @@ from pathlib import Path
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 from theorycheck.numerics.minor_first._common import describe_row, fmt, nearest, span
+from theorycheck.proofs.minor_first.predict import grids as G
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck import sweep as S
-from theorycheck.predict import thresholds as th
 from theorycheck.report import plots
 from theorycheck.status import COLLAPSE, DONE
 from theorycheck.vocabulary import counted
@@ -48,9 +49,9 @@ def compute(*, quick: bool, ctx) -> dict:
     taus = S.time_grid(15.0, 100 if quick else 400, log=True, t_min=1e-3)
     out = {}
     for opt in OPTIMIZERS:
-        r = S.heatmap(Z, optimizer=opt, rho=RHO, alphas=alphas, times=taus, **ctx.kw())
+        r = S.heatmap(Z, thresholds=G.heatmap_thresholds, optimizer=opt, rho=RHO, alphas=alphas, times=taus, **ctx.kw())
         if opt == "sam-l2":
-            ac = S.collapse_threshold_per_rho(Z, [RHO], backend="serial", progress=False)
+            ac = G.collapse_threshold_per_rho(Z, [RHO], backend="serial", progress=False)
             r.meta["alpha_c"] = float(ac["alpha_c"][0])
             r.meta["alpha_c_bracket"] = ac["bracket"][0].tolist()
             r.meta["alpha_all_shrink"] = th.alpha_all_shrink(Z, RHO).value

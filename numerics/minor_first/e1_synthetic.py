@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib import colors
 from theorycheck.numerics.minor_first._common import describe_row, nearest, span
+from theorycheck.proofs.minor_first.predict import grids as G
 
 from theorycheck import sweep as S
 from theorycheck.report import plots
@@ -53,7 +54,7 @@ def compute(*, quick: bool, ctx) -> dict:
     ts = S.time_grid(1e7, 100 if quick else 300, log=True, t_min=1e-2)
     out = {}
     for opt in OPTIMIZERS:
-        r = S.heatmap(Z, optimizer=opt, rho=RHO, alphas=alphas, times=ts, **ctx.kw())
+        r = S.heatmap(Z, thresholds=G.heatmap_thresholds, optimizer=opt, rho=RHO, alphas=alphas, times=ts, **ctx.kw())
         r.meta["X"], r.meta["y"] = X, y
         out[opt] = r
     return out

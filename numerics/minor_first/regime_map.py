@@ -6,7 +6,7 @@ geometric on [0.003, 20] (100 values; 30 with --quick): every (ρ, α) cell is a
 batch of C4's reduced scalar ODE (batch.ReducedL2), τ geometric on [1e-4, 60] (200 values).
 A cell's regime: 1 collapse (N → 0 after the certificate N < ρ z_min), 2 sequential
 amplification (no collapse, j† ≠ 6 somewhere on the τ grid), 3 GD-like (j† = 6 on the whole
-grid). α_c(ρ) = ρ · α_c(z, 1) from the one α_c routine (sweep.collapse_threshold_per_rho →
+grid). α_c(ρ) = ρ · α_c(z, 1) from the one α_c routine (grids.collapse_threshold_per_rho →
 predict.thresholds.collapse_threshold: Taylor integration of the reduced ODE, both sides
 both ends checked, 13 significant digits): α_c(ρ = 1) = 0.31948487657496… (the previous batched
 float64 bisection gave 0.3194848776, wrong in the 10th digit: the full flow at α = 0.3194848770
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 from matplotlib import colors
+from theorycheck.proofs.minor_first.predict import grids as G
 
 from theorycheck import sweep as S
 from theorycheck.report import plots
@@ -40,7 +41,7 @@ def compute(*, quick: bool, ctx) -> dict:
     rhos = np.geomspace(0.1, 10.0, 8 if quick else 30)
     alphas = np.geomspace(0.003, 20.0, 30 if quick else 100)
     taus = S.time_grid(60.0, 200, log=True, t_min=1e-4)
-    return {"regimes": S.regime_grid(Z, alphas=alphas, rhos=rhos, times=taus, **ctx.kw())}
+    return {"regimes": G.regime_grid(Z, alphas=alphas, rhos=rhos, times=taus, **ctx.kw())}
 
 
 def draw(results: dict, out: Path) -> list[Path]:

@@ -4,7 +4,7 @@ Each prover states its boxes (around the claim's pinned inputs, and a box of the
 and decides the claim's statement on every point of each box by ball arithmetic
 (:func:`theorycheck.proved.boxes.prove_on_box`), resting on the symbolic steps of the theorem it
 names: C2/C3 (ℓ∞-SAM's closed-form solutions), and, for the α-box claims of C4/C5, the validated
-integration of C4's reduced ODE with the lock-in lemma (theorycheck.proved.regime_map).
+integration of C4's reduced ODE with the lock-in lemma (theorycheck.proofs.minor_first.proved.regime_map).
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ def domain_box(z: Sequence[tuple[float, float]], alpha: Sequence[tuple[float, fl
 def alpha_box_prover(z: Sequence[float], rho: float, boxes: Sequence[tuple[str, str, Callable, str]],
                      rests_on: tuple[str, ...] = ("C4", "C5", "LOCK")) -> Callable[..., list[BoxProof]]:
     """A prover for a C4/C5 claim on α boxes of one example: each box (lo, hi, statement, what) is mapped by
-    :func:`theorycheck.proved.regime_map.proved_regime_map` (every α of a proved piece: its fate and j† sequence)
+    :func:`theorycheck.proofs.minor_first.proved.regime_map.proved_regime_map` (every α of a proved piece: its fate and j† sequence)
     and ``statement(piece)`` is checked on every proved piece: all proved and true → proved; true nowhere
     on a proved piece → refuted (its midpoint is the counterexample); else undecided."""
     from fractions import Fraction
@@ -227,7 +227,7 @@ def alpha_box_prover(z: Sequence[float], rho: float, boxes: Sequence[tuple[str, 
     def run(max_seconds: float = 10.0) -> list[BoxProof]:
         import time
 
-        from theorycheck.proved.regime_map import proved_regime_map
+        from theorycheck.proofs.minor_first.proved.regime_map import proved_regime_map
 
         out = []
         for lo, hi, statement, what in boxes:

@@ -221,9 +221,9 @@ def _check_limit(x):
 
 def _check_limit_refined(x):
     import numpy as np
+    from theorycheck.proofs.minor_first.predict.thresholds import linf_limit_direction
 
     from theorycheck.claims.claim import Outcome
-    from theorycheck.predict.thresholds import linf_limit_direction
 
     d, tr = _observed_direction(x)
     if d is None:

@@ -192,9 +192,9 @@ def _check_winner(x):
 
 def _check_winner_refined(x):
     import numpy as np
+    from theorycheck.proofs.minor_first.predict.thresholds import linf_limit_direction
 
     from theorycheck.claims.claim import Outcome
-    from theorycheck.predict.thresholds import linf_limit_direction
 
     d, tr = _winner_direction(x)
     if d is None:

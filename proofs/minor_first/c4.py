@@ -84,9 +84,9 @@ def _l2_inputs(lo_factor: float = 0.5, hi_factor: float = 2.0, ties: bool = Fals
     """One example z (sorted: feature 1 minor, d major), ρ, and α log-uniform around the C5 window."""
     import numpy as np
     from hypothesis import strategies as st
+    from theorycheck.proofs.minor_first.predict.thresholds import alpha_all_shrink, alpha_gd_like
 
     from theorycheck.claims import strategies as tcs
-    from theorycheck.predict.thresholds import alpha_all_shrink, alpha_gd_like
 
     @st.composite
     def inputs(draw):
@@ -243,8 +243,9 @@ def _check_limit(x, conditional: bool):
 
 
 def _c4_flow_claims() -> list:
+    from theorycheck.proofs.minor_first.predict import thresholds as th
+
     from theorycheck.claims.claim import Claim
-    from theorycheck.predict import thresholds as th
 
     return [Claim(
         key="C4.reduction",

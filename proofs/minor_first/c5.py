@@ -123,7 +123,7 @@ def _saddle():
 
 def _depth_rates():
     """Depth L: the initial log-rate z_j α^(L−2)(1 − r_j)^(L−1), r_j = ρ z_j/(α√L‖z‖₂), from the field."""
-    from theorycheck.predict import depth as dl
+    from theorycheck.proofs.minor_first.predict import depth as dl
 
     out = []
     for L in (2, 3, 4, 5, 6):
@@ -181,9 +181,9 @@ def _setting(x, alpha=None):
 def _check_initial(x):
     import numpy as np
     from theorycheck.proofs.minor_first import _numerics as num
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
-    from theorycheck.predict import thresholds as th
 
     z = np.array(x["z"])
     rates = th.initial_rates(z, x["alpha"], x["rho"])
@@ -207,8 +207,7 @@ def _regime3(x, alpha):
     beyond the tie tolerance; None when that gap is too small to resolve in float64."""
     import numpy as np
     from theorycheck.proofs.minor_first import _numerics as num
-
-    from theorycheck.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     z = np.array(x["z"])
     rates = th.initial_rates(z, alpha, x["rho"])
@@ -229,9 +228,9 @@ def _regime3(x, alpha):
 
 def _check_gd_like(x, refined: bool):
     import numpy as np
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
-    from theorycheck.predict import thresholds as th
 
     z = np.array(x["z"])
     if refined:
@@ -252,9 +251,9 @@ def _near_top():
     """(z, ρ, α) with α within a factor e^0.7 of alpha_gd_like, on either side (never on it)."""
     import numpy as np
     from hypothesis import strategies as st
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims import strategies as tcs
-    from theorycheck.predict import thresholds as th
 
     @st.composite
     def near_top(draw):
@@ -311,9 +310,9 @@ def _sequential_problem(x, ac: float, hi: float, rows: dict) -> str | None:
 
 def _check_regimes(x):
     import numpy as np
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
-    from theorycheck.predict import thresholds as th
 
     z, r = np.array(x["z"]), x["rho"]
     # no seconds budget: the certificate's work is bounded by its Taylor step budget (a verdict must
@@ -372,9 +371,9 @@ def _check_saddle(x):
     all of N carried by the z_min coordinates, and stays there for a time ≈ ln(1e14)/z_min."""
     import mpmath as mp
     import numpy as np
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
-    from theorycheck.predict import thresholds as th
     from theorycheck.solvers import taylor as col
 
     z, r = np.array(x["z"]), x["rho"]
@@ -412,9 +411,9 @@ def _alpha_c_bounds(z, r) -> tuple[float, float]:
 
 def _check_bounds(x, which: str):
     import numpy as np
+    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
-    from theorycheck.predict import thresholds as th
 
     z, r = np.array(x["z"]), x["rho"]
     t = th.collapse_threshold(z, r, digits=8, max_seconds=math.inf)  # bounded by its step budget

@@ -12,7 +12,7 @@ stopped at training loss 1e-2. Background: MNIST pixels with mean raw training i
 The verdict rule, fixed before any run:
 - replicates are class pairs of MNIST (``PAIRS``), each a class-balanced training subset;
 - per pair, α is the geometric middle of its intermediate range [α_c's upper end, α_gd]
-  (:mod:`theorycheck.predict.pixels`); a pair without one (no bracket, or α_gd ≤ α_c) is left out
+  (:mod:`theorycheck.proofs.minor_first.predict.pixels`); a pair without one (no bracket, or α_gd ≤ α_c) is left out
   and counted; so is a pair where a run stops on a budget (max_steps, chattering);
 - per pair, D = (background fraction of |β| under SAM) − (under GD) at matched training loss
   (:func:`theorycheck.observe_pixels.matched`);
@@ -47,7 +47,7 @@ def _regimes(classes, n_train, rho, depth, max_steps, array_backend, Z, gd_scan_
     ``gd_scan_hi``: the α_gd scan's upper end over ρ (the rule's 2; a wider scan keeps the rule's
     density of points); ``collapse_bracket``: α_c's bracket from an earlier run of the same
     (deterministic) scan, instead of scanning again."""
-    from theorycheck.predict.pixels import alpha_collapse, pixel_alpha_gd_like
+    from theorycheck.proofs.minor_first.predict.pixels import alpha_collapse, pixel_alpha_gd_like
 
     key = (classes, n_train, rho, depth, max_steps, array_backend, gd_scan_hi,
            None if collapse_bracket is None else tuple(collapse_bracket))

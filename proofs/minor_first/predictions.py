@@ -40,7 +40,8 @@ def predict(X, y, *, optimizer: str = "sam-l2", rho: float = 1.0, alpha: float =
     vector, collapse), ``limit_direction``, and for ℓ2-SAM the regime of α against α_c (floating point,
     L = 2) and j†(0+). GD: argmax z (C6); ℓ∞-SAM: the refined C2/C3 limit; ℓ2-SAM, L = 2: the ℓ1 max
     margin e_(argmax z) above α_c, 0 below (C4 refined)."""
-    from theorycheck.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import thresholds as th
+
     from theorycheck.setting import Setting
 
     z = _example(X, y)

@@ -22,8 +22,8 @@ from theorycheck.strength import float_check
 from theorycheck.vocabulary import TimeKind
 
 if TYPE_CHECKING:
-    from theorycheck.predict.regimes import ThresholdsResult
-    from theorycheck.proved.regime_map import RegimeMap
+    from theorycheck.proofs.minor_first.predict.regimes import ThresholdsResult
+    from theorycheck.proofs.minor_first.proved.regime_map import RegimeMap
     from theorycheck.solvers.regression import RegressionResult
     from theorycheck.solvers.trajectory import Trajectory
     from theorycheck.sweep.result import SweepResult
@@ -136,7 +136,7 @@ class TrajectoryProof(Record):
     """What ``theorycheck trajectory --prove --json`` prints: every key of ``trajectory --json`` (the
     floating-point run, :meth:`Trajectory.as_dict`; its ``final_index``, ``final_index_status`` and
     ``final_index_reason`` are the proof's when the proof is proved), plus ``proof`` (the proved trajectory:
-    :class:`theorycheck.proved.trajectory.ProvedTrajectory`'s keys: enclosures of the switch, collapse and
+    :class:`theorycheck.proofs.minor_first.proved.trajectory.ProvedTrajectory`'s keys: enclosures of the switch, collapse and
     blow-up times, the fate, the final index, rests_on, inputs, strength), ``inputs`` (the exact inputs the
     proof is about) and ``strength`` (the proof's)."""
 
@@ -148,7 +148,7 @@ def prove_trajectory(setting: Setting, *, t_max: float | None = None, max_second
     and GD) at its exact inputs, within ``max_seconds``, beside the floating-point run of :func:`solve`
     (``t_max`` default: 50, or twice the last proved time when later; ``method``, ``digits``,
     ``max_steps`` as for :func:`solve`): one result with the trajectory's keys and the proof's."""
-    from theorycheck.proved.trajectory import prove_trajectory as prove_flow
+    from theorycheck.proofs.minor_first.proved.trajectory import prove_trajectory as prove_flow
 
     setting = _gradient_step(_setting(setting), "the proved trajectories")
     proof = prove_flow(setting, max_seconds=_positive(max_seconds, "max_seconds")).as_dict()
@@ -264,8 +264,13 @@ def thresholds(setting: Setting, *, place: bool = False, digits: int = 12, t_max
     integrations. ``prove`` (ℓ2-SAM, L = 2 or even L ≥ 4): ``alpha_collapse["proof"]``, a bracket of α_c
     proved about the exact inputs (:func:`theorycheck.setting.exact_inputs`); ``certificate`` (a path):
     its steps as data. ``alpha_range`` (with ``prove``; "A:B" or a pair, read exactly): the proved regime map
-    of [A, B] instead (:func:`theorycheck.proved.regime_map.proved_regime_map`, budget ``max_seconds``)."""
-    from theorycheck.predict.regimes import ThresholdsResult, float_thresholds, overall_strength, thresholds_data
+    of [A, B] instead (:func:`theorycheck.proofs.minor_first.proved.regime_map.proved_regime_map`, budget ``max_seconds``)."""
+    from theorycheck.proofs.minor_first.predict.regimes import (
+        ThresholdsResult,
+        float_thresholds,
+        overall_strength,
+        thresholds_data,
+    )
 
     setting = _gradient_step(_setting(setting), "the regime thresholds")
     if alpha_range is not None:
@@ -306,7 +311,7 @@ def _check_proof_request(setting: Setting, prove: bool, certificate, digits: int
         raise ArgumentError(f"digits={digits}: give 1 to 60 for a proved α_c", "digits")
     if certificate is not None:
         from theorycheck.outputs import output_file
-        from theorycheck.proved.reduced_l2 import rescaled
+        from theorycheck.proofs.minor_first.proved.reduced_l2 import rescaled
         from theorycheck.setting import exact_inputs
 
         output_file(certificate, "certificate")
@@ -318,7 +323,7 @@ def _check_proof_request(setting: Setting, prove: bool, certificate, digits: int
 def _collapse_proof(setting: Setting, ac: dict, digits: int, certificate) -> dict:
     """The proof of α_c for ``setting`` at its exact inputs (``ac``: the floating α_c, the L = 2 start), with
     its certificate written when it is proved."""
-    from theorycheck.proved.alpha_c import prove_alpha_c
+    from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
     from theorycheck.setting import exact_inputs
 
     inp = exact_inputs(setting, alpha=False)
@@ -339,7 +344,7 @@ def _collapse_proof(setting: Setting, ac: dict, digits: int, certificate) -> dic
 def _regime_map(setting: Setting, alpha_range, prove: bool, max_seconds: float):
     """The proved regime map of the exact range ``alpha_range`` for ``setting``'s example."""
     from theorycheck.arith.exact import exact_range
-    from theorycheck.proved.regime_map import proved_regime_map
+    from theorycheck.proofs.minor_first.proved.regime_map import proved_regime_map
     from theorycheck.setting import exact_inputs
 
     if not prove:
@@ -359,11 +364,13 @@ def heatmap(setting: Setting, *, alphas, times, method: str = "auto", opts: RunO
     α is not used), of ``setting``'s examples, optimizer, depth, ρ and loss, batched (E1; what
     ``theorycheck heatmap --json`` prints). ``times``: the grid (rescaled τ for one example, real
     t otherwise); ``method``: auto | reduced | balanced | multi; ``opts``: tolerances, step
-    budget, array backend; ``backend``: serial | processes | dask (``scheduler``: its address)."""
+    budget, array backend; ``backend``: serial | processes | dask (``scheduler``: its address). The boundaries
+    drawn (meta ``thresholds``) are the first paper's (C5, ℓ2-SAM at L = 2, one example; None elsewhere)."""
+    from theorycheck.proofs.minor_first.predict.grids import heatmap_thresholds
     from theorycheck.sweep.recipes import heatmap as sweep_heatmap
 
     return sweep_heatmap(_gradient_step(_setting(setting), "the batched sweeps"), alphas=alphas, times=times, method=method, opts=opts, backend=backend,
-                         workers=workers, scheduler=scheduler, progress=progress)
+                         workers=workers, scheduler=scheduler, progress=progress, thresholds=heatmap_thresholds)
 
 
 # the calls of the remaining commands (certificates, derivations, packs, image experiments, figures)

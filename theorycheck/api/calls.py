@@ -45,8 +45,8 @@ def check_certificate(certificate: dict | str | Path) -> CertificateCheck:
     or the path of its JSON (read with bounded size and nesting). Returns the checker's result
     (``ok``, ``steps``, ``lower``/``upper``, ``inputs``, ``failures``, ``strength``); a file that is not a
     certificate is a one-line :class:`TheorycheckError`."""
+    from theorycheck.proofs.minor_first.proved.checker import check_certificate as check_any_certificate
     from theorycheck.proved.check import read_certificate
-    from theorycheck.proved.checker import check_certificate as check_any_certificate
 
     where = certificate if not isinstance(certificate, dict) else "the certificate"
     cert = certificate if isinstance(certificate, dict) else read_certificate(certificate)
@@ -93,7 +93,7 @@ def claim_candidates(pack: str | None = None) -> list[tuple[str, Any]]:
 
 
 def predict_limit(pack: str, X, y, **options) -> dict:
-    """(Not ``predict``: that is the stage ``theorycheck.predict``.) A pack's predicted limit for the data (rows of ``X``, targets or labels ``y``), with its ``strength``."""
+    """(Not ``predict``: that is the stage ``theorycheck.proofs.minor_first.predict``.) A pack's predicted limit for the data (rows of ``X``, targets or labels ``y``), with its ``strength``."""
     from theorycheck.packs import predict as pack_predict
 
     return pack_predict(pack, X, y, **options)

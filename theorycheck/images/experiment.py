@@ -2,7 +2,7 @@
 CIFAR-10 task, where β itself is the pixel map (no Grad-CAM in between).
 
 One call (:func:`linear_images`) builds the task (:mod:`theorycheck.pixel_task`), places the
-α grid among ℓ2-SAM's regimes (:mod:`theorycheck.predict.pixels`: α_c(Z), α_gd(Z)), runs every
+α grid among ℓ2-SAM's regimes (:mod:`theorycheck.proofs.minor_first.predict.pixels`: α_c(Z), α_gd(Z)), runs every
 (optimizer, α) member in one batch (:func:`theorycheck.batched.pixels.run_pixels`), and reads
 the observables (:mod:`theorycheck.observe_pixels`) at every checkpoint, at matched training
 loss and at matched time; figures and saved runs are optional. The runs are deterministic
@@ -26,7 +26,7 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import GD, default_set
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.pixel_task import PREPROCESSING, PixelTask, parse_classes, pixel_task
-from theorycheck.predict.pixels import REGIME_NAMES, alpha_collapse, pixel_alpha_gd_like, regime_of
+from theorycheck.proofs.minor_first.predict.pixels import REGIME_NAMES, alpha_collapse, pixel_alpha_gd_like, regime_of
 from theorycheck.record import Keys, ListOf, Record
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import float_check

@@ -5,7 +5,7 @@ The bracket [lower, upper] is a proof when ``lower`` is proved to collapse, ``up
 fate is monotone in α: then α_c ∈ [lower, upper]. Its strength is :func:`theorycheck.strength.proved` only
 when every lemma it rests on is proved for the depth L and dimension d of the request
 (:func:`theorycheck.symbolic.lemmas.strength`); otherwise it is as strong as its weakest lemma, and says so.
-Used by the proved α_c of every depth (:mod:`theorycheck.proved.alpha_c`).
+Used by the proved α_c of every depth (:mod:`theorycheck.proofs.minor_first.proved.alpha_c`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ their identity, a sha256 of that text; at even L ≥ 4 also L), the bracket, bot
 (:meth:`~theorycheck.proved.fate_system.FateSystem.run_data`: every validated step, every ball as [exact decimal
 midpoint, decimal radius rounded up]) and a digest of the whole (a transport check, no evidence).
 
-The one checker is :func:`theorycheck.proved.checker.check_certificate`: it re-derives the claim from the inputs
+The one checker is :func:`theorycheck.proofs.minor_first.proved.checker.check_certificate`: it re-derives the claim from the inputs
 alone and re-checks every inclusion with code that shares nothing with the integrator but the ball arithmetic.
 """
 

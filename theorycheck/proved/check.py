@@ -1,7 +1,7 @@
 """What a proved α_c certificate claims, re-derived from its inputs alone, and what every run checker shares: the
-checks of the one checker (:func:`theorycheck.proved.checker.check_certificate`), whose run checker of each format
-(:class:`RunChecker`: :mod:`theorycheck.proved.check_reduced_l2` at L = 2,
-:mod:`theorycheck.proved.check_ratio_blowup` at even L ≥ 4) re-checks every run.
+checks of the one checker (:func:`theorycheck.proofs.minor_first.proved.checker.check_certificate`), whose run checker of each format
+(:class:`RunChecker`: :mod:`theorycheck.proofs.minor_first.proved.check_reduced_l2` at L = 2,
+:mod:`theorycheck.proofs.minor_first.proved.check_ratio_blowup` at even L ≥ 4) re-checks every run.
 
 A certificate is untrusted input. :func:`read_certificate` parses it with a bounded size and nesting depth
 (one-line :class:`CertificateError` otherwise). :func:`claim_of` re-derives what it may claim and trusts nothing

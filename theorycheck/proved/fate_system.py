@@ -14,11 +14,11 @@ coordinates its proof works in, for one (z, ρ) and one working accuracy. It bri
   ``method`` it reports;
 - the **certificate** data (:meth:`FateSystem.certificate_system`, :meth:`FateSystem.run_data`) in its own
   ``FORMAT``, with the names of the lemmas a run may end in (``LEMMA_NAMES``) — what the checker of that format
-  (:mod:`theorycheck.proved.checker`) re-checks with its own code.
+  (:mod:`theorycheck.proofs.minor_first.proved.checker`) re-checks with its own code.
 
 :meth:`FateSystem.run` is the one loop: start, fate test, validated segments until the test holds or a budget
-ends the run. The one prover, :func:`theorycheck.proved.alpha_c.prove_alpha_c`, picks the system by L
-(:mod:`theorycheck.proved.reduced_l2` at L = 2, :mod:`theorycheck.proved.ratio_blowup` at even L ≥ 4).
+ends the run. The one prover, :func:`theorycheck.proofs.minor_first.proved.alpha_c.prove_alpha_c`, picks the system by L
+(:mod:`theorycheck.proofs.minor_first.proved.reduced_l2` at L = 2, :mod:`theorycheck.proofs.minor_first.proved.ratio_blowup` at even L ≥ 4).
 """
 
 from __future__ import annotations

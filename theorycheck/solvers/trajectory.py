@@ -61,7 +61,7 @@ def twin_coordinates(Z: np.ndarray, layers0: np.ndarray) -> np.ndarray | None:
 #: a change of j† (``theorycheck.observe.Switch``) and an event of a hybrid run, as the JSON prints them
 SWITCH_KEYS = Keys("trajectory.switch", "time", "from", "to")
 EVENT_KEYS = Keys("trajectory.event", "time", "kind", "index")
-#: the proof of a trajectory (``trajectory --prove``: :class:`theorycheck.proved.trajectory.ProvedTrajectory`),
+#: the proof of a trajectory (``trajectory --prove``: :class:`theorycheck.proofs.minor_first.proved.trajectory.ProvedTrajectory`),
 #: declared here because the trajectory's output holds it under ``proof``
 PROVED_KEYS = Keys("trajectory.proved", "proved", "fate", "sequence", "sequence_complete", "proved_until",
                    "collapse_time", "blowup_time", "final_index", "final_index_status", "final_index_reason",

@@ -2,7 +2,7 @@
 recipes (:mod:`.recipes`). The names below are the package's public surface."""
 
 from theorycheck.sweep.grid import time_grid, visits
-from theorycheck.sweep.recipes import classify_regimes, depth_sweep, heatmap, regime_grid, seed_sweep
+from theorycheck.sweep.recipes import Thresholds, depth_sweep, heatmap, seed_sweep
 from theorycheck.sweep.result import SweepResult, versions
 from theorycheck.sweep.run import (
                                    ARRAY_BACKENDS,
@@ -10,12 +10,11 @@ from theorycheck.sweep.run import (
                                    METHODS,
                                    RunOptions,
                                    SystemSpec,
-                                   collapse_threshold_per_rho,
                                    resolve_array_backend,
                                    run_spec,
                                    run_tasks,
 )
 
-__all__ = ["ARRAY_BACKENDS", "BACKENDS", "METHODS", "RunOptions", "SweepResult", "SystemSpec", "classify_regimes",
-           "collapse_threshold_per_rho", "depth_sweep", "heatmap", "regime_grid", "resolve_array_backend", "run_spec", "run_tasks",
+__all__ = ["ARRAY_BACKENDS", "BACKENDS", "METHODS", "RunOptions", "SweepResult", "SystemSpec", "Thresholds",
+           "depth_sweep", "heatmap", "resolve_array_backend", "run_spec", "run_tasks",
            "seed_sweep", "time_grid", "versions", "visits"]

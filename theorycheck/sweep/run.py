@@ -34,7 +34,6 @@ from theorycheck.batched import engine as bt
 from theorycheck.batched import ops as bops
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import ArgumentError, TheorycheckError
-from theorycheck.optimizers import SAM_L2
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.progress import Progress
 from theorycheck.vocabulary import ARRAY_BACKENDS, DASK_LOCAL_SCHEDULERS, SWEEP_BACKENDS, SWEEP_METHODS
@@ -56,7 +55,7 @@ class SystemSpec:
     alpha: np.ndarray
     rho: np.ndarray
     depth: int = 2
-    optimizer: str = SAM_L2.name
+    optimizer: str | None = None  # the balanced and several-example kinds need one; "reduced" is ℓ2-SAM's own ODE
     loss: str = "logistic"
     options: dict = field(default_factory=dict)
 
@@ -71,6 +70,8 @@ class SystemSpec:
     def build(self, ops) -> bsys.BatchSystem:
         if self.kind == "reduced":
             return bsys.ReducedL2(self.data, self.alpha, self.rho, ops=ops, **self.options)
+        if self.kind in ("balanced", "multi") and self.optimizer is None:
+            raise TheorycheckError(f"a {self.kind!r} batch needs an optimizer")
         if self.kind == "balanced":
             return bsys.BalancedLog(self.data, self.alpha, self.rho, L=self.depth, optimizer=self.optimizer, ops=ops,
                                   **self.options)
@@ -311,15 +312,15 @@ def run_tasks(fn, items, *, scheduler: Any = "processes", workers: int | None = 
         bar.close()
 
 
-def _status_counts(status: np.ndarray) -> dict[str, int]:
+def status_counts(status: np.ndarray) -> dict[str, int]:
     return {bst.STATUS[int(k)]: int(v) for k, v in zip(*np.unique(status, return_counts=True))}
 
 
-def _event_arrays(res: bt.BatchResult) -> dict[str, np.ndarray]:
+def event_arrays(res: bt.BatchResult) -> dict[str, np.ndarray]:
     return {f"event_{k}": v for k, v in res.events.items()}
 
 
-def _choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str) -> str:
+def choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str) -> str:
     if method not in METHODS:
         raise TheorycheckError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
     if n > 1:
@@ -334,34 +335,3 @@ def _choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str)
             raise TheorycheckError("the reduced ODE of C4 needs ℓ2-SAM, L = 2, one example and a uniform α")
         return "reduced"
     return "balanced"
-
-
-def collapse_threshold_per_rho(z, rhos, *, opts: RunOptions | None = None, iterations: int = 40,
-                               tau_budget: float = 1e4, backend: str = "processes", workers: int | None = None, scheduler: Any = None,
-                               progress: bool | None = None, digits: int = 13) -> dict:
-    """α_c(ρ) for every ρ at once. α_c is exactly proportional to ρ (the flow's scaling
-    symmetry), so this is ρ times the one α_c routine, :func:`theorycheck.predict.thresholds.collapse_threshold`
-    at ρ = 1 (a floating-point check on both sides: each end reaches a persisting condition; ``digits`` significant digits). Returns {"alpha_c",
-    "bracket" (R, 2: the lower end collapses, the upper end grows), "status" (R,)
-    1 = both ends checked, 0 = inconclusive, "meta"}. ``opts``, ``iterations``, ``tau_budget``,
-    ``backend``, ``workers``, ``scheduler`` are accepted for compatibility and unused."""
-    from theorycheck.predict import thresholds as th
-
-    z = np.asarray(z, float).reshape(-1)
-    rhos = np.asarray(rhos, float).reshape(-1)
-    if np.any(z <= 0) or np.all(z == z[0]):
-        raise TheorycheckError("collapse threshold: z needs positive entries that are not all equal")
-    if np.any(~np.isfinite(rhos)) or np.any(rhos <= 0):
-        raise TheorycheckError("collapse threshold: every ρ must be finite and > 0")
-    t = th.collapse_threshold(z, 1.0, digits=digits, progress=progress)
-    ok = t.value is not None
-    if ok:
-        lo, hi = (float(x) for x in t.check["bracket"])
-        unit = t.value
-    else:
-        lo = hi = unit = float("nan")
-    return {"alpha_c": rhos * unit, "bracket": np.stack([rhos * lo, rhos * hi], axis=1),
-            "status": np.full(rhos.size, 1 if ok else 0, dtype=np.int8),
-            "meta": {"method": "rho * alpha_c(z, 1) from predict.thresholds.collapse_threshold", "digits": digits,
-                     "alpha_c_unit_text": t.value_text, "note": t.note,
-                     "persisting_conditions": "collapse: N < rho z_min; none: N >= rho z_max (THEORY.md C5)"}}

@@ -1,6 +1,6 @@
 """Depth-L ℓ2-SAM at the start (one example, uniform init α): the initial rates, their α-free
 shape and the α at which a coordinate's perturbed weight vanishes, derived from
-:mod:`closed_forms` (what :mod:`theorycheck.predict.depth` turns into thresholds)."""
+:mod:`closed_forms` (what :mod:`theorycheck.proofs.minor_first.predict.depth` turns into thresholds)."""
 
 from __future__ import annotations
 

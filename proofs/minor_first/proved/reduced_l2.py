@@ -290,8 +290,9 @@ def _float_guess(inputs: ExactInputs, digits: int, deadline: float, base=None) -
     steps of each rounded coordinate (exact floats). ``base``: α_c of the (rounded) inputs when known."""
     import time
 
+    from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold, exact_scale_floats
+
     from theorycheck.arith.decimals import outward
-    from theorycheck.predict.thresholds import collapse_threshold, exact_scale_floats
 
     def alpha_c(z) -> Fraction:
         r = collapse_threshold(z, inputs.rho.value, digits=int(digits),

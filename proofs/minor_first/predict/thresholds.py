@@ -14,7 +14,7 @@
   a root search on the reduced scalar ODE of C4 (:func:`collapse_threshold`), each trajectory
   classified by a persisting condition reached in floating point: N < ρ z_min (every rate negative
   from then on: collapse) or N ≥ ρ z_max (every rate nonnegative from then on: no collapse). A
-  floating-point check, not a proof: :mod:`theorycheck.proved.alpha_c` proves a bracket.
+  floating-point check, not a proof: :mod:`theorycheck.proofs.minor_first.proved.alpha_c` proves a bracket.
 
 Every answer carries its :class:`~theorycheck.strength.Strength`: the float64 closed forms and the
 floating α_c are floating-point checks; the closed forms at more than 15 digits
@@ -398,7 +398,7 @@ def _mp_rho(rho):
 def collapse_threshold(z, rho, *, digits: int = 12, max_seconds: float = 600.0,
                        progress: bool | None = None) -> Threshold:
     """α_c: trajectories collapse for α < α_c and do not for α > α_c (ℓ2-SAM, L = 2, one
-    example, z > 0), with ``digits`` checked significant digits (:mod:`theorycheck.predict.collapse`:
+    example, z > 0), with ``digits`` checked significant digits (:mod:`theorycheck.proofs.minor_first.predict.collapse`:
     Taylor integration of C4's reduced ODE, root of the saddle's unstable coordinate, both sides
     checked by a persisting condition in floating point: a floating-point check, its ``strength``).
     ``z``, ``rho``: floats, or exact numbers (decimal strings, Fractions, Exact): α_c is computed for
@@ -406,7 +406,8 @@ def collapse_threshold(z, rho, *, digits: int = 12, max_seconds: float = 600.0,
     ``value`` is None (inconclusive, with ``note`` saying why) when a check could not be completed;
     a budget never changes a checked value. ``value_text`` carries every checked digit. All entries
     of z equal: α_c = alpha_all_shrink exactly (closed form)."""
-    from theorycheck.predict import collapse as col
+    from theorycheck.proofs.minor_first.predict import collapse as col
+
     from theorycheck.progress import Progress
 
     zs, exact_floats = exact_scale_floats(z)

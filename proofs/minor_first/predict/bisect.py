@@ -1,5 +1,5 @@
 """One bisection of a fate in a log scale, shared by the α_c searches of the depth-L flow (in c on the blown-up
-ratio system, :mod:`theorycheck.predict.blowup`; in α on the flow in θ = ln u, :mod:`theorycheck.predict.depth`).
+ratio system, :mod:`theorycheck.proofs.minor_first.predict.blowup`; in α on the flow in θ = ln u, :mod:`theorycheck.proofs.minor_first.predict.depth`).
 
 The bracket's ends are decided runs. A midpoint left undecided is replaced by the quarter points; if all three are
 undecided, or ``max_evaluations`` trials or ``max_steps`` integration steps over the whole search are spent, the

@@ -1,6 +1,6 @@
 """One piece of a proved regime map decided: the validated run of C4's reduced ODE with α an interval, and
 the stop test that follows N̄ from cell to cell of the switch levels until a growth or collapse certificate
-(:func:`decide_piece`; the method is described in :mod:`theorycheck.proved.regime_map`)."""
+(:func:`decide_piece`; the method is described in :mod:`theorycheck.proofs.minor_first.proved.regime_map`)."""
 
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from theorycheck.proofs.minor_first.proved.l2_forms import L2Forms, exact_ball, gap_on_set, meet, norm_on_set
+from theorycheck.proofs.minor_first.proved.map_pieces import COLLAPSE, GROWTH, PROVED, Piece, undecided_piece
+
 from theorycheck.arith.decimals import down as _down
 from theorycheck.arith.decimals import scaled as _scaled
 from theorycheck.arith.decimals import up as _up
-from theorycheck.proved.l2_forms import L2Forms, exact_ball, gap_on_set, meet, norm_on_set
-from theorycheck.proved.map_pieces import COLLAPSE, GROWTH, PROVED, Piece, undecided_piece
 from theorycheck.status import Budget
 
 __all__ = ["decide_piece"]

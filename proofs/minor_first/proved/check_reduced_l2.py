@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from theorycheck.proofs.minor_first.proved.reduced_l2 import ReducedL2
+
 from theorycheck.proved.check import (
     EXTRA_ORDER,
     CertificateClaim,
@@ -27,7 +29,6 @@ from theorycheck.proved.check import (
     order_of,
     serious,
 )
-from theorycheck.proved.reduced_l2 import ReducedL2
 from theorycheck.proved.tape import TreeEval
 
 __all__ = ["ReducedL2Checker"]

@@ -8,7 +8,7 @@ with the clock dσ = (N/ρ)dτ the flow closes on r, starts on the ray r(0) = c 
 r = 1 + e^λ ω, |ω| = 1, dς = R^{L−2} dσ the field is regular at R = 0, where the equilibrium becomes a saddle on
 the sphere. Fates (persisting lemmas, P4): every r_j > 1 (every ω_j > 0) ⇒ collapse; every r_j ≤ 1 (every
 ω_j ≤ 0) ⇒ growth. The bracket is found by float64 bisection in c on the blown-up system
-(:func:`theorycheck.predict.blowup.c_bracket`), then each end is proved by validated integration (Lohner's method)
+(:func:`theorycheck.proofs.minor_first.predict.blowup.c_bracket`), then each end is proved by validated integration (Lohner's method)
 of the blown-up system. Steps, evaluations and width end a run, never seconds: the outcome does not depend on
 the machine.
 """
@@ -160,10 +160,11 @@ class RatioBlowup(FateSystem):
         return ball_text(state.t)
 
     def ends(self, digits: int, *, deadline: float, guess=None) -> Ends:
-        """The ends of a float64 bisection in c (:func:`theorycheck.predict.blowup.c_bracket`) widened by
+        """The ends of a float64 bisection in c (:func:`theorycheck.proofs.minor_first.predict.blowup.c_bracket`) widened by
         10^−(digits+1), rounded outwards; at most :data:`SEARCH_DIGITS` digits are attempted (the note says so)."""
+        from theorycheck.proofs.minor_first.predict.blowup import c_bracket
+
         from theorycheck.arith.decimals import outward
-        from theorycheck.predict.blowup import c_bracket
 
         asked = int(digits)
         digits = min(asked, SEARCH_DIGITS)

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from theorycheck.proofs.minor_first.predict.bisect import bisect_fate
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import SAM_L2
-from theorycheck.predict.bisect import bisect_fate
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
@@ -115,7 +115,7 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_ste
     one step at a time, until a persisting condition: every r_j > 1 (all shrink from then on) or every r_j ≤ 1
     (all grow from then on), checked after every step; undecided when the horizon ``t_max`` or ``max_steps``
     steps run out (``why`` says which). Near α_c(L) (even L ≥ 4) the path passes the degenerate equilibrium u*
-    and the steps needed grow like a power of 1/|α − α_c|: :mod:`theorycheck.predict.blowup` decides those."""
+    and the steps needed grow like a power of 1/|α − α_c|: :mod:`theorycheck.proofs.minor_first.predict.blowup` decides those."""
     from scipy.integrate import DOP853
 
     from theorycheck.symbolic.forms import balanced_field
@@ -200,7 +200,7 @@ def depth_collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, m
     None (no collapse is possible).
 
     Even L ≥ 4: bisection in c = ρ/(α√L‖z‖₂) on the ratio reduction blown up at r = 1
-    (:func:`theorycheck.predict.blowup.c_bracket`; at α_c the path runs into the degenerate equilibrium u*, which
+    (:func:`theorycheck.proofs.minor_first.predict.blowup.c_bracket`; at α_c the path runs into the degenerate equilibrium u*, which
     the blow-up makes a hyperbolic saddle) to relative width ``rel_tol`` (at best about 4e-14), each trial
     classified under ``max_steps`` DOP853 steps and the horizon ς = ``s_max``, the search under
     ``max_evaluations`` integrations and ``max_total_steps`` steps in all; ``check.stopped`` names the budget that ran out first, if one did.
@@ -229,7 +229,7 @@ def depth_collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, m
                 "note": "all entries of z equal: collapse ⇔ r(0) > 1", "check": None,
                 "strength": float_check().as_dict()}
     if L >= 4:
-        from theorycheck.predict import blowup as B
+        from theorycheck.proofs.minor_first.predict import blowup as B
 
         ac = C.depth_alpha_of_c(L)
         s = B.c_bracket(u, L, rel=rel_tol, max_evaluations=max_evaluations, max_steps=max_steps, s_max=s_max,

@@ -40,12 +40,8 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from theorycheck.arith.decimals import exact_decimal as _dec
-from theorycheck.errors import TheorycheckError
-from theorycheck.optimizers import SAM_L2
-from theorycheck.optimizers import get as get_optimizer
-from theorycheck.proved.l2_forms import L2Forms, l2_forms, l2_forms_exact
-from theorycheck.proved.map_pieces import (
+from theorycheck.proofs.minor_first.proved.l2_forms import L2Forms, l2_forms, l2_forms_exact
+from theorycheck.proofs.minor_first.proved.map_pieces import (
     GROWTH,
     MAP_BUDGET,
     PROVED,
@@ -57,7 +53,12 @@ from theorycheck.proved.map_pieces import (
     rescale_times,
     undecided_piece,
 )
-from theorycheck.proved.piece_run import decide_piece
+from theorycheck.proofs.minor_first.proved.piece_run import decide_piece
+
+from theorycheck.arith.decimals import exact_decimal as _dec
+from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import SAM_L2
+from theorycheck.optimizers import get as get_optimizer
 from theorycheck.status import Budget
 
 __all__ = ["L2Forms", "MAP_BUDGET", "Piece", "RegimeMap", "decide_piece", "l2_forms", "parse_alpha_range",
@@ -172,7 +173,7 @@ def _critical_alphas(L: int, zq: tuple, rhoq: Fraction, values: list) -> list[fl
 
 def _float_alpha_c(zq: tuple, rhoq: Fraction) -> float | None:
     """The floating-point α_c (a heuristic: where the graded cuts go; no proof rests on it), or None."""
-    from theorycheck.predict.thresholds import collapse_threshold
+    from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold
 
     try:
         r = collapse_threshold([float(v) for v in zq], float(rhoq), digits=10, max_seconds=30.0, progress=False)

@@ -8,11 +8,11 @@ strong it is). :func:`thresholds` takes a validated :class:`~theorycheck.setting
 from __future__ import annotations
 
 import numpy as np
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.optimizers import get as get_optimizer
-from theorycheck.predict import thresholds as th
 from theorycheck.record import Keys, ListOf, OneOf, Record
 from theorycheck.setting import Setting, exact_inputs
 from theorycheck.solvers.trajectory import SWITCH_KEYS
@@ -165,7 +165,7 @@ def _depth_l(setting: Setting, out: dict, place: bool, T: float) -> dict:
     """ℓ2-SAM at depth L ≥ 3 (predict/depth.py): derived initial-rate thresholds, α_c(L) for even L (a
     floating-point bracket), the statement of what happens at small α, and (``place``) the initial index
     of the setting's α, its side of α_c and the trajectory."""
-    from theorycheck.predict import depth as dl
+    from theorycheck.proofs.minor_first.predict import depth as dl
 
     z, rho, L = setting.z, setting.rho, setting.depth
     out.update(dl.depth_thresholds(z, rho, L))
@@ -317,7 +317,7 @@ def thresholds_data(setting: Setting, *, progress: bool | None = None) -> Thresh
     prints; predict/dataset.py: a bracket from full integrations, with its evidence: a floating-point check).
     ``data`` is the file the setting was read from (``Setting.source``), or null. ``progress``: a bar on
     stderr (None: when it is a terminal)."""
-    from theorycheck.predict import dataset as ds
+    from theorycheck.proofs.minor_first.predict import dataset as ds
 
     if not get_optimizer(setting.optimizer).normalised or setting.depth != 2:
         raise ArgumentError("thresholds of several examples are computed for ℓ2-SAM at L = 2 "

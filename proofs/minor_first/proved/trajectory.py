@@ -1,7 +1,7 @@
 """``trajectory --prove``: a trajectory's switch, collapse and blow-up times as enclosures and its final index
 from a lock-in certificate (ball arithmetic; proofs/minor_first/lockin.py), for the settings a proof covers (one example,
 uniform α): ℓ2-SAM at L = 2 (z > 0: C4's reduced ODE integrated in ball arithmetic,
-:mod:`theorycheck.proved.regime_map` on the point interval [α, α]), balanced ℓ2-SAM at depth L ≥ 3 (z > 0:
+:mod:`theorycheck.proofs.minor_first.proved.regime_map` on the point interval [α, α]), balanced ℓ2-SAM at depth L ≥ 3 (z > 0:
 the balanced flow itself, :mod:`theorycheck.proved.path`) and GD (the static index, C6; at L ≥ 3 its
 closed-form blow-up time)."""
 
@@ -158,7 +158,7 @@ def _prove_gd(s, inp) -> dict:
 def _prove_l2(inp, t0: float, max_seconds: float) -> dict:
     """ℓ2-SAM at L = 2: the regime map's decision on the point interval [α, α] of C4's reduced ODE, with
     the exact z/s and ρ (s a power of two: times scale back by 1/s), its switches refined."""
-    from theorycheck.proved import regime_map as rm
+    from theorycheck.proofs.minor_first.proved import regime_map as rm
 
     zq = inp.zq
     s_pow = 2.0 ** int(np.frexp(float(max(zq)))[1])  # work on z/s (exact): times scale back by 1/s

@@ -4,8 +4,8 @@ by validated (ball-arithmetic) integration and persisting lemmas.
 
 One prover for every depth: :func:`prove_alpha_c` builds the proved-fate system of the depth
 (:func:`fate_system`: a :class:`~theorycheck.proved.fate_system.FateSystem` — C4's reduced ODE in a moving frame
-at L = 2, :class:`~theorycheck.proved.reduced_l2.ReducedL2`; the ratio reduction blown up at the degenerate
-equilibrium at even L ≥ 4, :class:`~theorycheck.proved.ratio_blowup.RatioBlowup`), asks it for the bracket to
+at L = 2, :class:`~theorycheck.proofs.minor_first.proved.reduced_l2.ReducedL2`; the ratio reduction blown up at the degenerate
+equilibrium at even L ≥ 4, :class:`~theorycheck.proofs.minor_first.proved.ratio_blowup.RatioBlowup`), asks it for the bracket to
 prove, proves the fate of each end with it, and assembles the bracket
 (:func:`theorycheck.proved.bracket.assemble`: proved when both fates are and every lemma the system rests on is
 proved for (L, d)). The fate is monotone in α (P3), so collapse at ``lower`` and growth at ``upper`` put α_c in
@@ -27,11 +27,11 @@ def system_class(depth: int) -> type[FateSystem]:
     """The proved-fate system of depth ``depth``: L = 2 or even L ≥ 4 (odd L has no collapse threshold)."""
     L = int(depth)
     if L == 2:
-        from theorycheck.proved.reduced_l2 import ReducedL2
+        from theorycheck.proofs.minor_first.proved.reduced_l2 import ReducedL2
 
         return ReducedL2
     if L >= 4 and L % 2 == 0:
-        from theorycheck.proved.ratio_blowup import RatioBlowup
+        from theorycheck.proofs.minor_first.proved.ratio_blowup import RatioBlowup
 
         return RatioBlowup
     raise TheorycheckError(f"depth {L}: a proved α_c exists for L = 2 and even L ≥ 4 (odd L: no collapse)")

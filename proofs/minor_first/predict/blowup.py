@@ -12,7 +12,7 @@ time to pass it grows only like ln 1/|c − c*|. The path starts on the ray r(0)
 
 Every integration is DOP853 stepped one step at a time under a step budget and a horizon in ς, and the
 bisection under an evaluation budget: each answer names the budget that ran out, never a clock.
-:mod:`theorycheck.proved.ratio_blowup` proves the ends of this bracket.
+:mod:`theorycheck.proofs.minor_first.proved.ratio_blowup` proves the ends of this bracket.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from theorycheck.proofs.minor_first.predict.bisect import bisect_fate
 
-from theorycheck.predict.bisect import bisect_fate
 from theorycheck.status import Fate
 from theorycheck.symbolic import forms as C
 

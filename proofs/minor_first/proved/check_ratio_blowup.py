@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from theorycheck.proofs.minor_first.proved.ratio_blowup import RatioBlowup
+
 from theorycheck.proved.check import (
     EXTRA_ORDER,
     CertificateClaim,
@@ -26,7 +28,6 @@ from theorycheck.proved.check import (
     order_of,
     serious,
 )
-from theorycheck.proved.ratio_blowup import RatioBlowup
 from theorycheck.proved.tape import TreeEval, TreeEvals
 
 __all__ = ["RatioBlowupChecker"]

@@ -17,7 +17,7 @@ The method (THEORY.md C4/C5):
 - The proposed value is then *checked* on both sides: α(1 − w) is integrated until
   N < ρ z_+ (every rate is negative from then on: collapse) and α(1 + w) until N ≥ ρ z_max
   (every rate is nonnegative from then on: growth), at the working precision (float64 or
-  mpmath digits: a floating-point check, not a proof — :mod:`theorycheck.proved.alpha_c` proves).
+  mpmath digits: a floating-point check, not a proof — :mod:`theorycheck.proofs.minor_first.proved.alpha_c` proves).
   Only a checked bracket yields a value; otherwise the answer is inconclusive (value None).
 
 α_c is exactly proportional to ρ and invariant under z → c z (c > 0), so the work is done

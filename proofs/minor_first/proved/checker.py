@@ -1,13 +1,16 @@
 """The one checker of proved α_c certificates, at every depth: :func:`check_certificate` re-derives the claim from
 the certificate's inputs alone (:func:`theorycheck.proved.check.claim_of`) and re-checks both runs with the run
-checker of its format (:class:`theorycheck.proved.check.RunChecker`: :mod:`theorycheck.proved.check_reduced_l2` at
-L = 2, :mod:`theorycheck.proved.check_ratio_blowup` at even L ≥ 4), code that shares nothing with the integrator but
+checker of its format (:class:`theorycheck.proved.check.RunChecker`: :mod:`theorycheck.proofs.minor_first.proved.check_reduced_l2` at
+L = 2, :mod:`theorycheck.proofs.minor_first.proved.check_ratio_blowup` at even L ≥ 4), code that shares nothing with the integrator but
 the ball arithmetic.
 """
 
 from __future__ import annotations
 
 import time
+
+from theorycheck.proofs.minor_first.proved.check_ratio_blowup import RatioBlowupChecker
+from theorycheck.proofs.minor_first.proved.check_reduced_l2 import ReducedL2Checker
 
 from theorycheck.proved.check import (
     CertificateCheck,
@@ -20,8 +23,6 @@ from theorycheck.proved.check import (
     read_certificate,
     serious,
 )
-from theorycheck.proved.check_ratio_blowup import RatioBlowupChecker
-from theorycheck.proved.check_reduced_l2 import ReducedL2Checker
 
 __all__ = ["check_certificate", "run_checker"]
 
