@@ -1,5 +1,5 @@
 """α_c(L) at even L ≥ 4 in floating point: the bisection in c on the ratio reduction blown up at r = 1 (new,
-predict/blowup.py through predict/depth.depth_collapse_threshold) against the previous bisection in ln α on the flow in
+minor_first/predict/blowup.py through minor_first/predict/depth.depth_collapse_threshold) against the previous bisection in ln α on the flow in
 θ = ln u (the baseline, rebuilt here from ``predict.depth.classify`` with the previous horizon 2000·α^(2−L) per
 trial, now under a step budget instead of seconds), in the same process: significant digits of the checked
 bracket, integrations, DOP853 steps, CPU seconds.

@@ -1,5 +1,5 @@
 """E2.linear over MNIST class pairs at a chosen training size (the evidence of docs/findings/minor-first.md): the rule of
-proofs/e2_linear.py through :func:`theorycheck.images.pairs.linear_images_pairs` (each pair one
+proofs/e2_linear.py through :func:`theorycheck.numerics.minor_first.e2.linear_pairs.linear_images_pairs` (each pair one
 Dask task), written out as JSON. ``--n-train 0``: every training image of each pair.
 ``--collapse-from FILE``: α_c brackets from an earlier run's JSON (the same deterministic scan),
 so that a second pass (a wider α_gd scan, ℓ∞ with a larger budget) does not scan again.
@@ -13,9 +13,9 @@ import argparse
 import json
 import time
 
+from theorycheck.numerics.minor_first.e2.linear_pairs import linear_images_pairs
 from theorycheck.proofs.minor_first.e2_linear import PAIRS
 
-from theorycheck.images.pairs import linear_images_pairs
 from theorycheck.jsonio import to_plain
 
 

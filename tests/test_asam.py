@@ -193,7 +193,8 @@ def test_tiny_gradients_at_large_weights_are_not_a_stationary_point(alpha, z):
 
 def test_the_cnn_experiment_takes_it_by_name_and_its_default_set_is_unchanged():
     pytest.importorskip("torch")
-    from theorycheck.cnn.experiment import OPTIMIZERS as CNN_DEFAULT
+    from theorycheck.numerics.minor_first.e2.cnn import OPTIMIZERS as CNN_DEFAULT
+
     from theorycheck.errors import ArgumentError
 
     assert ASAM.name not in CNN_DEFAULT

@@ -1,4 +1,4 @@
-"""Certificates of the depth-L α_c proof (proved/ratio_blowup.py, written by proved/certificate.py, checked by proved/check.py): what the prover writes, the independent
+"""Certificates of the depth-L α_c proof (minor_first/proved/ratio_blowup.py, written by proved/certificate.py, checked by proved/check.py): what the prover writes, the independent
 checker accepts; a changed number is rejected (by the digest, and by an inclusion when the digest is redone)."""
 
 import copy

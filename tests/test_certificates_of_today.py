@@ -1,5 +1,5 @@
 """Certificates written before the prover and the checker became one (saved under tests/data/certificates/) are still
-accepted by the one checker (proved/checker.py), and a tampered copy of each is rejected.
+accepted by the one checker (minor_first/proved/checker.py), and a tampered copy of each is rejected.
 
 The files were written by theorycheck at commit e9b781f (the code before one prover served every depth):
 

@@ -1,6 +1,6 @@
-"""α_c(L) for even L ≥ 4 in floating point (predict/blowup.py through predict/depth.py): the bisection in c on the
+"""α_c(L) for even L ≥ 4 in floating point (minor_first/predict/blowup.py through minor_first/predict/depth.py): the bisection in c on the
 ratio reduction blown up at r = 1, against the flow in θ = ln u (a different system, compiled separately), the
-exact symmetries of the flow, and (slow) the proved bracket of proved/alpha_c.py at even L ≥ 4."""
+exact symmetries of the flow, and (slow) the proved bracket of minor_first/proved/alpha_c.py at even L ≥ 4."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """ℓ2-SAM at depth L ≥ 3 (balanced, one example): the trajectory handles collapse (even L) and
-blow-up, and the depth-L thresholds (predict/depth.py) against independent integrations."""
+blow-up, and the depth-L thresholds (minor_first/predict/depth.py) against independent integrations."""
 
 import json
 

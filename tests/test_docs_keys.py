@@ -39,8 +39,8 @@ ROOTS = {
     "saddles": ["theorycheck.api:SaddlesResult"],
     "heatmap": ["theorycheck.sweep.result:SweepResult"],
     "reproduce": ["theorycheck.api:ReproduceResult"],
-    "cnn": ["theorycheck.cnn.experiment:CnnResult"],
-    "linear-images": ["theorycheck.images.experiment:LinearImagesResult", "theorycheck.images.pairs:PairsResult"],
+    "cnn": ["theorycheck.numerics.minor_first.e2.cnn:CnnResult"],
+    "linear-images": ["theorycheck.numerics.minor_first.e2.linear_images:LinearImagesResult", "theorycheck.numerics.minor_first.e2.linear_pairs:PairsResult"],
     "packs": ["theorycheck.packs:PackList"],
     "predict": ["theorycheck.proofs.kernel_rich.predictions", "theorycheck.proofs.lp_margin.predictions",
                 "theorycheck.proofs.minor_first.predictions"],
@@ -206,9 +206,9 @@ FAST = {
     "predict-mf": ("predict --pack minor-first --z 1,2,3 --alpha 0.5 --json",
                    "theorycheck.proofs.minor_first.predictions"),
     "cnn": ("cnn --train-size 40 --test-size 20 --cam-images 8 --batch-size 20 --epochs 1 --seeds 2 --init-scales 1 --widths 4,8 "
-            "--checkpoints 2 --out {tmp}/cnn --json", "theorycheck.cnn.experiment:CnnResult"),
+            "--checkpoints 2 --out {tmp}/cnn --json", "theorycheck.numerics.minor_first.e2.cnn:CnnResult"),
     "linear-images": ("linear-images --n-train 40 --n-test 20 --alphas 0.1,1 --checkpoints 6 --max-steps 40 "
-                      "--json", "theorycheck.images.experiment:LinearImagesResult"),
+                      "--json", "theorycheck.numerics.minor_first.e2.linear_images:LinearImagesResult"),
     "check-certificate": ("check-certificate {tmp}/cert.json --json", "theorycheck.proved.check:CertificateCheck"),
 }
 #: the other shapes, at a cost of seconds each: the full tier
@@ -228,11 +228,11 @@ SLOW = {
     "thresholds-digits": ("thresholds --z 1,2,3 --rho 1 --digits 20 --json", "theorycheck.proofs.minor_first.predict.regimes:ThresholdsResult"),
     "linear-images-discrete": ("linear-images --n-train 40 --n-test 20 --alphas 0.1 --checkpoints 6 --max-steps 40 "
                                "--time discrete --eta 0.05 --t-max 1 --optimizers gd --json",
-                               "theorycheck.images.experiment:LinearImagesResult"),
+                               "theorycheck.numerics.minor_first.e2.linear_images:LinearImagesResult"),
     "linear-images-pairs": ("linear-images --pairs 0/1,2/3,6/7,4/5 --quick --n-train 60 --optimizers sam-l2 "
-                            "--scheduler sync --json", "theorycheck.images.pairs:PairsResult"),
+                            "--scheduler sync --json", "theorycheck.numerics.minor_first.e2.linear_pairs:PairsResult"),
     "linear-images-pair": ("linear-images --pairs 0/1 --quick --n-train 40 --optimizers sam-l2 --scheduler sync "
-                           "--json", "theorycheck.images.pairs:PairsResult"),
+                           "--json", "theorycheck.numerics.minor_first.e2.linear_pairs:PairsResult"),
 }
 SAMPLES = {**FAST, **SLOW}
 

@@ -19,8 +19,7 @@ CLAIM_ID = re.compile(r"^(C[1-6]|E[12])(\.[\w-]+)*$")
 
 #: modules that import an optimizer's constant (the first paper's ℓ2-SAM, mostly)
 KNOWN_CONSTANTS = {
-    "batched/pixels.py", "cnn/experiment.py", "cnn/sam.py", "images/experiment.py", "images/pairs.py",
-    "observe/lockin.py", "solvers/pm_flow.py", "solvers/regression.py", "solvers/systems/balanced_l2.py",
+    "batched/pixels.py", "cnn/sam.py", "observe/lockin.py", "solvers/pm_flow.py", "solvers/regression.py", "solvers/systems/balanced_l2.py",
 }
 #: modules with a claim id of the first pack as a string
 KNOWN_CLAIM_IDS = {"symbolic/lemmas.py"}

@@ -1,4 +1,4 @@
-"""E2.linear over class pairs as Dask tasks (theorycheck.images.pairs, sweep.run.run_tasks) and the
+"""E2.linear over class pairs as Dask tasks (theorycheck.numerics.minor_first.e2.linear_pairs, sweep.run.run_tasks) and the
 ``linear-images --pairs`` command."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import math
 import sys
 
 import pytest
+from theorycheck.numerics.minor_first.e2.linear_pairs import linear_images_pairs
 
 from theorycheck.cli.main import main
 from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.imagedata import _pureml_archive
-from theorycheck.images.pairs import linear_images_pairs
 from theorycheck.sweep.run import run_tasks
 
 pytest.importorskip("dask")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
+from theorycheck.numerics.minor_first.e2.linear_images import DEFAULT_RTOL, Config
 
 from theorycheck.batched.pixels import run_pixels
-from theorycheck.images.experiment import DEFAULT_RTOL, Config
 
 
 def reference(Z, alpha, grid):
@@ -80,8 +80,9 @@ def test_rtol_reaches_the_run(monkeypatch):
     """Config.rtol / atol (CLI --rtol / --atol) are the tolerances the experiment's flows run at."""
     import argparse
 
+    from theorycheck.numerics.minor_first.e2 import linear_images as ex
+
     from theorycheck.cli.commands import linear_images as cli
-    from theorycheck.images import experiment as ex
 
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="command")

@@ -129,7 +129,7 @@ def test_unwritable_folders_are_found_by_trying(tmp_path, monkeypatch, capsys):
 
 
 def test_linear_images_checks_its_folders_before_the_work(tmp_path):
-    from theorycheck.images.experiment import linear_images
+    from theorycheck.numerics.minor_first.e2.linear_images import linear_images
 
     (tmp_path / "afile").write_text("x")
     for kw in ({"save": tmp_path / "afile" / "s"}, {"figures": tmp_path / "afile"}):

@@ -415,7 +415,8 @@ def test_pixel_task_rows_labels_background_and_centring():
 
 @pytest.mark.slow
 def test_saved_runs_load_without_pickles_and_recompute(tmp_path):
-    from theorycheck.images.experiment import Config, linear_images
+    from theorycheck.numerics.minor_first.e2.linear_images import Config, linear_images
+
     from theorycheck.pixel_task import pixel_task
 
     S = _images(seed=2)

@@ -1,4 +1,4 @@
-"""Proved regime maps (proved/regime_map.py): every α of a proved piece has its fate and j† sequence;
+"""Proved regime maps (minor_first/proved/regime_map.py): every α of a proved piece has its fate and j† sequence;
 pieces that contain α_c or a critical α are never proved; the answers agree with float trajectories. Budgets are
 validated steps, never seconds: the outcomes do not depend on the load of the machine."""
 

@@ -35,8 +35,8 @@ RANKS: dict[str, int] = {
     # 3: one object per optimizer; their registry's table is plain words (rank 0), so that a Setting
     # and the symbolic layer check and resolve names (the package's __init__ fills it on import)
     "theorycheck.optimizers": 3, "theorycheck.optimizers.registry": 0,
-    # 4: every floating-point integrator
-    "theorycheck.solvers": 4, "theorycheck.batched": 4,
+    # 4: every floating-point integrator, and the torch pieces (the SAM step, small CNNs, Grad-CAM, image loaders)
+    "theorycheck.solvers": 4, "theorycheck.batched": 4, "theorycheck.cnn": 4,
     # 5: a trajectory -> j†, switches, margins, angles
     "theorycheck.observe": 5, "theorycheck.observe_pixels": 5,
     # 6: the validated integrator, the proved-fate protocol, box proofs, certificate reading and writing (a pack's
@@ -49,7 +49,7 @@ RANKS: dict[str, int] = {
     # 9: packs: the registry, the experiment runner, the packs' theorems, claims, predictions, experiments
     "theorycheck.packs": 9, "theorycheck.experiments": 9, "theorycheck.proofs": 9, "theorycheck.numerics": 9,
     # 10: experiments and outputs outside a pack
-    "theorycheck.cnn": 10, "theorycheck.derivation": 10, "theorycheck.images": 10,
+    "theorycheck.derivation": 10,
     # 11: the public API
     "theorycheck.api": 11, "theorycheck.testing": 11, "theorycheck": 11,
     # 12: the command line

@@ -11,9 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("captum")
 
-from theorycheck.cli.main import main  # noqa: E402
-from theorycheck.cnn import data as D  # noqa: E402
-from theorycheck.cnn.experiment import (  # noqa: E402
+from theorycheck.numerics.minor_first.e2.cnn import (  # noqa: E402
     Config,
     Run,
     compare,
@@ -22,6 +20,9 @@ from theorycheck.cnn.experiment import (  # noqa: E402
     settings_verdicts,
     summary_line,
 )
+
+from theorycheck.cli.main import main  # noqa: E402
+from theorycheck.cnn import data as D  # noqa: E402
 from theorycheck.errors import TheorycheckError  # noqa: E402
 
 

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 from theorycheck.errors import TheorycheckError
 
 if TYPE_CHECKING:
-    from theorycheck.cnn.experiment import CnnResult
-    from theorycheck.cnn.experiment import Config as CnnConfig
     from theorycheck.derivation import Derivation, RegressionDerivation
-    from theorycheck.images.experiment import Config as ImagesConfig
-    from theorycheck.images.experiment import LinearImagesResult
-    from theorycheck.images.pairs import PairsResult
+    from theorycheck.numerics.minor_first.e2.cnn import CnnResult
+    from theorycheck.numerics.minor_first.e2.cnn import Config as CnnConfig
+    from theorycheck.numerics.minor_first.e2.linear_images import Config as ImagesConfig
+    from theorycheck.numerics.minor_first.e2.linear_images import LinearImagesResult
+    from theorycheck.numerics.minor_first.e2.linear_pairs import PairsResult
     from theorycheck.packs import PackList
     from theorycheck.proved.check import CertificateCheck
 
@@ -104,7 +104,7 @@ def cnn_config(*, quick: bool = False, **options) -> CnnConfig:
     """The CNN experiment's validated Config: the ``quick`` preset (or the defaults), then ``options``."""
     from dataclasses import replace
 
-    from theorycheck.cnn.experiment import Config, quick_config
+    from theorycheck.numerics.minor_first.e2.cnn import Config, quick_config
 
     return replace(quick_config() if quick else Config(), **options).validate()
 
@@ -115,7 +115,7 @@ def run_cnn(config=None, out: str | Path = "out/cnn") -> CnnResult:
     from theorycheck.cnn import require_torch
 
     require_torch()
-    from theorycheck.cnn.experiment import cnn
+    from theorycheck.numerics.minor_first.e2.cnn import cnn
 
     return cnn(config if config is not None else cnn_config(), out)
 
@@ -124,7 +124,7 @@ def linear_images_config(*, quick: bool = False, **options) -> ImagesConfig:
     """The linear-images experiment's Config: the ``quick`` preset (or the defaults), then ``options``."""
     from dataclasses import replace
 
-    from theorycheck.images.experiment import Config, quick_config
+    from theorycheck.numerics.minor_first.e2.linear_images import Config, quick_config
 
     return replace(quick_config() if quick else Config(), **options).validate()
 
@@ -132,14 +132,14 @@ def linear_images_config(*, quick: bool = False, **options) -> ImagesConfig:
 def linear_images(config=None, *, save: str | None = None, figures: str | None = None) -> LinearImagesResult:
     """GD vs ℓ2/ℓ∞-SAM on a diagonal linear network over pixels (β as the pixel map), with ``config``
     (:func:`linear_images_config`); arrays saved under ``save``, figures under ``figures``."""
-    from theorycheck.images.experiment import linear_images as run_images
+    from theorycheck.numerics.minor_first.e2.linear_images import linear_images as run_images
 
     return run_images(config if config is not None else linear_images_config(), save=save, figures=figures)
 
 
 def linear_images_pairs(**options) -> PairsResult:
-    """E2.linear over MNIST class pairs (:func:`theorycheck.images.pairs.linear_images_pairs`, its options)."""
-    from theorycheck.images.pairs import linear_images_pairs as run_pairs
+    """E2.linear over MNIST class pairs (:func:`theorycheck.numerics.minor_first.e2.linear_pairs.linear_images_pairs`, its options)."""
+    from theorycheck.numerics.minor_first.e2.linear_pairs import linear_images_pairs as run_pairs
 
     return run_pairs(**options)
 

@@ -1,5 +1,6 @@
-"""Real networks (THEORY.md E2): a torch SAM optimizer, small CNNs with an init scale α,
-real-image loaders, Grad-CAM background attention, and the paired GD-vs-SAM experiment.
+"""Real networks in torch: a SAM optimizer for any registered optimizer with a full-batch step, small CNNs with
+an init scale α, real-image loaders and Grad-CAM background attention (the first paper's paired GD-vs-SAM
+experiment E2 on them is its pack's, :mod:`theorycheck.numerics.minor_first.e2.cnn`).
 
 torch and captum are optional dependencies: nothing in this package imports them at
 ``import theorycheck`` time; :func:`require_torch` turns their absence into one line.

@@ -1,6 +1,6 @@
 """``theorycheck cnn``: GD vs SAM on small CNNs and real images; Grad-CAM background attention (E2).
 
-A thin layer over :func:`theorycheck.cnn.experiment.run_experiment`; torch and captum are
+A thin layer over :func:`theorycheck.numerics.minor_first.e2.cnn.run_experiment`; torch and captum are
 imported only when the command runs.
 """
 

@@ -1,5 +1,5 @@
 """``theorycheck linear-images``: GD vs ℓ2-SAM vs ℓ∞-SAM on an L-layer diagonal linear network
-over image pixels (β is the pixel map). A thin layer over :func:`theorycheck.images.linear_images`."""
+over image pixels (β is the pixel map). A thin layer over :func:`theorycheck.api.linear_images`."""
 
 from __future__ import annotations
 

@@ -54,8 +54,9 @@ class PairsResult(Record):
 
 def _pair_task(job: dict) -> dict:
     """One class pair, every optimizer (runs in a Dask worker)."""
-    from theorycheck import imagedata as D
     from theorycheck.proofs.minor_first.e2_linear import pair_difference
+
+    from theorycheck import imagedata as D
 
     if "mnist" not in _IMAGES:
         _IMAGES["mnist"] = D.load("mnist")
@@ -88,6 +89,7 @@ def linear_images_pairs(pairs=((0, 1), (2, 3), (4, 5), (6, 7), (8, 9)), *, optim
     ``scheduler``: "processes", "threads" or "sync" (local Dask), or a Dask scheduler address /
     ``distributed.Client``; ``workers``: local workers (default one per pair up to the cores)."""
     from theorycheck.proofs.minor_first.e2_linear import verdict
+
     from theorycheck.sweep.run import run_tasks
 
     t0 = time.perf_counter()

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from theorycheck.proofs.minor_first.predict.pixels import REGIME_NAMES, alpha_collapse, pixel_alpha_gd_like, regime_of
 
 from theorycheck import observe_pixels as ob
 from theorycheck.batched.pixels import TIME_KINDS, run_pixels
@@ -26,7 +27,6 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import GD, default_set
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.pixel_task import PREPROCESSING, PixelTask, parse_classes, pixel_task
-from theorycheck.proofs.minor_first.predict.pixels import REGIME_NAMES, alpha_collapse, pixel_alpha_gd_like, regime_of
 from theorycheck.record import Keys, ListOf, Record
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import float_check
@@ -270,7 +270,7 @@ def linear_images(config: Config | None = None, *, save: str | Path | None = Non
     if save is not None:
         out["saved"] = _save(save, run, task, out)
     if figures is not None:
-        from theorycheck.images.figures import draw_all
+        from theorycheck.numerics.minor_first.e2.linear_figures import draw_all
 
         out["figures"] = draw_all(figures, run, task, out, obs["background"], obs["quantile"])
     out["seconds"]["total"] = time.perf_counter() - t0

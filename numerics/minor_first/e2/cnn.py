@@ -402,7 +402,7 @@ def _torch_settings(cfg: Config) -> None:
 
 def run_experiment(cfg: Config, *, log: Callable[[str], None] = _stderr) -> dict:
     """Train every (seed, α, optimizer), compare, and return the JSON-ready result
-    (figures are made by :mod:`theorycheck.cnn.figures`, from ``result["_grid"]``)."""
+    (figures are made by :mod:`theorycheck.numerics.minor_first.e2.cnn_figures`, from ``result["_grid"]``)."""
     cfg = cfg.validate()
     _torch_settings(cfg)
     t_start = time.perf_counter()
@@ -517,7 +517,8 @@ class CnnResult(Record):
 def cnn(cfg: Config, out: str | Path, *, log: Callable[[str], None] = _stderr) -> CnnResult:
     """Run the E2 experiment (:func:`run_experiment`), draw its figures in ``out``
     (``gradcam_grid.png``, ``curves.png``) and write ``out/results.json``."""
-    from theorycheck.cnn import figures
+    from theorycheck.numerics.minor_first.e2 import cnn_figures as figures
+
     from theorycheck.jsonio import emit
     from theorycheck.outputs import make_parent, output_folder
 
