@@ -49,10 +49,10 @@ def test_readme_depth4_certificate_is_accepted(tmp_path):
     # theorycheck thresholds --z 1,2 --rho 1 --depth 4 --prove --digits 3 --certificate cert.json: the runs it
     # records, written and re-checked (whether the answer is called proved depends on the lemmas' strength at L = 4,
     # which the checker reports too)
+    from theorycheck.proofs.minor_first.lemmas import strength
     from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
 
     from theorycheck.proved.certificate import write_certificate
-    from theorycheck.symbolic.lemmas import strength
 
     r = prove_alpha_c([1.0, 2.0], 1.0, depth=4, digits=3, record=True)
     assert (r.collapses.fate, r.grows.fate) == ("collapse", "growth")

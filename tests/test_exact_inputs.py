@@ -155,8 +155,9 @@ def test_every_answer_of_thresholds_says_how_strong_it_is(capsys):
 
 
 def test_a_bracket_resting_on_a_lemma_not_proved_for_its_depth_is_not_called_proved(monkeypatch):
+    from theorycheck.proofs.minor_first import lemmas
+
     from theorycheck.strength import not_decided, proved
-    from theorycheck.symbolic import lemmas
 
     def weak(name, *, depth, dim):
         return not_decided(f"{name} not checked at L = {depth}, d = {dim}") if name == "P3" else proved()
@@ -170,7 +171,7 @@ def test_a_bracket_resting_on_a_lemma_not_proved_for_its_depth_is_not_called_pro
 
 
 def test_strength_of_lemmas_decides_the_strength_of_the_answer():
-    from theorycheck.proved.bracket import resting_strength
+    from theorycheck.proved.lemmas import resting_strength
     from theorycheck.strength import Kind, float_check, not_decided, proved
 
     assert resting_strength([("C4", proved()), ("P1", proved())]).proved
@@ -185,8 +186,13 @@ def test_box_proofs_carry_a_strength():
     def positive(b, box):
         return Decision(PROVED) if b["x"] > 0 else Decision("undecided")
 
-    r = prove_on_box(positive, Box.of({"x": ("0.1", "0.3")}, {"L": 2, "d": 3}), rests_on=("C4",))
+    from theorycheck.proofs.minor_first.lemmas import BOOK
+
+    box = Box.of({"x": ("0.1", "0.3")}, {"L": 2, "d": 3})
+    r = prove_on_box(positive, box, rests_on=("C4",), book=BOOK)
     assert r.status == PROVED and r.as_dict()["strength"]["kind"] == "proved"
+    bare = prove_on_box(positive, box, rests_on=("C4",))  # no book: the lemma's strength is unknown
+    assert bare.status == PROVED and bare.as_dict()["strength"]["kind"] == "not decided"
     lo, hi = r.box.bounds[0][1:]
     assert Fraction(lo) <= Fraction(1, 10) and Fraction(3, 10) <= Fraction(hi)  # outward: contains [0.1, 0.3]
 

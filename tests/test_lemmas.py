@@ -1,13 +1,13 @@
 """The depth-L lemmas (P3, P4, P5, P6, LOCK) are proved by sympy for a symbolic depth and dimension
-(theorycheck.symbolic.lemma_proofs), and strength() reads those proofs."""
+(theorycheck.proofs.minor_first.lemma_proofs), and strength() reads those proofs."""
 
 import pytest
 import sympy as sp
+from theorycheck.proofs.minor_first import lemma_proofs as lp
+from theorycheck.proofs.minor_first.lemmas import strength
 
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import lemma_proofs as lp
 from theorycheck.symbolic import systems as S
-from theorycheck.symbolic.lemmas import strength
 from theorycheck.symbolic.theorem import REFUTED, VERIFIED
 
 
@@ -108,3 +108,19 @@ def test_strength_calls_are_cached():
                 strength(name, depth=depth, dim=dim)
     assert lp.symbolic_proof.cache_info().misses <= 5
     assert lp.exact_proof.cache_info().misses == exact  # no exact (on-demand) proof was needed
+
+
+def test_the_engine_reads_lemmas_only_from_the_book_it_is_given():
+    from theorycheck.proofs.minor_first.lemmas import BOOK
+    from theorycheck.proved.lemmas import LemmaBook, lemma_strengths, resting_strength
+    from theorycheck.strength import Kind, float_check
+
+    assert [s.kind for _, s in lemma_strengths(["C4", "P1"], depth=2, dim=3, book=BOOK)] == [Kind.PROVED] * 2
+    assert all(s.kind is Kind.NOT_DECIDED for _, s in lemma_strengths(["C4"], depth=2, dim=3, book=None))
+    other = LemmaBook({"Q": "a lemma of another pack"}, lambda n, L, d: float_check(20), "another pack")
+    (name, s), = lemma_strengths(["Q"], depth=2, dim=3, book=other)
+    assert (name, s.kind, s.digits) == ("Q", Kind.FLOAT_CHECK, 20)
+    (_, missing), = lemma_strengths(["C4"], depth=2, dim=3, book=other)
+    assert missing.kind is Kind.NOT_DECIDED and "another pack" in missing.because
+    assert resting_strength(lemma_strengths(["Q"], depth=2, dim=3, book=other)).kind is Kind.FLOAT_CHECK
+    assert other.statement("Q") == "a lemma of another pack" and other.statement("C4") == ""

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import sympy as sp
+from theorycheck.proofs.minor_first.lemmas import BOOK
 
 from theorycheck.proved.boxes import (
     PROVED,
@@ -201,7 +202,7 @@ def _score_tie_hint(box: Box, cand: list[int], L: int) -> dict | None:
 def prover(statement: Callable, boxes: Sequence[Box], rests_on: tuple[str, ...]) -> Callable[..., list[BoxProof]]:
     """A claim's prover: decides ``statement`` on each of ``boxes`` (``max_seconds`` per box)."""
     def run(max_seconds: float = 10.0) -> list[BoxProof]:
-        return [prove_on_box(statement, bx, max_seconds=max_seconds, rests_on=rests_on) for bx in boxes]
+        return [prove_on_box(statement, bx, max_seconds=max_seconds, rests_on=rests_on, book=BOOK) for bx in boxes]
 
     run.boxes = list(boxes)
     return run
@@ -251,7 +252,7 @@ def alpha_box_prover(z: Sequence[float], rho: float, boxes: Sequence[tuple[str, 
             und = [Box.of({"alpha": (float(p.lower), float(p.upper))}, {"d": len(z)}) for p in pieces
                    if p.status != "proved"]
             out.append(BoxProof(status, box, [b for b in [box] if status == PROVED], und, ce, len(pieces),
-                                time.perf_counter() - t0, 96, rests_on, facts, r.values.get("stopped")))
+                                time.perf_counter() - t0, 96, rests_on, facts, r.values.get("stopped"), book=BOOK))
         return out
 
     run.boxes = [b[:2] for b in boxes]

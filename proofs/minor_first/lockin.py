@@ -22,9 +22,9 @@ L ≥ 3 (ℓ2-SAM; GD is ρ = 0; ℓ∞-SAM is GD on w = u − ρ), z_k > 0: the
 from __future__ import annotations
 
 import sympy as sp
+from theorycheck.proofs.minor_first import lemma_proofs
 
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import lemma_proofs
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic.theorem import Fact, Theorem, refuted, verified
 
@@ -160,7 +160,7 @@ def _collapse_time():
     return refuted(f"ode {ode}, zero {zero}", {})
 
 
-# ---------------------------------------------------------------- L ≥ 3: theorycheck.symbolic.lemma_proofs.lock_steps
+# ---------------------------------------------------------------- L ≥ 3: theorycheck.proofs.minor_first.lemma_proofs.lock_steps
 def _nbar_can_fall():
     """The N̄-form is not a lock-in by itself: N̄ beyond the last level can fall back (N < N̄)."""
     # uniform α, z = (1, 2, 3), ρ = 1: N̄ is a harmonic mean; if N drops below N̄ while N̄ > 5, N̄ falls.

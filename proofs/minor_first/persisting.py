@@ -11,7 +11,7 @@
   collapse at α implies collapse at every smaller α, growth at α growth at every larger α: the collapse set is
   an interval (0, α_c), and a proved collapse at ``lower`` and growth at ``upper`` give α_c ∈ [lower, upper].
 - P4 (even L ≥ 4), P5 (L ≥ 3: the ratio reduction), P6 (even L ≥ 4: its blow-up at r = 1): the steps of
-  :mod:`theorycheck.symbolic.lemma_proofs`, proved for a symbolic depth L and a symbolic dimension d (sums over
+  :mod:`theorycheck.proofs.minor_first.lemma_proofs`, proved for a symbolic depth L and a symbolic dimension d (sums over
   the coordinates as symbolic sums, a pair j ≠ k with the rest of N² a symbol Q ≥ 0). P3's steps there are for
   a symbolic even L (L = 2 included).
 """
@@ -19,9 +19,9 @@
 from __future__ import annotations
 
 import sympy as sp
+from theorycheck.proofs.minor_first import lemma_proofs
 
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import lemma_proofs
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic import systems as S
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, refuted, verified
@@ -81,7 +81,7 @@ def _subset_growth():
 
 
 def _lemma(name: str) -> list:
-    """The steps of lemma ``name`` proved for a symbolic L and d (theorycheck.symbolic.lemma_proofs)."""
+    """The steps of lemma ``name`` proved for a symbolic L and d (theorycheck.proofs.minor_first.lemma_proofs)."""
     return [Fact(st.statement + " [symbolic L, d]", st.fn) for st in lemma_proofs.steps(name)]
 
 

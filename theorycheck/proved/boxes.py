@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from theorycheck.arith.exact import exact
+from theorycheck.proved.lemmas import LemmaBook, lemma_strengths, resting_strength
 from theorycheck.strength import Strength, not_decided, proved
 
 PROVED, REFUTED, UNDECIDED = "proved", "refuted", "undecided"
@@ -161,21 +162,21 @@ class BoxProof:
     rests_on: tuple[str, ...] = ()
     facts: dict = field(default_factory=dict)
     stopped: str | None = None
+    #: the pack's lemmas that ``rests_on`` names (:class:`theorycheck.proved.lemmas.LemmaBook`)
+    book: LemmaBook | None = field(default=None, repr=False, compare=False)
 
     @property
     def strength(self) -> Strength:
         """How strong the decision is: a proved (or refuted) box rests on the theorems of ``rests_on``
-        (:func:`theorycheck.proved.bracket.resting_strength`; a refutation is a point evaluated in ball
+        (:func:`theorycheck.proved.lemmas.resting_strength`, in the pack's ``book``; a refutation is a point evaluated in ball
         arithmetic, proved on its own); an undecided one is not decided (the budget that ran out)."""
-        from theorycheck.proved.bracket import lemma_strengths, resting_strength
-
         if self.status == REFUTED:
             return proved()
         if self.status != PROVED:
             return not_decided(self.stopped or "pieces narrower than the smallest width are undecided")
         fixed = dict(self.box.fixed)
         dim = fixed.get("d") or max(1, sum(1 for k, _, _ in self.box.bounds if k.startswith("z")))
-        return resting_strength(lemma_strengths(self.rests_on, depth=fixed.get("L", 2), dim=dim))
+        return resting_strength(lemma_strengths(self.rests_on, depth=fixed.get("L", 2), dim=dim, book=self.book))
 
     def as_dict(self) -> dict:
         """Keys: status (the decision: proved | refuted | undecided), box, rests_on, strength, proved_pieces,
@@ -215,9 +216,9 @@ def certain_argmax(scores: Mapping[int, Any]) -> tuple[int | None, list[int]]:
 
 def prove_on_box(statement: Statement, box: Box, *, max_boxes: int = 4000, max_seconds: float = 20.0,
                  precision_bits: int = 128, min_width: float = 1e-12,
-                 rests_on: tuple[str, ...] = ()) -> BoxProof:
+                 rests_on: tuple[str, ...] = (), book: LemmaBook | None = None) -> BoxProof:
     """Decide ``statement`` for every point of ``box`` by interval evaluation and bisection (see the
-    module docstring). Budgets: ``max_boxes`` evaluations, ``max_seconds``; pieces narrower than
+    module docstring); a proof rests on the lemmas ``rests_on`` of the pack's ``book``. Budgets: ``max_boxes`` evaluations, ``max_seconds``; pieces narrower than
     ``min_width`` (relative) are left undecided. Hints of undecided pieces are tested as points."""
     t0 = time.perf_counter()
     queue, proved, undecided = [box], [], []
@@ -246,7 +247,7 @@ def prove_on_box(statement: Statement, box: Box, *, max_boxes: int = 4000, max_s
                     cdec = statement(cb.balls(), cb)
                     pt, dec = (cb.center(), cdec) if cdec.kind == REFUTED else (b.center(), dec)
                 return BoxProof(REFUTED, box, proved, undecided + queue, {"input": pt, "detail": dec.detail},
-                                n, time.perf_counter() - t0, precision_bits, rests_on, facts)
+                                n, time.perf_counter() - t0, precision_bits, rests_on, facts, book=book)
             if dec.hint is not None:
                 key = tuple(sorted(dec.hint.items()))
                 if key not in tried_hints and b.contains(dec.hint):
@@ -257,7 +258,7 @@ def prove_on_box(statement: Statement, box: Box, *, max_boxes: int = 4000, max_s
                     if pdec.kind == REFUTED:
                         return BoxProof(REFUTED, box, proved, undecided + queue + [b],
                                         {"input": pb.center(), "detail": pdec.detail}, n,
-                                        time.perf_counter() - t0, precision_bits, rests_on, facts)
+                                        time.perf_counter() - t0, precision_bits, rests_on, facts, book=book)
             if b.width() <= min_width:
                 undecided.append(b)
                 continue
@@ -265,4 +266,4 @@ def prove_on_box(statement: Statement, box: Box, *, max_boxes: int = 4000, max_s
     undecided.extend(queue)
     status = PROVED if not undecided else UNDECIDED
     return BoxProof(status, box, proved, undecided, None, n, time.perf_counter() - t0, precision_bits, rests_on,
-                    facts, stopped)
+                    facts, stopped, book=book)

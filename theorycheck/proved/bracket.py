@@ -4,20 +4,22 @@ every point of it shares, the exact inputs it is about, and how strong it is.
 The bracket [lower, upper] is a proof when ``lower`` is proved to collapse, ``upper`` proved to grow, and the
 fate is monotone in α: then α_c ∈ [lower, upper]. Its strength is :func:`theorycheck.strength.proved` only
 when every lemma it rests on is proved for the depth L and dimension d of the request
-(:func:`theorycheck.symbolic.lemmas.strength`); otherwise it is as strong as its weakest lemma, and says so.
+(the pack's :class:`theorycheck.proved.lemmas.LemmaBook`); otherwise it is as strong as its weakest lemma, and
+says so.
 Used by the proved α_c of every depth (:mod:`theorycheck.proofs.minor_first.proved.alpha_c`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from theorycheck.arith.decimals import common_digits, outward
 from theorycheck.arith.exact import ExactInputs
-from theorycheck.strength import Kind, Strength, not_decided, proved
+from theorycheck.proved.lemmas import LemmaBook, lemma_strengths, resting_strength
+from theorycheck.strength import Strength, not_decided, proved
 
-__all__ = ["FateProof", "ProvedAlphaC", "assemble", "bracket_ends", "lemma_strengths", "resting_strength"]
+__all__ = ["FateProof", "ProvedAlphaC", "assemble", "bracket_ends"]
 
 PROVED, NOT_PROVED = "proved", "not proved"
 
@@ -70,6 +72,8 @@ class ProvedAlphaC:
     #: the proved-fate system that made it (:class:`theorycheck.proved.fate_system.FateSystem`; writes its
     #: certificate), None when assembled by hand
     system: object = field(default=None, repr=False, compare=False)
+    #: what each lemma of ``lemmas`` states (from the pack's lemma book)
+    statements: dict = field(default_factory=dict, repr=False, compare=False)
 
     def as_dict(self) -> dict:
         """Keys: status, lower, upper, digits, digits_requested, value_text, method, rests_on (one object per
@@ -78,7 +82,7 @@ class ProvedAlphaC:
         strength = self.strength or (proved() if self.status == PROVED else not_decided(self.note or None))
         return {"status": self.status, "lower": self.lower, "upper": self.upper, "digits": self.digits,
                 "digits_requested": self.digits_requested, "value_text": self.value_text, "method": self.method,
-                "rests_on": _rests_on_dicts(self.rests_on, self.lemmas), "note": self.note,
+                "rests_on": _rests_on_dicts(self.rests_on, self.lemmas, self.statements), "note": self.note,
                 "seconds": round(self.seconds, 3),
                 "collapses": self.collapses.as_dict() if self.collapses else None,
                 "grows": self.grows.as_dict() if self.grows else None,
@@ -86,49 +90,17 @@ class ProvedAlphaC:
                 "strength": strength.as_dict()}
 
 
-def _rests_on_dicts(rests_on: list, lemmas: tuple) -> list:
+def _rests_on_dicts(rests_on: list, lemmas: tuple, statements: dict) -> list:
     """``rests_on`` as one object per lemma {name, statement, strength}; prose entries (no lemma registered)
     are kept as {name: null, statement, strength: null}."""
-    from theorycheck.symbolic.lemmas import LEMMAS
-
     by_name = dict(lemmas)
     out = []
     for r in rests_on:
         if r in by_name:
-            out.append({"name": r, "statement": LEMMAS.get(r, ""), "strength": by_name[r].as_dict()})
+            out.append({"name": r, "statement": statements.get(r, ""), "strength": by_name[r].as_dict()})
         else:
             out.append({"name": None, "statement": str(r), "strength": None})
     return out
-
-
-def lemma_strengths(names: Iterable[str], *, depth: int, dim: int) -> list[tuple[str, Strength]]:
-    """Each lemma with its own strength for depth ``depth`` and dimension ``dim``
-    (:func:`theorycheck.symbolic.lemmas.strength`); a name the registry does not know is not decided."""
-    from theorycheck.symbolic import lemmas
-
-    out = []
-    for n in names:
-        try:
-            out.append((n, lemmas.strength(n, depth=int(depth), dim=int(dim))))
-        except KeyError:
-            out.append((n, not_decided(f"{n} has no strength registered in theorycheck.symbolic.lemmas")))
-    return out
-
-
-def resting_strength(rests: Sequence[tuple[str, Strength]]) -> Strength:
-    """The strength of an answer whose computation is proved and which rests on ``rests``: proved when every
-    lemma is, else the weakest lemma's kind (its digits; ``because`` names what is not proved), with every
-    lemma listed in ``rests_on``."""
-    weak = [(n, s) for n, s in rests if s.kind is not Kind.PROVED]
-    if not weak:
-        return proved(rests)
-    w = Strength.weakest([s for _, s in weak])
-    because = "rests on " + "; ".join(f"{n}: {s.text}" for n, s in weak)
-    if w.kind is Kind.FLOAT_CHECK:
-        return Strength(Kind.FLOAT_CHECK, digits=w.digits, because=because, rests_on=tuple(rests))
-    if w.kind is Kind.HOLDS_ON_INPUTS:
-        return Strength(Kind.HOLDS_ON_INPUTS, inputs=w.inputs, because=because, rests_on=tuple(rests))
-    return Strength(Kind.NOT_DECIDED, because=because, rests_on=tuple(rests))
 
 
 def bracket_ends(lower, upper, rel: float | str, digits: int) -> tuple[str, str]:
@@ -144,14 +116,16 @@ def bracket_ends(lower, upper, rel: float | str, digits: int) -> tuple[str, str]
 
 
 def assemble(lower: str, upper: str, collapses: FateProof, grows: FateProof, *, digits: int, method: str,
-             lemmas: Sequence[str], inputs: ExactInputs, seconds: float, note: str = "",
+             lemmas: Sequence[str], book: LemmaBook, inputs: ExactInputs, seconds: float, note: str = "",
              digits_asked: int | None = None) -> ProvedAlphaC:
     """The bracket [lower, upper] of α_c from the proofs of its ends' fates: "proved" with the digits its
     points share when ``lower`` collapses, ``upper`` grows and every one of ``lemmas`` is proved for the
     inputs' (L, d); otherwise "not proved", with what failed in ``note`` and the strength of what it rests
-    on. ``digits``: the digits aimed at (``digits_asked``: those the user asked, when more)."""
+    on (each lemma's strength and statement from ``book``). ``digits``: the digits aimed at (``digits_asked``:
+    those the user asked, when more)."""
     dim = len(inputs.z) if inputs.z is not None else 0
-    rests = lemma_strengths(lemmas, depth=inputs.depth or 2, dim=dim)
+    rests = lemma_strengths(lemmas, depth=inputs.depth or 2, dim=dim, book=book)
+    statements = {n: book.statement(n) for n in lemmas}
     asked = int(digits_asked if digits_asked is not None else digits)
     if collapses.fate == "collapse" and grows.fate == "growth":
         D, text = common_digits(lower, upper, int(digits) + 6)
@@ -162,9 +136,10 @@ def assemble(lower: str, upper: str, collapses: FateProof, grows: FateProof, *, 
         if not strength.proved:
             note = (note + "; " if note else "") + f"both ends' fates are proved, but the bracket {strength.because}"
         return ProvedAlphaC(PROVED if strength.proved else NOT_PROVED, lower, upper, D, asked, method,
-                            list(lemmas), collapses, grows, seconds, note, text, inputs, strength, tuple(rests))
+                            list(lemmas), collapses, grows, seconds, note, text, inputs, strength, tuple(rests),
+                            statements=statements)
     why = [f"α = {f.alpha}: {f.fate or 'not decided'} ({f.why or f.lemma})"
            for f, want in ((collapses, "collapse"), (grows, "growth")) if f.fate != want]
     note = "; ".join(([note] if note else []) + why)
     return ProvedAlphaC(NOT_PROVED, None, None, 0, asked, method, list(lemmas), collapses, grows, seconds, note,
-                        None, inputs, not_decided(note), tuple(rests))
+                        None, inputs, not_decided(note), tuple(rests), statements=statements)

@@ -35,6 +35,7 @@ from fractions import Fraction
 
 from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.errors import TheorycheckError
+from theorycheck.proved.lemmas import LemmaBook
 from theorycheck.record import Keys
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, not_decided
@@ -369,16 +370,16 @@ class CertificateCheck:
 
 
 def answer(claim: CertificateClaim | None, fails: list[str], steps: int, seconds: float, cert: dict,
-           lemmas: tuple[str, ...]) -> CertificateCheck:
+           lemmas: tuple[str, ...], book: LemmaBook | None) -> CertificateCheck:
     """The :class:`CertificateCheck` of a finished check: accepted when nothing failed, with the strength of the
-    lemmas it rests on for its (L, d)."""
-    from theorycheck.proved.bracket import lemma_strengths, resting_strength
+    lemmas it rests on for its (L, d), in the pack's ``book``."""
+    from theorycheck.proved.lemmas import lemma_strengths, resting_strength
 
     ok = claim is not None and not fails
     digest_ok = cert.get("digest") == digest(cert)
     strength = None
     if ok:
-        strength = resting_strength(lemma_strengths(lemmas, depth=claim.depth, dim=claim.d))
+        strength = resting_strength(lemma_strengths(lemmas, depth=claim.depth, dim=claim.d, book=book))
     lower, upper = (cert.get(k) if isinstance(cert.get(k), str) else None for k in ("lower", "upper"))
     return CertificateCheck(ok, list(fails), steps, seconds, digest_ok, lower, upper,
                             claim.inputs if claim is not None else None, strength)

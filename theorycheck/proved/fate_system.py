@@ -63,7 +63,7 @@ class FateSystem:
     depth: int
     #: the certificate format this system writes
     FORMAT: str
-    #: the lemmas a bracket of this system rests on (names of :data:`theorycheck.symbolic.lemmas.LEMMAS`)
+    #: the lemmas a bracket of this system rests on (names in the pack's :class:`theorycheck.proved.lemmas.LemmaBook`)
     LEMMAS: tuple
     #: the lemmas a run may end in, by fate (what :meth:`fate_test` returns)
     LEMMA_NAMES: dict

@@ -109,7 +109,7 @@ def ratio_of_perturbation(L) -> sp.Expr:
 def ratio_weight(L, r_k, z_k) -> sp.Expr:
     """Coordinate k's weight in the ratio field, w_k ∝ z_k² u_k^{2L−2} (its term of N²) written in r_k:
     z_k^{−2/(L−2)} r_k^{(2L−2)/(L−2)}. ``L`` an integer ≥ 3 or a sympy symbol (the lemma proofs use a
-    symbolic L: :mod:`theorycheck.symbolic.lemma_proofs`)."""
+    symbolic L: :mod:`theorycheck.proofs.minor_first.lemma_proofs`)."""
     return z_k ** (sp.S(-2) / (L - 2)) * r_k ** (sp.S(2 * L - 2) / (L - 2))
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import time
 
+from theorycheck.proofs.minor_first.lemmas import BOOK
+
 from theorycheck.errors import TheorycheckError
 from theorycheck.proved.bracket import FateProof, ProvedAlphaC, assemble
 from theorycheck.proved.fate_system import FateSystem
@@ -64,7 +66,7 @@ def prove_alpha_c(z, rho, *, depth: int = 2, digits: int = 12, max_seconds: floa
     fl = system.run(ends.lower, deadline=run_deadline, record=record)
     fh = system.run(ends.upper, deadline=run_deadline, record=record)
     proof = assemble(ends.lower, ends.upper, fl, fh, digits=ends.digits, digits_asked=digits, method=system.method,
-                     lemmas=system.LEMMAS, inputs=system.inputs, seconds=time.perf_counter() - t_start,
+                     lemmas=system.LEMMAS, book=BOOK, inputs=system.inputs, seconds=time.perf_counter() - t_start,
                      note=ends.note)
     proof.system = system
     return proof

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from theorycheck.proofs.minor_first.lemmas import BOOK
 from theorycheck.proofs.minor_first.proved.check_ratio_blowup import RatioBlowupChecker
 from theorycheck.proofs.minor_first.proved.check_reduced_l2 import ReducedL2Checker
 
@@ -48,7 +49,7 @@ def check_certificate(cert, *, stop_at_first: bool = False) -> CertificateCheck:
         runs = cert.get("runs") if isinstance(cert.get("runs"), list) else []
         for ri, run in enumerate(runs[:2]):
             steps += _check_run_safely(rc, claim, ri, run, fails, stop_at_first)
-    return answer(claim, fails, steps, time.perf_counter() - started, cert, rc.LEMMAS)
+    return answer(claim, fails, steps, time.perf_counter() - started, cert, rc.LEMMAS, BOOK)
 
 
 def _check_run_safely(rc: RunChecker, claim: CertificateClaim, ri: int, run, fails: list, stop: bool) -> int:

@@ -105,9 +105,11 @@ MAP_BUDGET = Budget(max_steps=200_000, piece_steps=20_000, max_pieces=400, max_s
 @lru_cache(maxsize=64)
 def _resting(rests: tuple, depth: int, d: int) -> Strength:
     """The strength of a piece whose computation is proved, resting on ``rests`` at (depth, d)."""
-    from theorycheck.proved.bracket import lemma_strengths, resting_strength
+    from theorycheck.proofs.minor_first.lemmas import BOOK
 
-    return resting_strength(lemma_strengths(rests, depth=depth, dim=d))
+    from theorycheck.proved.lemmas import lemma_strengths, resting_strength
+
+    return resting_strength(lemma_strengths(rests, depth=depth, dim=d, book=BOOK))
 
 
 def proved_piece(p: Piece, rests: tuple, depth: int, d: int) -> Piece:

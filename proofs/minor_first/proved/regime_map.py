@@ -27,7 +27,7 @@ grading around the floating-point α_c, whose pieces shrink geometrically toward
 
 Budgets are validated steps (in all, and per piece) and pieces tried, so that a map does not depend on the load
 of the machine; a wall-clock limit is optional. Every piece says its strength: proved when every lemma it rests
-on is proved for (L, d) (:func:`theorycheck.symbolic.lemmas.strength`), not decided otherwise, with the budget or
+on is proved for (L, d) (:func:`theorycheck.proofs.minor_first.lemmas.strength`), not decided otherwise, with the budget or
 limit that stopped it.
 """
 
@@ -64,7 +64,7 @@ from theorycheck.status import Budget
 __all__ = ["L2Forms", "MAP_BUDGET", "Piece", "RegimeMap", "decide_piece", "l2_forms", "parse_alpha_range",
            "proved_regime_map", "PROVED", "UNDECIDED"]
 
-#: the lemmas a piece rests on (names of :data:`theorycheck.symbolic.lemmas.LEMMAS`)
+#: the lemmas a piece rests on (names of :data:`theorycheck.proofs.minor_first.lemmas.LEMMAS`)
 RESTS_L2 = ("C4", "P1", "LOCK")  # C4's reduction, the collapse lemma, the lock-in lemma (growth and after)
 RESTS_GD = ("LOCK",)  # ρ = 0: j† = argmax z from the start and locked in (the lock-in lemma at ρ = 0)
 #: the steps a map spends after a growth certificate enclosing the later switch times (the lemma gives the rest)

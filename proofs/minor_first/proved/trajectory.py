@@ -93,7 +93,7 @@ def _refine(F, alpha: Fraction, ends: list, w: dict, deadline: float, pieces: in
         return [max(lo, w["time"][0], key=Fraction), min(hi, w["time"][1], key=Fraction)]
 
 
-#: the lemmas (theorycheck.symbolic.lemmas) each kind of proved trajectory rests on
+#: the lemmas (theorycheck.proofs.minor_first.lemmas) each kind of proved trajectory rests on
 LEMMAS_L2 = ("C4", "P1", "LOCK")  # C4's reduction, the collapse lemma, the lock-in lemma (growth and after)
 LEMMAS_GD = ("LOCK",)  # ρ = 0: j† = argmax z from the start and locked in (the lock-in lemma at ρ = 0)
 
@@ -126,11 +126,12 @@ def prove_trajectory(setting, *, max_seconds: float = 60.0) -> ProvedTrajectory:
 def _finish(values: dict, lemmas, inputs, head: dict, t0: float) -> ProvedTrajectory:
     """The proved trajectory's keys, with what it rests on: proved only when the enclosures reached their lemma
     (``values["proved"]``) and every lemma is proved for this (L, d)."""
-    from theorycheck.proved.bracket import lemma_strengths, resting_strength
-    from theorycheck.strength import not_decided
-    from theorycheck.symbolic.lemmas import LEMMAS
+    from theorycheck.proofs.minor_first.lemmas import BOOK, LEMMAS
 
-    rests = lemma_strengths(lemmas, depth=inputs.depth, dim=len(inputs.z))
+    from theorycheck.proved.lemmas import lemma_strengths, resting_strength
+    from theorycheck.strength import not_decided
+
+    rests = lemma_strengths(lemmas, depth=inputs.depth, dim=len(inputs.z), book=BOOK)
     strength = resting_strength(rests) if values["proved"] else not_decided(values["final_index_reason"])
     if values["proved"] and not strength.proved:
         values.update(proved=False, final_index_status=Kind.NOT_DECIDED.value,

@@ -1,21 +1,23 @@
-"""The lemmas the proved answers rest on (stage ``proved``), with the strength each has for the depth L and
-dimension d of a request.
+"""The first paper's lemmas its proved answers rest on, with the strength each has for the depth L and
+dimension d of a request (:data:`BOOK`, the book the engine's provers and checkers read).
 
 A proved answer lists these in ``rests_on``, each with its own strength; it is called proved only when
 every one of them is proved for the (L, d) it is about.
 
 Interface (stable): :data:`LEMMAS` (name → statement) and :func:`strength`. P3, P4, P5, P6 and LOCK (L ≥ 3) are
-proved by the sympy proofs of :mod:`theorycheck.symbolic.lemma_proofs` for a symbolic depth L and dimension d
+proved by the sympy proofs of :mod:`theorycheck.proofs.minor_first.lemma_proofs` for a symbolic depth L and dimension d
 (or, where that route fails, on demand at the exact (L, d) of the request); the pack ``minor-first`` shows the
 same steps as theorems P and LOCK. A proved lemma's strength says in ``because`` which route proved it.
 """
 
 from __future__ import annotations
 
-from theorycheck.strength import Kind, Strength, not_decided
-from theorycheck.symbolic import lemma_proofs
+from theorycheck.proofs.minor_first import lemma_proofs
 
-__all__ = ["LEMMAS", "strength"]
+from theorycheck.proved.lemmas import LemmaBook
+from theorycheck.strength import Kind, Strength, not_decided
+
+__all__ = ["BOOK", "LEMMAS", "strength"]
 
 #: lemma name -> what it states
 LEMMAS: dict[str, str] = {
@@ -41,9 +43,14 @@ def strength(name: str, *, depth: int, dim: int) -> Strength:
         return _proved("LOCK at L = 2: theorem LOCK's L = 2 steps (symbolic in z and N, any d)")
     pr = lemma_proofs.prove(name, depth, dim)
     if pr.ok:
-        return _proved(f"{name}: sympy proof for {pr.route} (theorycheck.symbolic.lemma_proofs; theorem "
+        return _proved(f"{name}: sympy proof for {pr.route} (theorycheck.proofs.minor_first.lemma_proofs; theorem "
                        f"{'LOCK' if name == 'LOCK' else 'P'} of minor-first)")
     return not_decided(pr.detail)
+
+
+#: the lemmas as the engine's provers and checkers read them
+BOOK = LemmaBook(LEMMAS, lambda name, depth, dim: strength(name, depth=depth, dim=dim),
+                 "theorycheck.proofs.minor_first.lemmas")
 
 
 def _proved(how: str) -> Strength:

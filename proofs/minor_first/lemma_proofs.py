@@ -1,6 +1,6 @@
 """The proofs of the depth-L lemmas P3, P4, P5, P6 and LOCK (L ≥ 3), in sympy, for a SYMBOLIC depth L and a
 symbolic dimension d; the pack ``minor-first`` shows them as steps of its theorems P and LOCK
-(proofs/minor_first/persisting.py, lockin.py), and :func:`theorycheck.symbolic.lemmas.strength` reads their
+(proofs/minor_first/persisting.py, lockin.py), and :func:`theorycheck.proofs.minor_first.lemmas.strength` reads their
 verdicts.
 
 How a general d is handled: a statement about one coordinate j is written for a generic j, with the sums over
