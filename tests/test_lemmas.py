@@ -112,6 +112,7 @@ def test_strength_calls_are_cached():
 
 def test_the_engine_reads_lemmas_only_from_the_book_it_is_given():
     from theorycheck.proofs.minor_first.lemmas import BOOK
+
     from theorycheck.proved.lemmas import LemmaBook, lemma_strengths, resting_strength
     from theorycheck.strength import Kind, float_check
 

@@ -12,7 +12,7 @@ def predict(X, y, *, alpha=0.1, rho: float = 0.1, optimizer=None, param: str = "
     GD's (argmin at the scale of α) and the minimum-ℓ1 interpolator."""
     from theorycheck.proofs.sam_regression import runs
 
-    from theorycheck.optimizers import N_SAM, get
+    from theorycheck.optimizers import GD, N_SAM, get
     from theorycheck.solvers.interpolate import min_l1
     from theorycheck.solvers.regression import alpha_vector, check_regression_data, solve_regression
 
@@ -22,7 +22,7 @@ def predict(X, y, *, alpha=0.1, rho: float = 0.1, optimizer=None, param: str = "
     fl = solve_regression(X, y, param=param, optimizer=opt, rho=float(rho), alpha=a, t_max=runs.T_MAX,
                           rtol=runs.RTOL, budget=runs._budget())
     lim = runs.limit(X, y, fl.potential_scale)
-    gd = solve_regression(X, y, param=param, rho=0.0, alpha=a, t_max=runs.T_MAX, rtol=runs.RTOL,
+    gd = solve_regression(X, y, param=param, optimizer=GD, rho=0.0, alpha=a, t_max=runs.T_MAX, rtol=runs.RTOL,
                           budget=runs._budget())
     gd_lim = runs.limit(X, y, gd.potential_scale)
     l1 = min_l1(X, y)

@@ -50,8 +50,8 @@ from theorycheck.batched.engine import integrate
 from theorycheck.batched.ops import get_ops
 from theorycheck.batched.systems import EVENT_LOG, _ClockedTheta, log_square_summand
 from theorycheck.errors import TheorycheckError
-from theorycheck.optimizers import GD, supporting
 from theorycheck.optimizers import get as get_optimizer
+from theorycheck.optimizers import supporting
 from theorycheck.solvers.guards import scaled_norm
 from theorycheck.status import CHATTERING, COLLAPSE, DONE, LOSS_REACHED, NON_FINITE, Status
 from theorycheck.symbolic import forms as C
@@ -248,7 +248,7 @@ class PixelFlow(_ClockedTheta):
         self.beta_of = C.predictor(L, o.name)
         if L >= 2:
             self.forms = {op: C.balanced_multi_log(L, op, o.name) for op, _ in SAM_CODES}
-            self.rate_form = C.balanced_multi_log(L, GD, o.name).rate
+            self.rate_form = C.balanced_multi_rate(L, o.name)
         else:
             self.eps = {op: C.perturbation(op, o.name) for op, _ in SAM_CODES}
         # max_i ‖z_i‖₂ without its squares leaving float64 (np.linalg.norm was 0 at 1e-300: a division

@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 from theorycheck.observe.index import IndexChain, index_chain
-from theorycheck.optimizers import SAM_L2
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.solvers.trajectory import Trajectory
 from theorycheck.strength import Kind
@@ -146,7 +145,7 @@ def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, i
         level = float(C.l2_lockin_level()(1.0, nxt / sc, rho))
         ln_level = math.log(level) + math.log(sc) if level > 0 else -math.inf
         with np.errstate(divide="ignore"):
-            lnN = 0.5 * _logsumexp(np.asarray(C.balanced_log_field(2, SAM_L2).log_summand(z / sc, theta), float))
+            lnN = 0.5 * _logsumexp(np.asarray(C.balanced_log_summand(2)(z / sc, theta), float))
             lnN += math.log(sc)
         if rho == 0:
             return True, ("j† = argmax z: every gap θ_j† − θ_j = ln(α_j†/α_j) + (z_j† − z_j)τ grows "

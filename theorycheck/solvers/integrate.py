@@ -89,7 +89,7 @@ def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = F
         if not opt.normalised:  # GD and ℓ∞-SAM: the locked-branch system (C2, C3)
             return BranchSystem(bk, setting.z, u0, L, rho, opt, thr)
         if np.all(u0 > 0):
-            return BalancedL2System(bk, setting.z, u0, L, rho, thr)
+            return BalancedL2System(bk, setting.z, u0, L, rho, thr, opt)
     return LayersSystem(bk, setting.Z, setting.layers0, L, rho, opt, setting.loss,
                         rescaled=rescaled, tied=u0 is not None, thr=thr)
 

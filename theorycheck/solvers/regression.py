@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from theorycheck.errors import ArgumentError
-from theorycheck.optimizers import GD
 from theorycheck.record import Keys
 from theorycheck.solvers.field import Field, Stop, solve_field
 from theorycheck.status import Budget, Status
@@ -128,7 +127,7 @@ def _rhs(p: _Problem):
     return rhs
 
 
-def regression_field(X, y, *, param: str = "pm", depth: int = 2, optimizer=GD, rho: float = 0.0,
+def regression_field(X, y, *, param: str = "pm", depth: int = 2, optimizer, rho: float = 0.0,
                      alpha=1.0, residual_tol: float = 1e-10) -> Field:
     """The regression flow as a :class:`~theorycheck.solvers.field.Field` (state s = (s₁, s₂), 2d),
     with its stopping rule ‖Xβ − y‖ ≤ residual_tol·max(1, ‖y‖) and its observation (ln|β|, sign β)."""
@@ -217,7 +216,7 @@ class RegressionResult:
                 "seconds": round(self.seconds, 3), "times": self.times.tolist(), "losses": self.losses.tolist()}
 
 
-def solve_regression(X, y, *, param: str = "pm", depth: int = 2, optimizer=GD, rho: float = 0.0, alpha=1.0,
+def solve_regression(X, y, *, param: str = "pm", depth: int = 2, optimizer, rho: float = 0.0, alpha=1.0,
                      residual_tol: float = 1e-10, t_max: float = 1e12, rtol: float = 1e-10,
                      budget: Budget | None = None, samples: int = 200) -> RegressionResult:
     """Integrate the regression flow of (``param``, ``depth``, ``optimizer``, ``rho``) from scale

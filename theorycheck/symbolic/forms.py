@@ -142,6 +142,13 @@ class BalancedLogField:
     field: Callable
 
 
+@lru_cache(maxsize=32)
+def balanced_log_summand(L: int, backend: str = "numpy") -> Callable:
+    """``log_summand(z, θ)`` = ln(term j of N²) of the balanced flow at depth L, u_j = e^{θ_j}
+    (:func:`closed_forms.balanced_log_norm_summand`; the same for every optimizer: N is the gradient's norm)."""
+    return lambdify((cf.z_j, cf.theta_j), cf.balanced_log_norm_summand(_depth(L)), backend)
+
+
 @lru_cache(maxsize=128)
 def balanced_log_field(L: int, optimizer: str, backend: str = "numpy") -> BalancedLogField:
     """Compile :func:`closed_forms.balanced_log_field_factored` and
@@ -150,7 +157,7 @@ def balanced_log_field(L: int, optimizer: str, backend: str = "numpy") -> Balanc
     sy.ascent_of(optimizer)  # a name, an optimizer or an Ascent (unknown names: one-line error)
     return BalancedLogField(
         L=L, optimizer=optimizer, backend=backend,
-        log_summand=lambdify((cf.z_j, cf.theta_j), cf.balanced_log_norm_summand(L), backend),
+        log_summand=balanced_log_summand(L, backend),
         field=lambdify((cf.z_j, cf.theta_j, cf.lnN, sy.rho), cf.balanced_log_field_factored(L, optimizer), backend),
     )
 
@@ -293,6 +300,13 @@ class BalancedMultiLog:
 
 
 @lru_cache(maxsize=64)
+def balanced_multi_rate(L: int, backend: str = "numpy") -> Callable:
+    """``rate(Ĝ, r, θ)`` of the several-examples balanced flow at depth L
+    (:func:`closed_forms.balanced_multi_log_rate`; the same for every optimizer: the step enters through r)."""
+    return lambdify((cf.Ghat_j, cf.r_j, cf.theta_j), cf.balanced_multi_log_rate(_depth(L)), backend)
+
+
+@lru_cache(maxsize=64)
 def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> BalancedMultiLog:
     """Compile the several-examples balanced forms for depth L."""
     L = _depth(L)
@@ -301,7 +315,7 @@ def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> Balanc
         L=L, optimizer=optimizer, backend=backend,
         log_summand=lambdify((cf.G_j, cf.theta_j), cf.balanced_multi_log_norm_summand(L), backend),
         ratio=lambdify((cf.G_j, cf.theta_j, cf.lnS, sy.rho), cf.balanced_multi_ratio(L, optimizer), backend),
-        rate=lambdify((cf.Ghat_j, cf.r_j, cf.theta_j), cf.balanced_multi_log_rate(L), backend),
+        rate=balanced_multi_rate(L, backend),
     )
 
 

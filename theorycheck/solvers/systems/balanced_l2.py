@@ -7,7 +7,6 @@ import math
 import mpmath
 import numpy as np
 
-from theorycheck.optimizers import SAM_L2
 from theorycheck.solvers.steppers import MpBackend
 from theorycheck.solvers.systems.base import (
     Backend,
@@ -41,9 +40,9 @@ class BalancedL2System(FlowSystem):
     SHRINK = math.log(1e-3)
     GROW = math.log(1e-1)
 
-    def __init__(self, bk: Backend, z, u0, L: int, rho: float, thr: Thresholds):
+    def __init__(self, bk: Backend, z, u0, L: int, rho: float, thr: Thresholds, optimizer):
         self.bk, self.L, self.d, self.thr = bk, L, len(z), thr
-        self.cf = C.balanced_log_field(L, SAM_L2, bk.name)
+        self.cf = C.balanced_log_field(L, optimizer, bk.name)  # a normalised step (ℓ2-SAM's field)
         self.half_log = C.log_norm(bk.name)  # ln N from ln Σ_j (term j of N²)
         self.z = bk.array(z)
         # the forms are evaluated on z/2^k (exact) so that z_j² never leaves the number range:
