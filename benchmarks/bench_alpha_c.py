@@ -26,7 +26,6 @@ import sys
 import time
 
 import mpmath as mp
-
 from theorycheck.proofs.minor_first.predict import thresholds as th
 
 CASES = [("z = (1, 2, 3)", [1.0, 2.0, 3.0]), ("z = (1, …, 5)", [1.0, 2.0, 3.0, 4.0, 5.0]),

@@ -16,11 +16,11 @@ import platform
 import time
 
 import numpy as np
+from theorycheck.proofs.minor_first import forms as MF
+from theorycheck.proofs.minor_first.predict import depth as dl
 
 from theorycheck.arith.decimals import common_digits
-from theorycheck.proofs.minor_first.predict import depth as dl
 from theorycheck.status import Fate
-from theorycheck.symbolic import forms as C
 
 CASES = [(1.0, 2.0, 3.0), (1.0, 2.0, 3.0, 4.0, 5.0), (0.5, 1.0, 2.0, 4.0)]
 
@@ -31,7 +31,7 @@ def baseline(z, rho: float, L: int, *, rel: float = 1e-13, max_steps: int = 2000
     to τ = 2000·α^(2−L) (the previous default), quarter points when the midpoint is undecided, stop when all three
     are. Returns (lower, upper, evaluations, steps, stopped)."""
     u = np.asarray(z, float) / max(z)
-    fa = C.depth_zero_rate_alpha(L)
+    fa = MF.depth_zero_rate_alpha(L)
     nrm = float(np.linalg.norm(u))
     lo, hi = float(fa(u.min(), nrm, rho)), float(fa(u.max(), nrm, rho))
     evals = steps = 0

@@ -39,9 +39,9 @@ from pathlib import Path
 
 import numpy as np
 from scipy.integrate import solve_ivp
+from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck import sweep as S
-from theorycheck.proofs.minor_first.predict import thresholds as th
 from theorycheck.symbolic import forms as C
 
 Z = np.linspace(1.0, 2.0, 100)

@@ -62,7 +62,6 @@ def host() -> dict:
 def run_case(name, z, rho, rng) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import regime_map_before as before
-
     from theorycheck.proofs.minor_first.proved.regime_map import proved_regime_map
 
     a, b = (float(x) for x in rng.split(":"))
@@ -109,7 +108,6 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import regime_map_before as before
-
     from theorycheck.proofs.minor_first.proved.regime_map import proved_regime_map
 
     proved_regime_map(["1", "2", "3"], "1", "0.3:0.31")  # warm: compile the forms of both, outside the measurements

@@ -10,12 +10,12 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict import blowup as B
 from theorycheck.proofs.minor_first.predict import depth as dl
 
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import forms as C
 from theorycheck.symbolic.depth import alpha_of_c, c_sym, initial_forms, zero_rate_alpha
 
 ZS = [(1.0, 2.0, 3.0), (1.0, 2.0, 3.0, 4.0, 5.0), (0.5, 1.0, 2.0, 4.0)]
@@ -32,7 +32,7 @@ def test_alpha_of_c_is_the_ray_of_the_start(L):
     r0 = initial_forms(L)["r0"].subs(cf.alpha, a)
     assert sp.simplify(r0 - c_sym * cf.z_j) == 0
     assert sp.simplify(a.subs(c_sym, 1 / cf.z_j) - zero_rate_alpha(L)) == 0
-    assert C.depth_alpha_of_c(L)(2.0, 3.0, 5.0) == pytest.approx(5.0 / (2.0 * math.sqrt(L) * 3.0), rel=1e-15)
+    assert MF.depth_alpha_of_c(L)(2.0, 3.0, 5.0) == pytest.approx(5.0 / (2.0 * math.sqrt(L) * 3.0), rel=1e-15)
 
 
 def test_fate_of_c_budgets_are_steps_and_say_so():

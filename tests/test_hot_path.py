@@ -67,9 +67,9 @@ def test_closed_form_thresholds_run_no_sympy_after_first_call():
 
 
 def test_a_closed_form_is_its_compiled_function():
-    from theorycheck.symbolic import forms as C
+    from theorycheck.proofs.minor_first import forms as MF
 
-    f = C.alpha_all_shrink()
+    f = MF.alpha_all_shrink()
     assert f(1.0, np.sqrt(14.0), 1.0) == f.fn(1.0, np.sqrt(14.0), 1.0) == pytest.approx(1 / np.sqrt(28))
-    g = C.alpha_gd_like()
+    g = MF.alpha_gd_like()
     assert g(3.0, 2.0, np.sqrt(14.0), 1.0) == pytest.approx(5 / np.sqrt(28))

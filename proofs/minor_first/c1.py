@@ -101,10 +101,10 @@ def _one_example():
 def _check_one_example(x):
     import numpy as np
     from theorycheck.proofs.minor_first import _numerics as num
+    from theorycheck.proofs.minor_first import forms as MF
 
     from theorycheck.claims.claim import Outcome
     from theorycheck.setting import Setting
-    from theorycheck.symbolic import forms as C
 
     z = np.array(x["z"])
     s = Setting.from_z(z, depth=1, optimizer=x["optimizer"], rho=x["rho"], alpha=x["alpha"])
@@ -113,7 +113,7 @@ def _check_one_example(x):
     if not tr.successful:
         return Outcome(None, detail={"stopped_because": tr.stopped_because})
     beta = tr.beta()[-1]
-    pred = C.l1_solution()(x["alpha"], z, T)
+    pred = MF.l1_solution()(x["alpha"], z, T)
     rel = float(np.max(np.abs(beta - pred) / np.abs(pred)))
     d = num.direction(tr.log_abs_beta[-1], tr.sign_beta[-1])
     angle = float(np.arccos(np.clip(d @ z / np.linalg.norm(z), -1, 1)))

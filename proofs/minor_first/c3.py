@@ -144,12 +144,12 @@ def _run(x, T):
 def _predicted(x):
     """τ_j* (C3, compiled), inf for α_j ≤ ρ."""
     import numpy as np
+    from theorycheck.proofs.minor_first import forms as MF
 
-    from theorycheck.symbolic import forms as C
 
     z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(a > r, C.linf_blowup_time(L)(a, z, r), np.inf)
+        return np.where(a > r, MF.linf_blowup_time(L)(a, z, r), np.inf)
 
 
 def _check_time(x):

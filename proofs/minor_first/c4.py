@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 
 import sympy as sp
+from theorycheck.proofs.minor_first import forms as MF
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
@@ -104,7 +105,7 @@ def _alpha_for_N0(z, N0):
     """α with N0 = α√2‖z‖₂ (:func:`closed_forms.initial_norm`, compiled, at α = 1)."""
     import numpy as np
 
-    return float(N0 / C.initial_norm("numpy")(1.0, np.linalg.norm(z)))
+    return float(N0 / MF.initial_norm("numpy")(1.0, np.linalg.norm(z)))
 
 
 # ---------------------------------------------------------------------------- claims

@@ -25,7 +25,8 @@ from theorycheck.symbolic.compiler import (  # noqa: F401  (the compiler's entry
 )
 
 
-def _depth(L: int) -> int:
+def checked_depth(L: int) -> int:
+    """``L`` as an int, or a ValueError when it is not an integer ≥ 1."""
     if isinstance(L, bool) or int(L) != L or L < 1:
         raise ValueError(f"depth must be an integer ≥ 1, got {L!r}")
     return int(L)
@@ -51,7 +52,7 @@ class BalancedField:
 @lru_cache(maxsize=128)
 def balanced_field(L: int, optimizer: str, backend: str = "numpy", log: bool = False) -> BalancedField:
     """Compile :func:`closed_forms.balanced_field` (or its log-coordinate form) for depth L."""
-    L = _depth(L)
+    L = checked_depth(L)
     sy.ascent_of(optimizer)  # a name, an optimizer or an Ascent (unknown names: one-line error)
     if log:
         expr = cf.balanced_log_field(L, optimizer)
@@ -76,7 +77,7 @@ def balanced_field(L: int, optimizer: str, backend: str = "numpy", log: bool = F
 def layer_gradient(L: int, backend: str = "numpy") -> Callable:
     """``f(G, w_1, …, w_L) -> (g_1, …, g_L)``: ∂Lo/∂w_k = G ⊙ Π_{m≠k} w_m coordinatewise,
     with ``G = ∂Lo/∂β`` (see :func:`symbolic.layer_gradient_coordinate`)."""
-    G, w, g = sy.layer_gradient_coordinate(_depth(L))
+    G, w, g = sy.layer_gradient_coordinate(checked_depth(L))
     return lambdify((G, *w), g, backend)
 
 
@@ -146,14 +147,14 @@ class BalancedLogField:
 def balanced_log_summand(L: int, backend: str = "numpy") -> Callable:
     """``log_summand(z, θ)`` = ln(term j of N²) of the balanced flow at depth L, u_j = e^{θ_j}
     (:func:`closed_forms.balanced_log_norm_summand`; the same for every optimizer: N is the gradient's norm)."""
-    return lambdify((cf.z_j, cf.theta_j), cf.balanced_log_norm_summand(_depth(L)), backend)
+    return lambdify((cf.z_j, cf.theta_j), cf.balanced_log_norm_summand(checked_depth(L)), backend)
 
 
 @lru_cache(maxsize=128)
 def balanced_log_field(L: int, optimizer: str, backend: str = "numpy") -> BalancedLogField:
     """Compile :func:`closed_forms.balanced_log_field_factored` and
     :func:`closed_forms.balanced_log_norm_summand` for depth L."""
-    L = _depth(L)
+    L = checked_depth(L)
     sy.ascent_of(optimizer)  # a name, an optimizer or an Ascent (unknown names: one-line error)
     return BalancedLogField(
         L=L, optimizer=optimizer, backend=backend,
@@ -181,7 +182,7 @@ class BranchField:
 @lru_cache(maxsize=128)
 def branch_field(L: int, optimizer: str, backend: str = "numpy") -> BranchField:
     """Compile the locked-branch forms of :mod:`closed_forms` for GD or ℓ∞-SAM, depth L."""
-    L = _depth(L)
+    L = checked_depth(L)
     cf._check_branch(optimizer)
     args = (cf.z_j, cf.u_j, cf.sigma, sy.rho)
     return BranchField(
@@ -229,7 +230,7 @@ def log_loss_functions(loss: str = "logistic", backend: str = "numpy") -> tuple[
 def predictor(L: int, backend: str = "numpy") -> Callable:
     """``beta(w_1, …, w_L)``: β_j = w_{1,j} ⋯ w_{L,j}, compiled from :func:`symbolic.predictor`
     (the model's definition) for one coordinate; arguments broadcast."""
-    W = sy.layer_symbols(_depth(L), 1)
+    W = sy.layer_symbols(checked_depth(L), 1)
     # the printed product runs over the layers in order (w_1 w_2 ⋯ w_L, as np.prod does): the
     # layers are renamed so that sympy's ordering of the factors by name is the layer order
     # (w10 would come before w2 otherwise)
@@ -303,13 +304,13 @@ class BalancedMultiLog:
 def balanced_multi_rate(L: int, backend: str = "numpy") -> Callable:
     """``rate(Ĝ, r, θ)`` of the several-examples balanced flow at depth L
     (:func:`closed_forms.balanced_multi_log_rate`; the same for every optimizer: the step enters through r)."""
-    return lambdify((cf.Ghat_j, cf.r_j, cf.theta_j), cf.balanced_multi_log_rate(_depth(L)), backend)
+    return lambdify((cf.Ghat_j, cf.r_j, cf.theta_j), cf.balanced_multi_log_rate(checked_depth(L)), backend)
 
 
 @lru_cache(maxsize=64)
 def balanced_multi_log(L: int, optimizer: str, backend: str = "numpy") -> BalancedMultiLog:
     """Compile the several-examples balanced forms for depth L."""
-    L = _depth(L)
+    L = checked_depth(L)
     sy.ascent_of(optimizer)  # a name, an optimizer or an Ascent (unknown names: one-line error)
     return BalancedMultiLog(
         L=L, optimizer=optimizer, backend=backend,
@@ -336,7 +337,7 @@ class SlidingForms:
 @lru_cache(maxsize=32)
 def sliding_forms(L: int, loss: str = "logistic", backend: str = "numpy") -> SlidingForms:
     """Compile :class:`SlidingForms` for depth L and ``loss``."""
-    L = _depth(L)
+    L = checked_depth(L)
     return SlidingForms(
         L=L,
         weight=lambdify((cf.a_plus, cf.a_minus), cf.sliding_weight(), backend),
@@ -400,50 +401,6 @@ def l2_certificate_levels(z, rho, collapse_tol: float = 1e-10) -> dict:
     with np.errstate(invalid="ignore", over="ignore"):
         return {"collapse": s * f.collapse(zmin, rho), "no_collapse": s * f.no_collapse(zmax, rho),
                 "stop": s * f.stop(m, zmax, rho, collapse_tol), "clock_scale": s * f.clock_scale(zmin, rho)}
-
-
-# ---------------------------------------------------------------- C1–C3: ℓ∞ limit directions
-@dataclass(frozen=True)
-class LinfLimit:
-    """``log_score(z, alpha, rho)`` and ``log_weight(z, alpha, rho)``: the logs of
-    :func:`closed_forms.linf_limit_score` and :func:`closed_forms.linf_limit_weight`
-    (depth L), for z_j > 0 and α_j > ρ. Arguments broadcast."""
-
-    L: int
-    log_score: Callable
-    log_weight: Callable
-
-
-@lru_cache(maxsize=32)
-def linf_limit(L: int, backend: str = "numpy") -> LinfLimit:
-    """Compile the log score and log weight of the ℓ∞-SAM limit direction for depth L."""
-    L = _depth(L)
-    args = (cf.z_j, cf.alpha_j, sy.rho)
-    return LinfLimit(L, lambdify(args, cf.linf_limit_log_score(L), backend),
-                     lambdify(args, cf.linf_limit_log_weight(L), backend))
-
-
-@lru_cache(maxsize=1)
-def initial_norm_sq_exact() -> Callable:
-    """``n0_sq(alpha, S)``: N0² for S = ‖z‖₂² (C5's :func:`closed_forms.initial_norm`, squared:
-    a polynomial) as plain Python arithmetic, exact with :class:`fractions.Fraction` arguments."""
-    S = sp.Symbol("S", positive=True)
-    expr = sp.expand(cf.initial_norm() ** 2).subs(cf.z_norm**2, S)
-    if cf.z_norm in expr.free_symbols or not expr.is_polynomial(cf.alpha, S):
-        raise AssertionError("N0² is not a polynomial in (α, ‖z‖²): no exact evaluation")
-    return sp.lambdify((cf.alpha, S), expr, modules=[{}])
-
-
-@lru_cache(maxsize=32)
-def linf_limit_exact_score(L: int) -> Callable:
-    """:func:`closed_forms.linf_limit_score` (a polynomial in z_j, α_j, ρ) as plain Python
-    arithmetic: called with :class:`fractions.Fraction` arguments it is exact, so the
-    maximisers of the limit are decided exactly (a 1-ulp gap in z is a gap, not a tie)."""
-    L = _depth(L)
-    expr = cf.linf_limit_score(L)
-    if not expr.is_polynomial(cf.z_j, cf.alpha_j, sy.rho):
-        raise AssertionError(f"the ℓ∞ limit score at L = {L} is not a polynomial: no exact evaluation")
-    return sp.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr, modules=[{}])
 
 
 # ---------------------------------------------------------------- the empirical risk in β
@@ -511,7 +468,7 @@ class DepthLockin:
 @lru_cache(maxsize=32)
 def depth_lockin(L: int, backend: str = "numpy") -> DepthLockin:
     """Compile the L ≥ 3 lock-in forms for depth L (numpy: ρ = 0 gives ln 0 = −inf, under errstate)."""
-    L = _depth(L)
+    L = checked_depth(L)
     if L < 3:
         raise ValueError("the depth lock-in forms are for L ≥ 3 (L = 2: l2_lockin_level)")
     return DepthLockin(
@@ -528,123 +485,6 @@ def l2_lockin_level(backend: str = "numpy") -> Callable:
     """``level(z_max, z_next, rho)``: the L = 2 lock-in level of N (closed_forms.l2_lockin_level)."""
     return lambdify((cf.z_1st, cf.z_2nd, sy.rho), cf.l2_lockin_level(), backend)
 
-
-
-# ---------------------------------------------------------------- C5's closed-form thresholds (one example)
-@lru_cache(maxsize=4)
-def initial_norm(backend: str = "numpy") -> Callable:
-    """``N0(alpha, znorm)`` = α √2 ‖z‖₂ (:func:`closed_forms.initial_norm`)."""
-    return lambdify((cf.alpha, cf.z_norm), cf.initial_norm(), backend)
-
-
-@lru_cache(maxsize=4)
-def l2_log_rate(backend: str = "numpy") -> Callable:
-    """``rate(z_j, N, rho)`` = dθ_j/dτ = z_j (1 − ρ z_j / N) (:func:`closed_forms.l2_log_rate`)."""
-    return lambdify((cf.z_j, cf.N, sy.rho), cf.l2_log_rate(), backend)
-
-
-@dataclass(frozen=True)
-class ClosedForm:
-    """A closed form solved and compiled once: ``fn(*args)`` evaluates ``expression`` (whose
-    sympy text is ``text``); callers on a hot path use these, never sympy."""
-
-    expression: sp.Expr
-    text: str
-    args: tuple
-    fn: Callable
-
-    def __call__(self, *values):
-        """``fn(*values)``: a ClosedForm is used as its compiled function."""
-        return self.fn(*values)
-
-
-def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
-    return ClosedForm(expr, sp.sstr(expr), args, lambdify(args, expr, backend))
-
-
-@lru_cache(maxsize=8)
-def alpha_all_shrink(backend: str = "numpy") -> ClosedForm:
-    """ρ z_min/(√2‖z‖₂) (C5) as a function of (z_min, ‖z‖₂, ρ)."""
-    return _closed((cf.z_min, cf.z_norm, sy.rho), cf.alpha_all_shrink(), backend)
-
-
-@lru_cache(maxsize=8)
-def alpha_gd_like(backend: str = "numpy") -> ClosedForm:
-    """ρ (z_(d) + z_(d−1))/(√2‖z‖₂) (C5) as a function of (z_(d), z_(d−1), ‖z‖₂, ρ)."""
-    return _closed((cf.z_1st, cf.z_2nd, cf.z_norm, sy.rho), cf.alpha_gd_like(), backend)
-
-
-@lru_cache(maxsize=1)
-def alpha_gd_like_without_next() -> str:
-    """The text of alpha_gd_like with z_(d−1) replaced by 0 (no entry below the maximum)."""
-    return sp.sstr(cf.alpha_gd_like().subs(cf.z_2nd, 0))
-
-
-
-# ---------------------------------------------------------------- C1–C3: solutions and blow-up (one example)
-@lru_cache(maxsize=4)
-def l1_solution(backend: str = "numpy") -> Callable:
-    """``w(alpha_j, z_j, tau)`` = α_j + z_j τ (L = 1, :func:`closed_forms.l1_solution`)."""
-    return lambdify((cf.alpha_j, cf.z_j, sy.tau), cf.l1_solution(), backend)
-
-
-@lru_cache(maxsize=4)
-def linf_l2_solution(backend: str = "numpy") -> tuple[Callable, Callable]:
-    """``(u(alpha_j, z_j, rho, tau), tau0(alpha_j, z_j, rho))``: ℓ∞-SAM at L = 2 and its zero time (C2)."""
-    return (lambdify((cf.alpha_j, cf.z_j, sy.rho, sy.tau), cf.linf_l2_solution(), backend),
-            lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_l2_zero_time(), backend))
-
-
-@lru_cache(maxsize=16)
-def linf_blowup_time(L: int, backend: str = "numpy") -> Callable:
-    """``t_star(alpha_j, z_j, rho)``: the blow-up time of ℓ∞-SAM at depth L ≥ 3 (C3,
-    :func:`closed_forms.linf_blowup_time`)."""
-    return lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_blowup_time(_depth(L)), backend)
-
-
-# ---------------------------------------------------------------- depth L, ℓ2-SAM at the start
-@lru_cache(maxsize=32)
-def depth_initial_rate(L: int, backend: str = "numpy") -> Callable:
-    """``rate(z_j, alpha, znorm, rho)``: dθ_j/dτ at τ = 0, depth L (:func:`symbolic.depth.initial_forms`)."""
-    from theorycheck.symbolic.depth import initial_forms
-
-    return lambdify((cf.z_j, cf.alpha, cf.z_norm, sy.rho), initial_forms(_depth(L))["rate"], backend)
-
-
-@lru_cache(maxsize=32)
-def depth_zero_rate_alpha(L: int, backend: str = "numpy") -> Callable:
-    """``alpha(z_j, znorm, rho)`` at which û_j(0) = 0, depth L (:func:`symbolic.depth.zero_rate_alpha`)."""
-    from theorycheck.symbolic.depth import zero_rate_alpha
-
-    return lambdify((cf.z_j, cf.z_norm, sy.rho), zero_rate_alpha(_depth(L)), backend)
-
-
-@lru_cache(maxsize=32)
-def depth_major_fastest_c(L: int, backend: str = "numpy") -> Callable:
-    """``c(d, v, m)``: the root c* < 1/t of g(t; c) = g(v; c), d = t − v, m = 1 − (v/t)^(1/(L−1)), depth L
-    (:func:`symbolic.depth.major_fastest_c`)."""
-    from theorycheck.symbolic.depth import major_fastest_c
-
-    args, c = major_fastest_c(_depth(L))
-    return lambdify(args, c, backend)
-
-
-def depth_alpha_of_c(L: int, backend: str = "numpy") -> Callable:
-    """``alpha(c, znorm, rho)``: the α whose initial ratios are r(0) = c z, depth L
-    (:func:`symbolic.depth.alpha_of_c`; c = ρ/(α √L ‖z‖₂))."""
-    from theorycheck.symbolic.depth import alpha_of_c, c_sym
-
-    return lambdify((c_sym, cf.z_norm, sy.rho), alpha_of_c(_depth(L)), backend)
-
-
-@lru_cache(maxsize=16)
-def ratio_blowup(L: int, d: int) -> tuple:
-    """(symbolic system, float64 field): :func:`symbolic.systems.ratio_blowup_system` (ς, (λ, ω_1 … ω_d),
-    (z_1 … z_d), fields) and its fields compiled for float64, ``f(λ, ω_1 … ω_d, z_1 … z_d) -> tuple``."""
-    from theorycheck.symbolic import systems as S
-
-    t, y, p, f = S.ratio_blowup_system(int(L), int(d))
-    return (t, y, p, f), numpy_system((*y, *p), f)
 
 
 # ---------------------------------------------------------------- the signed (pm) parametrisation, squared loss
@@ -725,7 +565,7 @@ def regression_forms(param: str, D: int, optimizer) -> RegressionForms:
     from theorycheck.symbolic import regression as R
 
     asc = sy.ascent_of(optimizer)
-    ch = R.chart(param, _depth(D))
+    ch = R.chart(param, checked_depth(D))
     f = R.regression_flow(ch, asc)
     s12 = (R.s1, R.s2)
     a0, b0 = R.chart_start(ch)

@@ -21,10 +21,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict.bisect import bisect_fate
 
 from theorycheck.status import Fate
-from theorycheck.symbolic import forms as C
 
 __all__ = ["CSearch", "FateRun", "METHOD", "PRECISION", "c_bracket", "fate_of_c", "start"]
 
@@ -71,7 +71,7 @@ def fate_of_c(c: float, z, L: int, *, max_steps: int = 20000, s_max: float = 400
     ``max_steps`` steps or the horizon ς = ``s_max`` run out (undecided, saying which), or the field leaves float64
     (undecided)."""
     z = np.asarray(z, float)
-    _, num = C.ratio_blowup(int(L), z.size)
+    _, num = MF.ratio_blowup(int(L), z.size)
     y0 = start(c, z)
     om0 = y0[1:]
     if np.all(om0 > 0):

@@ -32,11 +32,11 @@ from dataclasses import dataclass
 
 import mpmath as mp
 import numpy as np
+from theorycheck.proofs.minor_first import forms as MF
 
 from theorycheck.arith.decimals import common_digits
 from theorycheck.solvers.taylor import ReducedFlow, TaylorRun
 from theorycheck.status import BudgetExhausted, Fate, Status
-from theorycheck.symbolic import forms as C
 
 __all__ = ["AlphaC", "ReducedFlow", "TaylorRun", "alpha_c_unit"]
 
@@ -74,8 +74,8 @@ class _Search:
         self.zm = float(z[z > 0].min())
         norm = float(np.sqrt(np.sum(z**2)))
         top = z.max()
-        self.lo0 = float(C.alpha_all_shrink()(self.zm, norm, 1.0))  # collapses (C5)
-        self.hi0 = float(C.alpha_gd_like()(top, z[z < top].max(), norm, 1.0))  # grows (C5)
+        self.lo0 = float(MF.alpha_all_shrink()(self.zm, norm, 1.0))  # collapses (C5)
+        self.hi0 = float(MF.alpha_gd_like()(top, z[z < top].max(), norm, 1.0))  # grows (C5)
         self.lo, self.hi = self.lo0, self.hi0
         self.evals = 0
 

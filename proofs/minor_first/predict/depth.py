@@ -28,13 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict.bisect import bisect_fate
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import SAM_L2
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import forms as C
 from theorycheck.symbolic.depth import initial_forms, zero_rate_alpha
 
 
@@ -49,7 +49,7 @@ def initial_rates(z, alpha: float, rho: float, L: int) -> np.ndarray:
     """dθ_j/dτ at τ = 0 for depth L (compiled from :func:`initial_forms`), in units of the
     normalised z (a positive factor per L; the order of the entries is what matters)."""
     u = _z(z)
-    f = C.depth_initial_rate(L)
+    f = MF.depth_initial_rate(L)
     return np.asarray(f(u, float(alpha), float(np.linalg.norm(u)), float(rho)), dtype=float)
 
 
@@ -68,7 +68,7 @@ def major_fastest_alpha(z, rho: float, L: int) -> tuple[float | None, str]:
     w = (z_j/z_max)^(1/(L−1)) (:func:`theorycheck.symbolic.depth.major_fastest_c`; the other real root, for odd
     L, lies above 1/z_max), with m from expm1/log1p: accurate to float64 at every scale and near ties."""
     u = _z(z)
-    f = C.depth_major_fastest_c(L)
+    f = MF.depth_major_fastest_c(L)
     top = float(u.max())
     nrm = float(np.linalg.norm(u))
     roots = []
@@ -221,7 +221,7 @@ def depth_collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, m
                 "note": "ρ = 0 is GD: every r_j = 0 ≤ 1, every coordinate grows for every α > 0 (no collapse)",
                 "check": None, "strength": proved().as_dict()}
     za = zero_rate_alpha(L)
-    fa = C.depth_zero_rate_alpha(L)
+    fa = MF.depth_zero_rate_alpha(L)
     nrm = float(np.linalg.norm(u))
     if u.min() == u.max():
         return {"value": float(fa(u.min(), nrm, rho)), "closed_form": True,
@@ -231,7 +231,7 @@ def depth_collapse_threshold(z, rho: float, L: int, *, rel_tol: float = 1e-13, m
     if L >= 4:
         from theorycheck.proofs.minor_first.predict import blowup as B
 
-        ac = C.depth_alpha_of_c(L)
+        ac = MF.depth_alpha_of_c(L)
         s = B.c_bracket(u, L, rel=rel_tol, max_evaluations=max_evaluations, max_steps=max_steps, s_max=s_max,
                         max_total_steps=max_total_steps)
         lo, hi = float(ac(s.collapses.c, nrm, rho)), float(ac(s.grows.c, nrm, rho))  # larger c: smaller α
@@ -289,7 +289,7 @@ def depth_thresholds(z, rho: float, L: int) -> dict:
     u = _z(z)
     forms = initial_forms(L)
     za = zero_rate_alpha(L)
-    fa = C.depth_zero_rate_alpha(L)
+    fa = MF.depth_zero_rate_alpha(L)
     nrm = float(np.linalg.norm(u))
     out: dict = {"initial_rate": {"expression": sp.sstr(forms["rate"]), "r_j0": sp.sstr(forms["r0"]),
                                   "N0": sp.sstr(forms["N0"])}}

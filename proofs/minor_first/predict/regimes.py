@@ -8,6 +8,7 @@ strong it is). :func:`thresholds` takes a validated :class:`~theorycheck.setting
 from __future__ import annotations
 
 import numpy as np
+from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.arith.exact import INPUTS_KEYS
@@ -18,7 +19,6 @@ from theorycheck.setting import Setting, exact_inputs
 from theorycheck.solvers.trajectory import SWITCH_KEYS
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import LEMMA_KEYS, Kind, Strength, float_check, not_decided
-from theorycheck.symbolic import forms as C
 from theorycheck.vocabulary import REGIME_DESCRIPTIONS
 
 __all__ = ["REGIMES", "THRESHOLD_KEYS", "ThresholdsResult", "float_thresholds", "overall_strength", "thresholds_data"]
@@ -251,7 +251,7 @@ def _linf(setting: Setting, out: dict, T: float) -> None:
     out["predicted_direction"] = th.linf_limit_direction(z, a, rho, L)
     if L >= 3:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # beyond float64: null
-            ts = np.where(a > rho, C.linf_blowup_time(L)(a, z, rho), np.inf)  # C3
+            ts = np.where(a > rho, MF.linf_blowup_time(L)(a, z, rho), np.inf)  # C3
         out["blowup_times"] = [float(t) if np.isfinite(t) else None for t in ts]
     out.update(_trajectory_facts(setting, T))
     out.setdefault("initial_index", out["trajectory_initial_index"])  # no competing prediction here

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
+from theorycheck.proofs.minor_first import forms as MF
 
 from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.optimizers import SAM_L2
@@ -83,7 +84,7 @@ def _unit(z: np.ndarray) -> np.ndarray:
 def alpha_all_shrink(z, rho: float) -> Threshold:
     """ρ z_min/(√2‖z‖₂): below it every coordinate shrinks from the start (and collapses)."""
     z = _unit(_positive_z(z))
-    form = C.alpha_all_shrink()
+    form = MF.alpha_all_shrink()
     f = form.fn
     if np.any(z == 0):
         return Threshold("alpha_all_shrink", None, True, form.text,
@@ -109,7 +110,7 @@ def initial_norm_sign(z, alpha, rho, zref) -> int:
     collapse / the saddle (every rate 0: an equilibrium) / growth, at any scale, including α exactly at α_c."""
     zs = list(z) if isinstance(z, (list, tuple)) else list(np.asarray(z, float).reshape(-1))
     S = sum(_rational(v) ** 2 for v in zs)
-    gap = Fraction(C.initial_norm_sq_exact()(_rational(alpha), S)) - (_rational(rho) * _rational(zref)) ** 2
+    gap = Fraction(MF.initial_norm_sq_exact()(_rational(alpha), S)) - (_rational(rho) * _rational(zref)) ** 2
     return (gap > 0) - (gap < 0)
 
 
@@ -120,19 +121,19 @@ def alpha_gd_like(z, rho: float) -> Threshold:
     coordinate grows" (N0 ≥ ρ z_(d)) is the binding one, so the value is never below
     alpha_all_shrink and never negative."""
     z = _unit(_positive_z(z))
-    form = C.alpha_gd_like()
+    form = MF.alpha_gd_like()
     f = form.fn
     top = float(z.max())
     nrm = float(np.linalg.norm(z))
     below = z[z < top]
     grow = float(f(top, 0.0, nrm, rho))  # N0 = ρ z_(d): the major coordinate's rate is 0
     if below.size == 0:
-        return Threshold("alpha_gd_like", grow, True, C.alpha_gd_like_without_next(),
+        return Threshold("alpha_gd_like", grow, True, MF.alpha_gd_like_without_next(),
                          "all entries of z are equal: no coordinate is major; every coordinate grows iff "
                          "N0 ≥ ρ z_(d) (z_(d−1) replaced by 0), which is also alpha_all_shrink and α_c")
     nxt = float(below.max())
     if nxt <= 0:
-        return Threshold("alpha_gd_like", grow, True, C.alpha_gd_like_without_next(),
+        return Threshold("alpha_gd_like", grow, True, MF.alpha_gd_like_without_next(),
                          "the largest entry below the maximum is ≤ 0: the major coordinate outgrows the others as "
                          "soon as it grows, i.e. from N0 ≥ ρ z_(d) (z_(d−1) replaced by 0)")
     zs = np.sort(z)
@@ -172,7 +173,7 @@ def closed_form_enclosure(name: str, z, rho, digits: int) -> dict | None:
     args = _closed_form_arguments(name, [e.value for e in ez])
     if args is None:
         return None
-    form = {"alpha_all_shrink": C.alpha_all_shrink, "alpha_gd_like": C.alpha_gd_like}[name]()
+    form = {"alpha_all_shrink": MF.alpha_all_shrink, "alpha_gd_like": MF.alpha_gd_like}[name]()
     f = C.arb_function(form.args, [form.expression])
     prec = int(digits * 3.33) + 64
     for _ in range(4):
@@ -201,9 +202,9 @@ def initial_rates(z, alpha: float, rho: float) -> np.ndarray:
     z = _positive_z(z)
     s = float(np.max(np.abs(z)))
     u = z / s
-    f = C.l2_log_rate()
+    f = MF.l2_log_rate()
     with np.errstate(over="ignore"):
-        r = s * np.asarray(f(u, C.initial_norm()(alpha, float(np.linalg.norm(u))), rho), dtype=float)
+        r = s * np.asarray(f(u, MF.initial_norm()(alpha, float(np.linalg.norm(u))), rho), dtype=float)
     if not np.all(np.isfinite(r)):
         raise TheorycheckError("the initial rates overflow float64 for this z (|z| · ρ/α beyond 1e308): rescale z")
     return r
@@ -232,7 +233,7 @@ def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
     of the blow-up score z_j (α_j − ρ)^(L−2) (C3). No α_j > ρ: even L → ∝ 1[α_j = ρ] (the
     others reach 0 and slide; 0 when every α_j < ρ); odd L ≥ 3 → ∝ 1 (every u_j tends to ρ).
 
-    Scores and weights are the compiled closed forms (:func:`theorycheck.symbolic.forms.linf_limit`), evaluated
+    Scores and weights are the compiled closed forms (:func:`theorycheck.proofs.minor_first.forms.linf_limit`), evaluated
     in log space on z/max z and (α_j − ρ)/max_j(α_j − ρ): the direction does not depend on the
     scale of z or of (α, ρ). Maximisers are decided exactly (the score is a polynomial in the
     float inputs, compared in rational arithmetic): a 1-ulp gap in z is a gap, as it is for the
@@ -256,13 +257,13 @@ def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
     zn = z / z.max()
     gap = np.where(above, a - rho, 0.0)
     an = np.where(above, gap / gap.max(), 1.0) if above.any() else np.ones(z.shape)
-    f = C.linf_limit(L)
+    f = MF.linf_limit(L)
     with np.errstate(divide="ignore", invalid="ignore"):
         score = np.where(sel, np.broadcast_to(f.log_score(zn, an, 0.0), z.shape), -np.inf)
         top = score[sel].max()
         # candidates by the float score (a generous band), then the exact maximisers among them
         cand = np.flatnonzero(sel & (score >= top - 1e-6 * max(1.0, abs(top))))
-        exact = C.linf_limit_exact_score(L)
+        exact = MF.linf_limit_exact_score(L)
         fr_rho = Fraction(float(rho))
         ex = {int(j): Fraction(exact(Fraction(float(z[j])), Fraction(float(a[j])), fr_rho)) for j in cand}
         best = max(ex.values())

@@ -47,6 +47,7 @@ METHOD = ("validated Taylor integration (order {K}, {bits}-bit balls; Taylor ser
 
 @lru_cache(maxsize=16)
 def _compiled(d: int):
+
     from theorycheck.symbolic import forms as C
     from theorycheck.symbolic import systems as S
 
@@ -211,11 +212,13 @@ class ReducedL2(FateSystem):
     def _closed_all_equal(self, D: int) -> tuple[str, str]:
         """All z_j equal: α_c = alpha_all_shrink = ρ z_min/(√2‖z‖₂) (C5, the symbolic layer's closed form),
         enclosed at the exact inputs and widened by 10^−(D+1) on each side, rounded outwards."""
+        from theorycheck.proofs.minor_first import forms as MF
+
         from theorycheck.arith.balls import arb_context
         from theorycheck.arith.decimals import down, up
         from theorycheck.symbolic import forms as C
 
-        form = C.alpha_all_shrink()
+        form = MF.alpha_all_shrink()
         f = C.arb_function(form.args, [form.expression])
         with arb_context(prec=self.prec):
             norm = sum((v * v for v in self.z[1:]), self.z[0] * self.z[0]).sqrt()

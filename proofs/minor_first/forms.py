@@ -1,0 +1,179 @@
+"""The first paper's compiled forms: its closed-form thresholds of C5 (α_all-shrink, α_GD-like, N0 and the
+log rate), the ℓ∞-SAM limit directions, solutions and blow-up times of C1–C3, the depth-L forms at the start
+and the blown-up ratio system of even depth, each compiled once from the symbolic layer
+(:mod:`theorycheck.symbolic.closed_forms`, :mod:`theorycheck.symbolic.depth`, :mod:`theorycheck.symbolic.systems`)
+by the engine's compiler and cached. The flows every pack integrates are in :mod:`theorycheck.symbolic.forms`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy as sp
+
+from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import model as sy
+from theorycheck.symbolic.compiler import lambdify, numpy_system
+from theorycheck.symbolic.forms import checked_depth
+
+
+# ---------------------------------------------------------------- C1–C3: ℓ∞ limit directions
+@dataclass(frozen=True)
+class LinfLimit:
+    """``log_score(z, alpha, rho)`` and ``log_weight(z, alpha, rho)``: the logs of
+    :func:`closed_forms.linf_limit_score` and :func:`closed_forms.linf_limit_weight`
+    (depth L), for z_j > 0 and α_j > ρ. Arguments broadcast."""
+
+    L: int
+    log_score: Callable
+    log_weight: Callable
+
+
+@lru_cache(maxsize=32)
+def linf_limit(L: int, backend: str = "numpy") -> LinfLimit:
+    """Compile the log score and log weight of the ℓ∞-SAM limit direction for depth L."""
+    L = checked_depth(L)
+    args = (cf.z_j, cf.alpha_j, sy.rho)
+    return LinfLimit(L, lambdify(args, cf.linf_limit_log_score(L), backend),
+                     lambdify(args, cf.linf_limit_log_weight(L), backend))
+
+
+@lru_cache(maxsize=1)
+def initial_norm_sq_exact() -> Callable:
+    """``n0_sq(alpha, S)``: N0² for S = ‖z‖₂² (C5's :func:`closed_forms.initial_norm`, squared:
+    a polynomial) as plain Python arithmetic, exact with :class:`fractions.Fraction` arguments."""
+    S = sp.Symbol("S", positive=True)
+    expr = sp.expand(cf.initial_norm() ** 2).subs(cf.z_norm**2, S)
+    if cf.z_norm in expr.free_symbols or not expr.is_polynomial(cf.alpha, S):
+        raise AssertionError("N0² is not a polynomial in (α, ‖z‖²): no exact evaluation")
+    return sp.lambdify((cf.alpha, S), expr, modules=[{}])
+
+
+@lru_cache(maxsize=32)
+def linf_limit_exact_score(L: int) -> Callable:
+    """:func:`closed_forms.linf_limit_score` (a polynomial in z_j, α_j, ρ) as plain Python
+    arithmetic: called with :class:`fractions.Fraction` arguments it is exact, so the
+    maximisers of the limit are decided exactly (a 1-ulp gap in z is a gap, not a tie)."""
+    L = checked_depth(L)
+    expr = cf.linf_limit_score(L)
+    if not expr.is_polynomial(cf.z_j, cf.alpha_j, sy.rho):
+        raise AssertionError(f"the ℓ∞ limit score at L = {L} is not a polynomial: no exact evaluation")
+    return sp.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr, modules=[{}])
+
+
+# ---------------------------------------------------------------- C5's closed-form thresholds (one example)
+@lru_cache(maxsize=4)
+def initial_norm(backend: str = "numpy") -> Callable:
+    """``N0(alpha, znorm)`` = α √2 ‖z‖₂ (:func:`closed_forms.initial_norm`)."""
+    return lambdify((cf.alpha, cf.z_norm), cf.initial_norm(), backend)
+
+
+@lru_cache(maxsize=4)
+def l2_log_rate(backend: str = "numpy") -> Callable:
+    """``rate(z_j, N, rho)`` = dθ_j/dτ = z_j (1 − ρ z_j / N) (:func:`closed_forms.l2_log_rate`)."""
+    return lambdify((cf.z_j, cf.N, sy.rho), cf.l2_log_rate(), backend)
+
+
+@dataclass(frozen=True)
+class ClosedForm:
+    """A closed form solved and compiled once: ``fn(*args)`` evaluates ``expression`` (whose
+    sympy text is ``text``); callers on a hot path use these, never sympy."""
+
+    expression: sp.Expr
+    text: str
+    args: tuple
+    fn: Callable
+
+    def __call__(self, *values):
+        """``fn(*values)``: a ClosedForm is used as its compiled function."""
+        return self.fn(*values)
+
+
+def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
+    return ClosedForm(expr, sp.sstr(expr), args, lambdify(args, expr, backend))
+
+
+@lru_cache(maxsize=8)
+def alpha_all_shrink(backend: str = "numpy") -> ClosedForm:
+    """ρ z_min/(√2‖z‖₂) (C5) as a function of (z_min, ‖z‖₂, ρ)."""
+    return _closed((cf.z_min, cf.z_norm, sy.rho), cf.alpha_all_shrink(), backend)
+
+
+@lru_cache(maxsize=8)
+def alpha_gd_like(backend: str = "numpy") -> ClosedForm:
+    """ρ (z_(d) + z_(d−1))/(√2‖z‖₂) (C5) as a function of (z_(d), z_(d−1), ‖z‖₂, ρ)."""
+    return _closed((cf.z_1st, cf.z_2nd, cf.z_norm, sy.rho), cf.alpha_gd_like(), backend)
+
+
+@lru_cache(maxsize=1)
+def alpha_gd_like_without_next() -> str:
+    """The text of alpha_gd_like with z_(d−1) replaced by 0 (no entry below the maximum)."""
+    return sp.sstr(cf.alpha_gd_like().subs(cf.z_2nd, 0))
+
+
+
+# ---------------------------------------------------------------- C1–C3: solutions and blow-up (one example)
+@lru_cache(maxsize=4)
+def l1_solution(backend: str = "numpy") -> Callable:
+    """``w(alpha_j, z_j, tau)`` = α_j + z_j τ (L = 1, :func:`closed_forms.l1_solution`)."""
+    return lambdify((cf.alpha_j, cf.z_j, sy.tau), cf.l1_solution(), backend)
+
+
+@lru_cache(maxsize=4)
+def linf_l2_solution(backend: str = "numpy") -> tuple[Callable, Callable]:
+    """``(u(alpha_j, z_j, rho, tau), tau0(alpha_j, z_j, rho))``: ℓ∞-SAM at L = 2 and its zero time (C2)."""
+    return (lambdify((cf.alpha_j, cf.z_j, sy.rho, sy.tau), cf.linf_l2_solution(), backend),
+            lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_l2_zero_time(), backend))
+
+
+@lru_cache(maxsize=16)
+def linf_blowup_time(L: int, backend: str = "numpy") -> Callable:
+    """``t_star(alpha_j, z_j, rho)``: the blow-up time of ℓ∞-SAM at depth L ≥ 3 (C3,
+    :func:`closed_forms.linf_blowup_time`)."""
+    return lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_blowup_time(checked_depth(L)), backend)
+
+
+# ---------------------------------------------------------------- depth L, ℓ2-SAM at the start
+@lru_cache(maxsize=32)
+def depth_initial_rate(L: int, backend: str = "numpy") -> Callable:
+    """``rate(z_j, alpha, znorm, rho)``: dθ_j/dτ at τ = 0, depth L (:func:`symbolic.depth.initial_forms`)."""
+    from theorycheck.symbolic.depth import initial_forms
+
+    return lambdify((cf.z_j, cf.alpha, cf.z_norm, sy.rho), initial_forms(checked_depth(L))["rate"], backend)
+
+
+@lru_cache(maxsize=32)
+def depth_zero_rate_alpha(L: int, backend: str = "numpy") -> Callable:
+    """``alpha(z_j, znorm, rho)`` at which û_j(0) = 0, depth L (:func:`symbolic.depth.zero_rate_alpha`)."""
+    from theorycheck.symbolic.depth import zero_rate_alpha
+
+    return lambdify((cf.z_j, cf.z_norm, sy.rho), zero_rate_alpha(checked_depth(L)), backend)
+
+
+@lru_cache(maxsize=32)
+def depth_major_fastest_c(L: int, backend: str = "numpy") -> Callable:
+    """``c(d, v, m)``: the root c* < 1/t of g(t; c) = g(v; c), d = t − v, m = 1 − (v/t)^(1/(L−1)), depth L
+    (:func:`symbolic.depth.major_fastest_c`)."""
+    from theorycheck.symbolic.depth import major_fastest_c
+
+    args, c = major_fastest_c(checked_depth(L))
+    return lambdify(args, c, backend)
+
+
+def depth_alpha_of_c(L: int, backend: str = "numpy") -> Callable:
+    """``alpha(c, znorm, rho)``: the α whose initial ratios are r(0) = c z, depth L
+    (:func:`symbolic.depth.alpha_of_c`; c = ρ/(α √L ‖z‖₂))."""
+    from theorycheck.symbolic.depth import alpha_of_c, c_sym
+
+    return lambdify((c_sym, cf.z_norm, sy.rho), alpha_of_c(checked_depth(L)), backend)
+
+
+@lru_cache(maxsize=16)
+def ratio_blowup(L: int, d: int) -> tuple:
+    """(symbolic system, float64 field): :func:`symbolic.systems.ratio_blowup_system` (ς, (λ, ω_1 … ω_d),
+    (z_1 … z_d), fields) and its fields compiled for float64, ``f(λ, ω_1 … ω_d, z_1 … z_d) -> tuple``."""
+    from theorycheck.symbolic import systems as S
+
+    t, y, p, f = S.ratio_blowup_system(int(L), int(d))
+    return (t, y, p, f), numpy_system((*y, *p), f)
