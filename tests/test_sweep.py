@@ -424,3 +424,29 @@ def test_torch_arrays_give_the_numpy_real_time_heatmap(optimizer):
     b = S.heatmap(Z, opts=S.RunOptions(array_backend="torch", device="cpu"), **kw)
     np.testing.assert_array_equal(a["jdag"], b["jdag"])
     np.testing.assert_allclose(a["loss"], b["loss"], rtol=1e-9)
+
+
+def test_the_heatmap_draws_only_the_boundaries_it_is_given():
+    """The engine's heatmap names no theory: its meta ``thresholds`` is None unless a pack hands it a function,
+    which is called with (Z, rho, optimizer, depth) and saved as it returns."""
+    z = np.array([0.5, 1.0, 2.0])
+    kw = dict(optimizer="sam-l2", rho=1.0, alphas=[0.3, 0.8], times=[1.0, 2.0], backend="serial", progress=False)
+    assert S.heatmap(z, **kw).meta["thresholds"] is None
+    seen = []
+
+    def boundaries(Z, rho, optimizer, depth):
+        seen.append((Z.shape, rho, optimizer, depth))
+        return {"alpha_mine": 0.5}
+
+    r = S.heatmap(z, thresholds=boundaries, **kw)
+    assert r.meta["thresholds"] == {"alpha_mine": 0.5} and seen == [((1, 3), 1.0, "sam-l2", 2)]
+    assert r.as_dict()["thresholds"] == {"alpha_mine": 0.5}
+
+
+def test_a_batch_of_the_balanced_flow_needs_its_optimizer():
+    from theorycheck.batched import ops as bops
+    from theorycheck.errors import TheorycheckError
+
+    spec = S.SystemSpec("balanced", np.array([1.0, 2.0]), np.array([0.5]), np.array([1.0]))
+    with pytest.raises(TheorycheckError, match="needs an optimizer"):
+        spec.build(bops.get_ops("numpy"))

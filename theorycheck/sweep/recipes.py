@@ -25,13 +25,13 @@ from theorycheck.sweep.run import (
 from theorycheck.vocabulary import TimeKind
 
 #: a theory's α boundaries for a heatmap: (Z, rho, optimizer, depth) -> dict of name -> α, or None
-Thresholds = Callable[[np.ndarray, float, str, int], "dict | None"]
+AlphaBoundaries = Callable[[np.ndarray, float, str, int], "dict | None"]
 
 
 def heatmap(Z, *, optimizer: str | None = None, rho: float | None = None, alphas, times, depth: int = 2,
             loss: str = "logistic", method: str = "auto", opts: RunOptions | None = None, backend: str = "processes",
             workers: int | None = None, scheduler: Any = None, progress: bool | None = None,
-            thresholds: Thresholds | None = None) -> SweepResult:
+            thresholds: AlphaBoundaries | None = None) -> SweepResult:
     """j† over (α, time) for a uniform init α·1 (E1). ``Z``: a :class:`~theorycheck.setting.Setting`
     (its examples, optimizer, ρ, depth and loss; then give none of those), or one example z (d,) or
     n×d rows z_i = y_i x_i with ``optimizer`` and ``rho``. Arrays: ``jdag`` (A, T) int16, ``alpha``
@@ -79,7 +79,7 @@ def _problem(data, optimizer, rho, depth, loss) -> tuple[np.ndarray, str, float,
 def depth_sweep(z, *, depths: Sequence[int], optimizer: str, rho: float, alphas, times,
                 opts: RunOptions | None = None, backend: str = "processes", workers: int | None = None,
                 scheduler: Any = None, progress: bool | None = None,
-                thresholds: Thresholds | None = None) -> SweepResult:
+                thresholds: AlphaBoundaries | None = None) -> SweepResult:
     """j† over (α, τ) for several depths L (one example, balanced, uniform α). Arrays:
     ``jdag`` (len(depths), A, T), ``depth``, ``alpha``, ``time``, ``status`` (len(depths), A),
     ``event_blowup`` (len(depths), A); ``thresholds`` as for :func:`heatmap`, passed to each depth's run."""
