@@ -24,6 +24,7 @@ import numpy as np
 from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict.bisect import bisect_fate
 
+from theorycheck.solvers.persisting import step_to_condition
 from theorycheck.status import Fate
 
 __all__ = ["CSearch", "FateRun", "METHOD", "PRECISION", "c_bracket", "fate_of_c", "start"]
@@ -101,27 +102,27 @@ def _stepped(c: float, rhs, y0: np.ndarray, max_steps: int, s_max: float) -> Fat
     """:func:`fate_of_c`'s DOP853 loop from y0, checking the persisting conditions after every step."""
     from scipy.integrate import DOP853
 
-    sol = DOP853(rhs, 0.0, y0, s_max, rtol=RTOL, atol=ATOL)
-    steps = 0
-    while steps < max_steps:
-        msg = sol.step()
-        steps += 1
-        if sol.status == "failed":
-            return FateRun(c, Fate.UNDECIDED, None, steps, f"integration failed: {msg}")
+    def back_on_the_sphere(sol):
+        """Where ⟨ω, G⟩ < 0 the sphere |ω| = 1 repels rounding errors: put the state back on it, at the same
+        point r = 1 + e^λ ω = 1 + e^(λ + ln ν) (ω/ν), and go on from there."""
         nu = float(np.linalg.norm(sol.y[1:]))
-        if abs(nu - 1.0) > RENORM and sol.status == "running":
-            # where ⟨ω, G⟩ < 0 the sphere |ω| = 1 repels rounding errors: put the state back on it, at the same
-            # point r = 1 + e^λ ω = 1 + e^(λ + ln ν) (ω/ν), and go on from there
-            y = np.concatenate([[sol.y[0] + math.log(nu)], sol.y[1:] / nu])
-            sol = DOP853(rhs, sol.t, y, s_max, rtol=RTOL, atol=ATOL, first_step=min(sol.step_size, s_max - sol.t))
-        f = _condition(sol.y[1:])
+        if abs(nu - 1.0) <= RENORM:
+            return None
+        y = np.concatenate([[sol.y[0] + math.log(nu)], sol.y[1:] / nu])
+        return DOP853(rhs, sol.t, y, s_max, rtol=RTOL, atol=ATOL, first_step=min(sol.step_size, s_max - sol.t))
+
+    def persisting(_t, y):
+        f = _condition(y[1:])
         if f is Fate.COLLAPSE:
-            return FateRun(c, f, float(sol.t), steps, "every r_j > 1 (every ω_j > 0) from then on")
+            return f, "every r_j > 1 (every ω_j > 0) from then on"
         if f is Fate.GROWTH:
-            return FateRun(c, f, float(sol.t), steps, "every r_j ≤ 1 (every ω_j ≤ 0) from then on")
-        if sol.status == "finished":
-            return FateRun(c, Fate.UNDECIDED, None, steps, f"horizon ς = {s_max:g} reached with no condition")
-    return FateRun(c, Fate.UNDECIDED, None, steps, f"step budget of {max_steps} steps ran out at ς = {sol.t:.6g}")
+            return f, "every r_j ≤ 1 (every ω_j ≤ 0) from then on"
+        return None
+
+    run = step_to_condition(DOP853(rhs, 0.0, y0, s_max, rtol=RTOL, atol=ATOL), persisting, max_steps=max_steps,
+                            clock="ς", horizon_why=f"horizon ς = {s_max:g} reached with no condition",
+                            restart=back_on_the_sphere)
+    return FateRun(c, run.outcome if run.outcome is not None else Fate.UNDECIDED, run.t, run.steps, run.why)
 
 
 @dataclass

@@ -33,6 +33,7 @@ from theorycheck.proofs.minor_first.predict.bisect import bisect_fate
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import SAM_L2
+from theorycheck.solvers.persisting import step_to_condition
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic.depth import initial_forms, zero_rate_alpha
@@ -150,22 +151,20 @@ def classify(z, alpha: float, rho: float, L: int, *, t_max: float = 1e4, max_ste
 
 
 def _classified(alpha: float, sol, lnr, t_max: float, max_steps: int) -> DepthFate:
-    """:func:`classify`'s loop: step ``sol`` until a persisting condition, the horizon or the step budget."""
-    steps = 0
-    while steps < max_steps:
-        msg = sol.step()
-        steps += 1
-        if sol.status == "failed":
-            return DepthFate(alpha, Fate.UNDECIDED, None, f"integration failed: {msg}", steps)
-        r = lnr(sol.y)
+    """:func:`classify`'s loop: step ``sol`` until a persisting condition, the horizon or the step budget
+    (:func:`theorycheck.solvers.persisting.step_to_condition`)."""
+
+    def persisting(_t, y):
+        r = lnr(y)
         if np.all(r > 0):
-            return DepthFate(alpha, Fate.COLLAPSE, float(sol.t), "every r_j > 1 from then on", steps)
+            return Fate.COLLAPSE, "every r_j > 1 from then on"
         if np.all(r <= 0):
-            return DepthFate(alpha, Fate.GROWTH, float(sol.t), "every r_j ≤ 1 from then on", steps)
-        if sol.status == "finished":
-            return DepthFate(alpha, Fate.UNDECIDED, None, f"no persisting condition by the horizon τ = {t_max:g}",
-                             steps)
-    return DepthFate(alpha, Fate.UNDECIDED, None, f"step budget of {max_steps} steps ran out at τ = {sol.t:g}", steps)
+            return Fate.GROWTH, "every r_j ≤ 1 from then on"
+        return None
+
+    run = step_to_condition(sol, persisting, max_steps=max_steps, clock="τ",
+                            horizon_why=f"no persisting condition by the horizon τ = {t_max:g}")
+    return DepthFate(alpha, run.outcome if run.outcome is not None else Fate.UNDECIDED, run.t, run.why, run.steps)
 
 
 def _run_dict(alpha: float, c: float | None, fate: Fate, time: float | None, steps: int, why: str) -> dict:
