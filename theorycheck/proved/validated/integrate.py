@@ -492,4 +492,4 @@ def _qr_basis(M: arb_mat, R: list, n: int) -> arb_mat:
     Q, _ = np.linalg.qr(Mm[:, order])
     if not np.all(np.isfinite(Q)):
         Q = np.eye(n)
-    return arb_mat(n, n, [arb(float(Q[i, j])) for i in range(n) for j in range(n)])
+    return arb_mat(n, n, [to_ball(Q[i, j]) for i in range(n) for j in range(n)])  # each entry's exact binary value
