@@ -16,11 +16,11 @@ import platform
 import time
 
 import numpy as np
-from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict import depth as dl
 
 from theorycheck.arith.decimals import common_digits
 from theorycheck.status import Fate
+from theorycheck.symbolic import theory_forms as MF
 
 CASES = [(1.0, 2.0, 3.0), (1.0, 2.0, 3.0, 4.0, 5.0), (0.5, 1.0, 2.0, 4.0)]
 

@@ -1,7 +1,7 @@
 """Benchmark: what one heatmap call costs besides the integration, in one process.
 
 The closed-form boundaries a heatmap reports (alpha_all_shrink, alpha_gd_like: C5) are solved
-with ``sympy.solve`` once per process and compiled (``proofs/minor_first/forms.py``, cached); before,
+with ``sympy.solve`` once per process and compiled (``theorycheck/symbolic/theory_forms.py``, cached); before,
 every call solved and simplified them again. This script times, for case (i) of
 ``bench_heatmap.py`` (100 α × 200 τ, z = linspace(1, 2, 100), compiled kernel, one thread):
 the whole ``sweep.heatmap`` call, the kernel alone inside it, and the symbolic work that used

@@ -10,12 +10,12 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict import blowup as B
 from theorycheck.proofs.minor_first.predict import depth as dl
 
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import theory_forms as MF
 from theorycheck.symbolic.depth import alpha_of_c, c_sym, initial_forms, zero_rate_alpha
 
 ZS = [(1.0, 2.0, 3.0), (1.0, 2.0, 3.0, 4.0, 5.0), (0.5, 1.0, 2.0, 4.0)]

@@ -67,7 +67,7 @@ def test_closed_form_thresholds_run_no_sympy_after_first_call():
 
 
 def test_a_closed_form_is_its_compiled_function():
-    from theorycheck.proofs.minor_first import forms as MF
+    from theorycheck.symbolic import theory_forms as MF
 
     f = MF.alpha_all_shrink()
     assert f(1.0, np.sqrt(14.0), 1.0) == f.fn(1.0, np.sqrt(14.0), 1.0) == pytest.approx(1 / np.sqrt(28))

@@ -101,10 +101,10 @@ def _one_example():
 def _check_one_example(x):
     import numpy as np
     from theorycheck.proofs.minor_first import _numerics as num
-    from theorycheck.proofs.minor_first import forms as MF
 
     from theorycheck.claims.claim import Outcome
     from theorycheck.setting import Setting
+    from theorycheck.symbolic import theory_forms as MF
 
     z = np.array(x["z"])
     s = Setting.from_z(z, depth=1, optimizer=x["optimizer"], rho=x["rho"], alpha=x["alpha"])

@@ -143,7 +143,7 @@ def _setting(x):
 
 
 def _solution_forms():
-    from theorycheck.proofs.minor_first import forms as MF
+    from theorycheck.symbolic import theory_forms as MF
 
     return MF.linf_l2_solution()  # (u_of, tau0_of), compiled from C2's solution
 

@@ -144,7 +144,8 @@ def _run(x, T):
 def _predicted(x):
     """τ_j* (C3, compiled), inf for α_j ≤ ρ."""
     import numpy as np
-    from theorycheck.proofs.minor_first import forms as MF
+
+    from theorycheck.symbolic import theory_forms as MF
 
 
     z, a, r, L = np.array(x["z"]), np.array(x["alpha"]), x["rho"], x["L"]

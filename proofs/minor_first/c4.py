@@ -9,11 +9,11 @@ from __future__ import annotations
 import functools
 
 import sympy as sp
-from theorycheck.proofs.minor_first import forms as MF
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_forms as MF
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, refuted, verified
 
 rho, tau = sy.rho, sy.tau

@@ -402,7 +402,8 @@ def _alpha_c_bounds(z, r) -> tuple[float, float]:
     ρ z_min and its no-collapse certificate ρ z_max — :func:`closed_forms.alpha_all_shrink` (the
     solution of N0 = ρ z_min, compiled) at z_min and at z_max."""
     import numpy as np
-    from theorycheck.proofs.minor_first import forms as MF
+
+    from theorycheck.symbolic import theory_forms as MF
 
 
     f, nrm = MF.alpha_all_shrink("numpy"), float(np.linalg.norm(z))

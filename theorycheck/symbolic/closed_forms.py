@@ -287,7 +287,7 @@ def initial_norm() -> sp.Expr:
 @lru_cache(maxsize=1)
 def alpha_all_shrink() -> sp.Expr:
     """All coordinates shrink at the start iff N0 < ρ z_min, i.e. α < ρ z_min/(√2‖z‖₂) (C5).
-    Solved once (cached): callers at run time use :func:`theorycheck.proofs.minor_first.forms.alpha_all_shrink`."""
+    Solved once (cached): callers at run time use :func:`theorycheck.symbolic.theory_forms.alpha_all_shrink`."""
     return sp.solve(sp.Eq(initial_norm(), rho * z_min), alpha)[0]
 
 
@@ -295,7 +295,7 @@ def alpha_all_shrink() -> sp.Expr:
 def alpha_gd_like() -> sp.Expr:
     """The major coordinate grows fastest from the start iff N0 ≥ ρ (z_(d) + z_(d−1)),
     i.e. α ≥ ρ (z_(d) + z_(d−1)) / (√2‖z‖₂) (C5). Solved once (cached): callers at run time
-    use :func:`theorycheck.proofs.minor_first.forms.alpha_gd_like`."""
+    use :func:`theorycheck.symbolic.theory_forms.alpha_gd_like`."""
     return sp.solve(sp.Eq(initial_norm(), rho * (z_1st + z_2nd)), alpha)[0]
 
 

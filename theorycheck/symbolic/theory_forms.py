@@ -1,8 +1,9 @@
-"""The first paper's compiled forms: its closed-form thresholds of C5 (α_all-shrink, α_GD-like, N0 and the
-log rate), the ℓ∞-SAM limit directions, solutions and blow-up times of C1–C3, the depth-L forms at the start
-and the blown-up ratio system of even depth, each compiled once from the symbolic layer
-(:mod:`theorycheck.symbolic.closed_forms`, :mod:`theorycheck.symbolic.depth`, :mod:`theorycheck.symbolic.systems`)
-by the engine's compiler and cached. The flows every pack integrates are in :mod:`theorycheck.symbolic.forms`."""
+"""Compiled closed forms of the thresholds and limits a theory states, apart from the flows: C5's thresholds
+(α_all-shrink, α_GD-like, N0 and the log rate), the ℓ∞-SAM limit directions, solutions and blow-up times of
+C1–C3, the depth-L forms at the start and the blown-up ratio system of even depth, each compiled once from
+:mod:`theorycheck.symbolic.closed_forms`, :mod:`theorycheck.symbolic.depth` and :mod:`theorycheck.symbolic.systems`
+and cached. The flows every pack integrates are in :mod:`theorycheck.symbolic.forms`; compiling stays in this
+stage."""
 
 from __future__ import annotations
 

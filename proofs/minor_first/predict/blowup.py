@@ -21,11 +21,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict.bisect import bisect_fate
 
 from theorycheck.solvers.persisting import step_to_condition
 from theorycheck.status import Fate
+from theorycheck.symbolic import theory_forms as MF
 
 __all__ = ["CSearch", "FateRun", "METHOD", "PRECISION", "c_bracket", "fate_of_c", "start"]
 

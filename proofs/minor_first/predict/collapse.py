@@ -32,11 +32,11 @@ from dataclasses import dataclass
 
 import mpmath as mp
 import numpy as np
-from theorycheck.proofs.minor_first import forms as MF
 
 from theorycheck.arith.decimals import common_digits
 from theorycheck.solvers.taylor import ReducedFlow, TaylorRun
 from theorycheck.status import BudgetExhausted, Fate, Status
+from theorycheck.symbolic import theory_forms as MF
 
 __all__ = ["AlphaC", "ReducedFlow", "TaylorRun", "alpha_c_unit"]
 

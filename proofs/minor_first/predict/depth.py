@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict.bisect import bisect_fate
 
 from theorycheck.errors import TheorycheckError
@@ -36,6 +35,7 @@ from theorycheck.optimizers import SAM_L2
 from theorycheck.solvers.persisting import step_to_condition
 from theorycheck.status import Fate
 from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import theory_forms as MF
 from theorycheck.symbolic.depth import initial_forms, zero_rate_alpha
 
 

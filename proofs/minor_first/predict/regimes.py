@@ -8,7 +8,6 @@ strong it is). :func:`thresholds` takes a validated :class:`~theorycheck.setting
 from __future__ import annotations
 
 import numpy as np
-from theorycheck.proofs.minor_first import forms as MF
 from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.arith.exact import INPUTS_KEYS
@@ -19,6 +18,7 @@ from theorycheck.setting import Setting, exact_inputs
 from theorycheck.solvers.trajectory import SWITCH_KEYS
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import LEMMA_KEYS, Kind, Strength, float_check, not_decided
+from theorycheck.symbolic import theory_forms as MF
 from theorycheck.vocabulary import REGIME_DESCRIPTIONS
 
 __all__ = ["REGIMES", "THRESHOLD_KEYS", "ThresholdsResult", "float_thresholds", "overall_strength", "thresholds_data"]

@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
-from theorycheck.proofs.minor_first import forms as MF
 
 from theorycheck.errors import ArgumentError, TheorycheckError
 from theorycheck.optimizers import SAM_L2
 from theorycheck.status import Fate
 from theorycheck.strength import Strength, float_check, not_decided, proved
 from theorycheck.symbolic import forms as C
+from theorycheck.symbolic import theory_forms as MF
 
 
 @dataclass
@@ -233,7 +233,7 @@ def linf_limit_direction(z, alpha, rho: float, L: int) -> np.ndarray:
     of the blow-up score z_j (α_j − ρ)^(L−2) (C3). No α_j > ρ: even L → ∝ 1[α_j = ρ] (the
     others reach 0 and slide; 0 when every α_j < ρ); odd L ≥ 3 → ∝ 1 (every u_j tends to ρ).
 
-    Scores and weights are the compiled closed forms (:func:`theorycheck.proofs.minor_first.forms.linf_limit`), evaluated
+    Scores and weights are the compiled closed forms (:func:`theorycheck.symbolic.theory_forms.linf_limit`), evaluated
     in log space on z/max z and (α_j − ρ)/max_j(α_j − ρ): the direction does not depend on the
     scale of z or of (α, ρ). Maximisers are decided exactly (the score is a polynomial in the
     float inputs, compared in rational arithmetic): a 1-ulp gap in z is a gap, as it is for the

@@ -36,9 +36,8 @@ SEARCH_DIGITS = 13
 
 @lru_cache(maxsize=16)
 def _systems(L: int, d: int):
-    from theorycheck.proofs.minor_first import forms as MF
-
     from theorycheck.symbolic import forms as C
+    from theorycheck.symbolic import theory_forms as MF
 
     (t, y, p, f), num = MF.ratio_blowup(L, d)
     return C.arb_system(f"ratio-blowup-L{L}-d{d}", t, y, p, f), num

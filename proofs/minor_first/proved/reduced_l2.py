@@ -212,11 +212,10 @@ class ReducedL2(FateSystem):
     def _closed_all_equal(self, D: int) -> tuple[str, str]:
         """All z_j equal: α_c = alpha_all_shrink = ρ z_min/(√2‖z‖₂) (C5, the symbolic layer's closed form),
         enclosed at the exact inputs and widened by 10^−(D+1) on each side, rounded outwards."""
-        from theorycheck.proofs.minor_first import forms as MF
-
         from theorycheck.arith.balls import arb_context
         from theorycheck.arith.decimals import down, up
         from theorycheck.symbolic import forms as C
+        from theorycheck.symbolic import theory_forms as MF
 
         form = MF.alpha_all_shrink()
         f = C.arb_function(form.args, [form.expression])

@@ -162,7 +162,7 @@ def _plan_depth(L: int, zq: tuple, rhoq: Fraction, s: Fraction) -> _Plan:
 def _critical_alphas(L: int, zq: tuple, rhoq: Fraction, values: list) -> list[float]:
     """α at which c = ρ/(α√L‖z‖₂) = 1/v for each v (floats: first cuts only), by the symbolic layer's zero-rate α
     (:func:`theorycheck.symbolic.depth.zero_rate_alpha`, compiled), on z / max z (degree 0 in z: no overflow)."""
-    from theorycheck.proofs.minor_first import forms as MF
+    from theorycheck.symbolic import theory_forms as MF
 
     f = MF.depth_zero_rate_alpha(int(L))
     top = max(zq)
