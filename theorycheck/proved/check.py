@@ -35,7 +35,7 @@ from fractions import Fraction
 
 from theorycheck.arith.exact import INPUTS_KEYS
 from theorycheck.errors import TheorycheckError
-from theorycheck.proved.lemmas import LemmaBook
+from theorycheck.proved.lemmas import LemmaBook, lemma_strengths, resting_strength
 from theorycheck.record import Keys
 from theorycheck.strength import KEYS as STRENGTH_KEYS
 from theorycheck.strength import Strength, not_decided
@@ -373,8 +373,6 @@ def answer(claim: CertificateClaim | None, fails: list[str], steps: int, seconds
            lemmas: tuple[str, ...], book: LemmaBook | None) -> CertificateCheck:
     """The :class:`CertificateCheck` of a finished check: accepted when nothing failed, with the strength of the
     lemmas it rests on for its (L, d), in the pack's ``book``."""
-    from theorycheck.proved.lemmas import lemma_strengths, resting_strength
-
     ok = claim is not None and not fails
     digest_ok = cert.get("digest") == digest(cert)
     strength = None

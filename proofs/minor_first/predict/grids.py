@@ -53,9 +53,10 @@ def regime_grid(z, *, alphas, rhos, times, opts: RunOptions | None = None, backe
                bisect: int = 40) -> SweepResult:
     """ℓ2-SAM, L = 2, one example: the regime of every (ρ, α) cell of a float grid (C5) from C4's reduced ODE
     over ``times``, the closed-form boundaries (thresholds.alpha_all_shrink, alpha_gd_like)
-    and the computed collapse threshold α_c(ρ) (batched bisection, :func:`collapse_threshold_per_rho`).
+    and the computed collapse threshold α_c(ρ) (:func:`collapse_threshold_per_rho`).
     Arrays: ``regime`` (R, A), ``alpha`` (A,), ``rho`` (R,), ``alpha_all_shrink`` (R,),
-    ``alpha_gd_like`` (R,), ``alpha_c`` (R,), ``alpha_c_bracket`` (R, 2), ``collapse_time`` (R, A)."""
+    ``alpha_gd_like`` (R,), ``alpha_c`` (R,), ``alpha_c_bracket`` (R, 2), ``collapse_time`` (R, A). ``bisect`` is
+    accepted for compatibility and unused (α_c is ρ times the one α_c routine's value at ρ = 1)."""
     z = np.asarray(z, dtype=float).reshape(-1)
     alphas = np.asarray(alphas, float).reshape(-1)
     rhos = np.asarray(rhos, float).reshape(-1)
@@ -70,8 +71,7 @@ def regime_grid(z, *, alphas, rhos, times, opts: RunOptions | None = None, backe
     regime = classify_regimes(res.obs["jdag"], res.status, z).reshape(R, A)
     shrink = np.array([th.alpha_all_shrink(z, r).value for r in rhos], dtype=float)
     gdlike = np.array([th.alpha_gd_like(z, r).value for r in rhos], dtype=float)
-    ac = collapse_threshold_per_rho(z, rhos, opts=opts, iterations=bisect, backend=backend, workers=workers,
-                            scheduler=scheduler, progress=progress)
+    ac = collapse_threshold_per_rho(z, rhos, progress=progress)  # its grid arguments are unused: not passed
     arrays = {"regime": regime, "alpha": alphas, "rho": rhos, "time": res.grid, "alpha_all_shrink": shrink,
               "alpha_gd_like": gdlike, "alpha_c": ac["alpha_c"], "alpha_c_bracket": ac["bracket"],
               "alpha_c_status": ac["status"], "collapse_time": res.events["collapse"].reshape(R, A),
