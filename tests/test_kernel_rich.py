@@ -11,6 +11,7 @@ from theorycheck.proofs.kernel_rich import claims as KRC
 from theorycheck.proofs.kernel_rich import theorems as KRT
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.optimizers import GD
 from theorycheck.solvers.interpolate import Q_value, argmin_Q, h_inverse, min_l1, min_l2, q_D
 from theorycheck.solvers.pm_flow import flow_pm
 from theorycheck.status import Status
@@ -85,7 +86,7 @@ def test_argmin_Q_is_optimal_on_the_affine_set():
 @pytest.mark.parametrize("alpha", [1e-2, 1e-1, 1.0, 10.0])
 def test_flow_agrees_with_predict_within_its_error_bar(D, alpha):
     X, y = problem()
-    fl = flow_pm(X, y, depth=D, alpha=alpha, max_seconds=math.inf)  # its evaluation budget decides
+    fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=alpha, max_seconds=math.inf)  # its evaluation budget decides
     pr = argmin_Q(X, y, depth=D, alpha=alpha)
     assert fl.converged and fl.residual <= 1.0001e-10 * np.linalg.norm(y)  # the event's root, to its accuracy
     assert np.linalg.norm(fl.beta - pr.beta) <= fl.error_bar + 1e-12
@@ -96,15 +97,15 @@ def test_error_bar_is_honest_before_convergence():
     """Stopped early, the flow's first-order error bar still covers most of the distance left."""
     X, y = problem()
     pr = argmin_Q(X, y, depth=2, alpha=1.0)
-    fl = flow_pm(X, y, depth=2, alpha=1.0, residual_tol=1e-4, max_seconds=math.inf)
+    fl = flow_pm(X, y, optimizer=GD, depth=2, alpha=1.0, residual_tol=1e-4, max_seconds=math.inf)
     assert 0 < np.linalg.norm(fl.beta - pr.beta) <= fl.error_bar
 
 
 def test_flow_budgets_are_reported():
     X, y = problem()
-    r = flow_pm(X, y, depth=3, alpha=1e-2, max_evaluations=50)
+    r = flow_pm(X, y, optimizer=GD, depth=3, alpha=1e-2, max_evaluations=50)
     assert r.status == Status.MAX_EVALUATIONS and r.message == "max_evaluations (50)" and not r.converged
-    r = flow_pm(X, y, depth=2, alpha=1.0, t_max=0.01)
+    r = flow_pm(X, y, optimizer=GD, depth=2, alpha=1.0, t_max=0.01)
     assert r.status == Status.HORIZON and r.message.startswith("t_max (0.01)") and not r.converged
 
 
@@ -113,11 +114,11 @@ def test_bad_inputs_are_one_line_errors():
     with pytest.raises(TheorycheckError, match="no β interpolates"):
         argmin_Q(np.array([[1.0, 1.0], [2.0, 2.0]]), np.array([1.0, 3.0]))
     with pytest.raises(TheorycheckError, match="depth"):
-        flow_pm(X, y, depth=1)
+        flow_pm(X, y, optimizer=GD, depth=1)
     with pytest.raises(TheorycheckError, match="alpha"):
-        flow_pm(X, y, alpha=0.0)
+        flow_pm(X, y, optimizer=GD, alpha=0.0)
     with pytest.raises(TheorycheckError, match="non-finite"):
-        flow_pm(X, y * np.nan)
+        flow_pm(X, y * np.nan, optimizer=GD)
 
 
 def test_small_alpha_limits_reach_l1_and_large_alpha_l2():
@@ -146,7 +147,7 @@ def test_claim_verdicts():
 def test_tie_limit_is_the_symmetric_point():
     X, y = np.array([[1.0, 1.0]]), np.array([1.0])
     for D in (2, 3):
-        fl = flow_pm(X, y, depth=D, alpha=1e-2, max_seconds=math.inf)
+        fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=1e-2, max_seconds=math.inf)
         assert fl.beta == pytest.approx([0.5, 0.5], abs=1e-9)
 
 

@@ -84,6 +84,7 @@ def test_convergent_solvers_report_a_status_and_raise_one_budget_exception():
     """pm_flow, lp_flow and interpolate answer with a Status member (and a message); every
     budget that runs out is the one BudgetExhausted, a TheorycheckError naming its Status."""
     from theorycheck.errors import TheorycheckError
+    from theorycheck.optimizers import GD
     from theorycheck.solvers import guards, trajectory
     from theorycheck.solvers.interpolate import argmin_Q
     from theorycheck.solvers.lp_flow import flow_margin
@@ -94,10 +95,10 @@ def test_convergent_solvers_report_a_status_and_raise_one_budget_exception():
     e = BudgetExhausted(Status.MAX_SECONDS, "2 s")
     assert isinstance(e, TheorycheckError) and e.status is Status.MAX_SECONDS and e.reason is e.status
     X, y = np.array([[1.0, 2.0, 0.5]]), np.array([1.0])
-    r = flow_pm(X, y, depth=2, alpha=0.5, max_evaluations=20)
+    r = flow_pm(X, y, optimizer=GD, depth=2, alpha=0.5, max_evaluations=20)
     assert r.status is Status.MAX_EVALUATIONS and r.as_dict()["status"] == "max_evaluations"
     assert r.as_dict()["message"] == "max_evaluations (20)"
-    assert flow_pm(X, y, depth=2, alpha=0.5, max_seconds=math.inf).status is Status.CONVERGED
+    assert flow_pm(X, y, optimizer=GD, depth=2, alpha=0.5, max_seconds=math.inf).status is Status.CONVERGED
     q = argmin_Q(X, y, depth=2, alpha=0.5)
     assert q.status is Status.CONVERGED
     f = flow_margin(np.array([[1.0, 0.5], [0.3, 1.0]]), depth=2, max_evaluations=30)

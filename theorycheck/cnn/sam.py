@@ -25,7 +25,6 @@ from typing import Any
 import torch
 from torch import nn
 
-from theorycheck.optimizers import SAM_L2
 from theorycheck.optimizers import get as get_optimizer
 
 __all__ = ["SAM", "frozen_bn_statistics"]
@@ -66,7 +65,7 @@ class SAM(torch.optim.Optimizer):
         rho: the SAM radius ρ ≥ 0 (stored per group, so schedulers may change it; the ℓ2
             norm S is always taken over all groups jointly).
         optimizer: a registered optimizer's name or object with a full-batch step
-            (:attr:`~theorycheck.optimizers.Optimizer.has_torch_step`: ℓ2-SAM, the default; ℓ∞-SAM;
+            (:attr:`~theorycheck.optimizers.Optimizer.has_torch_step`: ``"sam-l2"`` for Foret et al.'s SAM; ℓ∞-SAM;
             n-SAM; gradient descent gives ε = 0: the base optimizer with a second, identical
             gradient evaluation). 1-SAM perturbs each example apart and is refused (ValueError).
         model: the module being trained; when given, the closure ``step`` freezes its
@@ -83,7 +82,7 @@ class SAM(torch.optim.Optimizer):
     """
 
     def __init__(self, params, base_optimizer: type[torch.optim.Optimizer], *, rho: float = 0.05,
-                 optimizer: str = SAM_L2.name, model: nn.Module | None = None, **base_kwargs: Any) -> None:
+                 optimizer, model: nn.Module | None = None, **base_kwargs: Any) -> None:
         self.opt = get_optimizer(optimizer)
         if not self.opt.has_torch_step:
             raise ValueError(f"{self.opt.title} has no full-batch step: the torch SAM takes {optimizer!r} only per example")

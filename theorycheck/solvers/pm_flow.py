@@ -1,19 +1,20 @@
-"""Gradient flow of the squared loss on the signed parametrisation β = w₊^D − w₋^D (the
-kernel-to-rich pack's flow): :func:`flow_pm` is :func:`theorycheck.solvers.regression.solve_regression`
-with ``param="pm"`` and gradient descent, from w₊(0) = w₋(0) = α (one number or one per coordinate).
+"""A flow of the squared loss on the signed parametrisation β = w₊^D − w₋^D (the kernel-to-rich pack's
+flow is gradient descent's): :func:`flow_pm` is :func:`theorycheck.solvers.regression.solve_regression`
+with ``param="pm"`` and the optimizer the caller names, from w₊(0) = w₋(0) = α (one number or one per
+coordinate).
 
 Loss L(β) = (1/n) Σ_i ½(⟨x_i, β⟩ − y_i)² (the 1/n rescales time only). The flow runs through the
 integrator's one loop in log coordinates u± = log w± until ‖Xβ − y‖ ≤ ``residual_tol``·max(1, ‖y‖)
 or a budget (``t_max``, ``max_seconds``, ``max_evaluations``) ends it; ``error_bar`` estimates
 ‖β − β(∞)‖₂ from the mirror invariant (:mod:`theorycheck.solvers.regression`). :func:`mirror_theta` and
-:func:`remaining_step` are the pieces of that estimate, for the pack's claims.
+:func:`remaining_step` are the pieces of that estimate under gradient descent (the mirror invariant is
+GD's), for the pack's claims.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from theorycheck.optimizers import GD
 from theorycheck.solvers.regression import RegressionResult, check_regression_data, solve_regression
 from theorycheck.status import Budget
 
@@ -44,10 +45,12 @@ def remaining_step(X: np.ndarray, y: np.ndarray, beta: np.ndarray, metric: np.nd
     return XM.T @ lam
 
 
-def flow_pm(X, y, *, depth: int = 2, alpha=1.0, residual_tol: float = 1e-10, t_max: float = 1e12,
-            max_seconds: float = 60.0, max_evaluations: int = 2_000_000, rtol: float = 1e-10,
+def flow_pm(X, y, *, optimizer, depth: int = 2, alpha=1.0, rho: float = 0.0, residual_tol: float = 1e-10,
+            t_max: float = 1e12, max_seconds: float = 60.0, max_evaluations: int = 2_000_000, rtol: float = 1e-10,
             samples: int = 200) -> PMResult:
-    """Integrate the flow from w± = α until ‖Xβ − y‖ ≤ residual_tol·max(1, ‖y‖) or a budget ends it."""
+    """Integrate the flow of ``optimizer`` (a registered optimizer's object or name: ``GD`` for the
+    kernel-to-rich flow; ``rho`` its radius) from w± = α until ‖Xβ − y‖ ≤ residual_tol·max(1, ‖y‖) or a
+    budget ends it."""
     budget = Budget(max_steps=10**9, max_evaluations=int(max_evaluations), max_seconds=float(max_seconds))
-    return solve_regression(X, y, param="pm", depth=depth, optimizer=GD, alpha=alpha, residual_tol=residual_tol,
+    return solve_regression(X, y, param="pm", depth=depth, optimizer=optimizer, rho=rho, alpha=alpha, residual_tol=residual_tol,
                             t_max=t_max, rtol=rtol, budget=budget, samples=samples)
