@@ -150,7 +150,7 @@ class _Forms:
         from theorycheck.symbolic import closed_forms as cf
         from theorycheck.symbolic import forms as C
         from theorycheck.symbolic import model as sy
-        from theorycheck.symbolic import systems as S
+        from theorycheck.symbolic import validated_fields as S
 
         d = z.size
         t, x, p, f = S.reduced_l2_system(d)

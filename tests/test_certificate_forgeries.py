@@ -133,7 +133,7 @@ def _other_system(c) -> dict:
     import sympy as sp
 
     from theorycheck.proved.check import field_identity
-    from theorycheck.symbolic import systems as S
+    from theorycheck.symbolic import validated_fields as S
 
     d = c["system"]["d"] + 1
     f = S.ratio_blowup_system(4, d)[3] if "depth" in c["format"] else S.reduced_l2_system(d, frame=True)[3]

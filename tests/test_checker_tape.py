@@ -14,7 +14,7 @@ from theorycheck.proved.tape import TreeEval, TreeEvals, _walk
 
 
 def _fields():
-    from theorycheck.symbolic import systems as S
+    from theorycheck.symbolic import validated_fields as S
 
     _t, _x, _p, f2 = S.reduced_l2_system(3, frame=True)
     _t, y, p, f4 = S.ratio_blowup_system(4, 2)
@@ -62,7 +62,7 @@ def test_an_expression_the_checker_does_not_evaluate_is_a_certificate_error():
 def test_evaluated_together_each_expression_has_its_own_value():
     from flint import arb
 
-    from theorycheck.symbolic import systems as S
+    from theorycheck.symbolic import validated_fields as S
 
     _t, y, _p, f = S.ratio_blowup_system(4, 3)
     exprs = [*f, *(sp.diff(e, s) for e in f for s in y)]

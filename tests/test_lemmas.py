@@ -7,7 +7,7 @@ from theorycheck.proofs.minor_first import lemma_proofs as lp
 from theorycheck.proofs.minor_first.lemmas import strength
 
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import systems as S
+from theorycheck.symbolic import validated_fields as S
 from theorycheck.symbolic.theorem import REFUTED, VERIFIED
 
 

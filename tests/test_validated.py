@@ -13,7 +13,7 @@ from theorycheck.proved.validated import integrate
 from theorycheck.proved.validated.taylor import coefficient, series_solution
 from theorycheck.status import Budget, Status
 from theorycheck.symbolic import forms as C
-from theorycheck.symbolic import systems as S
+from theorycheck.symbolic import validated_fields as S
 
 
 def _system(name, spec):

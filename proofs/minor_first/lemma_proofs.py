@@ -30,7 +30,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
-from theorycheck.symbolic import systems as S
+from theorycheck.symbolic import validated_fields as S
 from theorycheck.symbolic.theorem import VERIFIED, StepResult, refuted, verified
 
 __all__ = ["SCOPE", "LemmaStep", "in_scope", "steps", "prove", "Proof"]

@@ -23,7 +23,7 @@ from theorycheck.proofs.minor_first import lemma_proofs
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
-from theorycheck.symbolic import systems as S
+from theorycheck.symbolic import validated_fields as S
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, refuted, verified
 
 rho = sy.rho

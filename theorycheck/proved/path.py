@@ -2,7 +2,7 @@
 the sequence of j† with every switch time enclosed, the fate, and the final index from a lock-in certificate.
 
 The balanced flow du_j/dτ = z_j û_j^{L−1} is integrated in ball arithmetic (:mod:`theorycheck.proved.validated`,
-Lohner's method) in v_j = u_j − α (:func:`symbolic.systems.balanced_shifted_system`: v(0) = 0 exactly, α a parameter
+Lohner's method) in v_j = u_j − α (:func:`symbolic.validated_fields.balanced_shifted_system`: v(0) = 0 exactly, α a parameter
 carried by the enclosure). Coordinates with equal z_j are equal for every τ (the flow is symmetric under their
 exchange, and solutions are unique), so j† is decided among one representative per distinct value (the smallest
 index). On each step, a rival m is *below* the leader k when the enclosures over the step are ordered, or when
@@ -45,7 +45,7 @@ class DepthForms:
         from theorycheck.symbolic import closed_forms as cf
         from theorycheck.symbolic import forms as C
         from theorycheck.symbolic import model as sy
-        from theorycheck.symbolic import systems as S
+        from theorycheck.symbolic import validated_fields as S
 
         self.L, self.d = int(L), len(z)
         t, v, p, f = S.balanced_shifted_system(self.L, self.d)

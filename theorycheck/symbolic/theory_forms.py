@@ -1,7 +1,7 @@
 """Compiled closed forms of the thresholds and limits a theory states, apart from the flows: C5's thresholds
 (α_all-shrink, α_GD-like, N0 and the log rate), the ℓ∞-SAM limit directions, solutions and blow-up times of
 C1–C3, the depth-L forms at the start and the blown-up ratio system of even depth, each compiled once from
-:mod:`theorycheck.symbolic.closed_forms`, :mod:`theorycheck.symbolic.depth` and :mod:`theorycheck.symbolic.systems`
+:mod:`theorycheck.symbolic.closed_forms`, :mod:`theorycheck.symbolic.depth` and :mod:`theorycheck.symbolic.validated_fields`
 and cached. The flows every pack integrates are in :mod:`theorycheck.symbolic.forms`; compiling stays in this
 stage."""
 
@@ -172,9 +172,9 @@ def depth_alpha_of_c(L: int, backend: str = "numpy") -> Callable:
 
 @lru_cache(maxsize=16)
 def ratio_blowup(L: int, d: int) -> tuple:
-    """(symbolic system, float64 field): :func:`symbolic.systems.ratio_blowup_system` (ς, (λ, ω_1 … ω_d),
+    """(symbolic system, float64 field): :func:`symbolic.validated_fields.ratio_blowup_system` (ς, (λ, ω_1 … ω_d),
     (z_1 … z_d), fields) and its fields compiled for float64, ``f(λ, ω_1 … ω_d, z_1 … z_d) -> tuple``."""
-    from theorycheck.symbolic import systems as S
+    from theorycheck.symbolic import validated_fields as S
 
     t, y, p, f = S.ratio_blowup_system(int(L), int(d))
     return (t, y, p, f), numpy_system((*y, *p), f)

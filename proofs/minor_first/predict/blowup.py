@@ -4,7 +4,7 @@ degenerate equilibrium: a bisection in c on the ratio reduction blown up at r = 
 At α_c(L) the path of the balanced flow runs into the interior equilibrium u* (every r_j = 1), where the field
 vanishes to order L − 1: integrated in θ = ln u, the time to a persisting condition grows like a power of
 1/|α − α_c| and a bisection stalls at a few digits. In r_j = 1 + e^λ ω_j, |ω| = 1, with the clock ς of
-:func:`theorycheck.symbolic.systems.ratio_blowup_system`, the equilibrium is a hyperbolic saddle at λ = −∞ and the
+:func:`theorycheck.symbolic.validated_fields.ratio_blowup_system`, the equilibrium is a hyperbolic saddle at λ = −∞ and the
 time to pass it grows only like ln 1/|c − c*|. The path starts on the ray r(0) = c z, with c = ρ/(α √L ‖z‖₂)
 (:func:`theorycheck.symbolic.depth.alpha_of_c`). Fates (persisting lemmas, ``theorycheck prove`` P4): every
 ω_j > 0 (every r_j > 1) ⇒ collapse; every ω_j ≤ 0 (every r_j ≤ 1) ⇒ growth. The fate is monotone in c

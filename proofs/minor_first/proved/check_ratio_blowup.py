@@ -47,7 +47,7 @@ class RatioBlowupChecker(RunChecker):
         return None if L >= 4 and L % 2 == 0 else f"depth {L}: this format is for even L ≥ 4 (L = 2: the L = 2 format)"
 
     def fields(self, L: int, d: int):
-        from theorycheck.symbolic import systems as S
+        from theorycheck.symbolic import validated_fields as S
 
         return S.ratio_blowup_system(L, d)[3]
 
@@ -63,7 +63,7 @@ class _System:
     def __init__(self, L: int, d: int, carried: tuple):
         import sympy as sp
 
-        from theorycheck.symbolic import systems as S
+        from theorycheck.symbolic import validated_fields as S
 
         _t, y, p, fields = S.ratio_blowup_system(L, d)
         by_name = {str(v): v for v in p}
@@ -86,7 +86,7 @@ def _system(L: int, d: int, carried: tuple) -> _System:
 
 def _coordinates(claim: CertificateClaim, run: dict, ri: int) -> tuple:
     """The parameters run ``ri`` carries as states (after λ, ω_1 … ω_d), each a z_k named once."""
-    from theorycheck.symbolic import systems as S
+    from theorycheck.symbolic import validated_fields as S
 
     coords = run.get("coordinates")
     _t, y, p, _f = S.ratio_blowup_system(claim.depth, claim.d)

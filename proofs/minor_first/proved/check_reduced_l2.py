@@ -48,7 +48,7 @@ class ReducedL2Checker(RunChecker):
         return None if L == 2 else f"depth {L}: this format is for L = 2 (even L ≥ 4: the depth-L format)"
 
     def fields(self, L: int, d: int):
-        from theorycheck.symbolic import systems as S
+        from theorycheck.symbolic import validated_fields as S
 
         return S.reduced_l2_system(d, frame=True)[3]
 
@@ -61,7 +61,7 @@ class _System:
     summands of N² and the lemmas' levels, each a tree walk over the symbolic layer's expressions."""
 
     def __init__(self, d: int):
-        from theorycheck.symbolic import systems as S
+        from theorycheck.symbolic import validated_fields as S
 
         self.d = d
         _t, _x, _p, fields = S.reduced_l2_system(d, frame=True)

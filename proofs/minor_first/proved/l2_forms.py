@@ -37,7 +37,7 @@ class L2Forms:
         from theorycheck.symbolic import closed_forms as cf
         from theorycheck.symbolic import forms as C
         from theorycheck.symbolic import model as sy
-        from theorycheck.symbolic import systems as S
+        from theorycheck.symbolic import validated_fields as S
 
         d = len(z)
         t, x, p, f = S.reduced_l2_system(d)

@@ -3,7 +3,7 @@ blown up at the degenerate equilibrium, its validated (Lohner) run and its persi
 
 At α_c(L) the path runs into the interior equilibrium u* (û = 0: every r_j = 1), where the field vanishes to order
 L − 1: a longer horizon buys almost nothing (the approach is algebraic). The ratio reduction and its blow-up
-(:mod:`theorycheck.symbolic.systems`, checked by ``theorycheck prove`` P) make it hyperbolic: in r_j = 1 − û_j/u_j
+(:mod:`theorycheck.symbolic.validated_fields`, checked by ``theorycheck prove`` P) make it hyperbolic: in r_j = 1 − û_j/u_j
 with the clock dσ = (N/ρ)dτ the flow closes on r, starts on the ray r(0) = c z (c = ρ/(α √L ‖z‖₂)), and with
 r = 1 + e^λ ω, |ω| = 1, dς = R^{L−2} dσ the field is regular at R = 0, where the equilibrium becomes a saddle on
 the sphere. Fates (persisting lemmas, P4): every r_j > 1 (every ω_j > 0) ⇒ collapse; every r_j ≤ 1 (every
@@ -185,7 +185,7 @@ class RatioBlowup(FateSystem):
 
     # ------------------------------------------------------------------ the certificate's data
     def certificate_system(self) -> tuple:
-        from theorycheck.symbolic import systems as S
+        from theorycheck.symbolic import validated_fields as S
 
         _t, y, p, f = S.ratio_blowup_system(self.depth, self.d)
         return f"the ratio reduction blown up at r = 1 (L = {self.depth})", y, p, f, {"L": self.depth}

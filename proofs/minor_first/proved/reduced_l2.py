@@ -49,7 +49,7 @@ METHOD = ("validated Taylor integration (order {K}, {bits}-bit balls; Taylor ser
 def _compiled(d: int):
 
     from theorycheck.symbolic import forms as C
-    from theorycheck.symbolic import systems as S
+    from theorycheck.symbolic import validated_fields as S
 
     t, x, p, f = S.reduced_l2_system(d, frame=True)
     system = C.arb_system(f"l2-reduced-frame-d{d}", t, x, p, f)
@@ -227,7 +227,7 @@ class ReducedL2(FateSystem):
 
     # ------------------------------------------------------------------ the certificate's data
     def certificate_system(self) -> tuple:
-        from theorycheck.symbolic import systems as S
+        from theorycheck.symbolic import validated_fields as S
 
         _t, x, p, f = S.reduced_l2_system(self.d, frame=True)
         return "C4's reduced ODE in the moving frame I = w + κτ", x, p, f, {}
