@@ -374,7 +374,7 @@ def _check_saddle(x):
     from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
-    from theorycheck.solvers import taylor as col
+    from theorycheck.proofs.minor_first.predict import reduced_taylor as col
 
     z, r = np.array(x["z"]), x["rho"]
     t = th.collapse_threshold(z, r, digits=18, max_seconds=math.inf)  # bounded by its step budget

@@ -1,8 +1,9 @@
-"""A float64 run stepped one step at a time until a persisting condition holds: the loop of a fate test.
+"""A run stepped one step at a time until a persisting condition holds: the loop of a fate test.
 
 A theory's fate lemmas say that once a condition holds it holds for ever (every r_j > 1: collapse); a run then
-needs no end time, only a check after every step. :func:`step_to_condition` steps a scipy ``OdeSolver``
-(DOP853, as the caller built it), checks the condition after every accepted step and stops at the first that
+needs no end time, only a check after every step. :func:`step_to_condition` steps a stepper: a scipy
+``OdeSolver`` (DOP853, as the caller built it) or any object with its ``step()``, ``t``, ``y`` and ``status``
+("running", "finished", "failed"; a pack's own method, such as a Taylor series method in mpmath), checks the condition after every accepted step and stops at the first that
 holds, or when the solver fails, the horizon ``t_bound`` is reached or the step budget runs out, saying which.
 A field that leaves float64 should raise from the right-hand side (scipy's step control loops for ever on a
 NaN field); the caller turns that into its own undecided answer.
@@ -34,7 +35,8 @@ class Stepped:
 def step_to_condition(solver, condition: Callable[[float, np.ndarray], tuple[Any, str] | None], *,
                       max_steps: int, clock: str, horizon_why: str,
                       restart: Callable[[Any], Any] | None = None) -> Stepped:
-    """Step ``solver`` (a scipy ``OdeSolver``) one step at a time. After every step: a failed step ends the run;
+    """Step ``solver`` (a scipy ``OdeSolver``, or a stepper with its ``step()``, ``t``, ``y``, ``status``) one step
+    at a time. After every step: a failed step ends the run;
     ``restart(solver)`` may hand back a new solver to go on from (a projection back onto an invariant set; None
     to keep stepping this one), and is asked only while the solver is running; ``condition(t, y)`` returns
     ``(outcome, why)`` when a persisting condition holds there, which ends the run; at the horizon the run ends

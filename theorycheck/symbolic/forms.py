@@ -267,7 +267,7 @@ def reduced_l2_log_linear(backend: str = "numpy") -> ReducedL2Linear:
 def reduced_l2_taylor_coefficients() -> tuple[Callable, Callable, Callable]:
     """(c, p, q) as mpmath functions of (z_j, α, ρ): ln(term j of N(τ, I)²) = c + p τ + q I
     (C4), with c = simplify(e − p τ − q I) (the form the Taylor integrator of
-    :mod:`theorycheck.solvers.taylor` evaluates at extra digits)."""
+    :mod:`theorycheck.proofs.minor_first.predict.reduced_taylor` evaluates at extra digits)."""
     from theorycheck.errors import TheorycheckError
 
     e = cf.l2_reduced_log_summand()
