@@ -249,6 +249,7 @@ def test_subnormal_entry_is_not_decided_not_a_traceback(tiny, capsys):
     """A subnormal z_min puts N ~ α² and the horizons 1/z_min outside float64: the reduced ODE's float run
     says so (not decided, the reason named) instead of overflowing in exp(−½ lse) inside the series."""
     from theorycheck.proofs.minor_first.predict.reduced_taylor import ReducedFlow
+
     from theorycheck.status import Fate, Status
 
     z = np.ldexp(np.array([float(tiny), 0.8, 2.14, 3.556]), -2)

@@ -371,10 +371,10 @@ def _check_saddle(x):
     all of N carried by the z_min coordinates, and stays there for a time ≈ ln(1e14)/z_min."""
     import mpmath as mp
     import numpy as np
+    from theorycheck.proofs.minor_first.predict import reduced_taylor as col
     from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
-    from theorycheck.proofs.minor_first.predict import reduced_taylor as col
 
     z, r = np.array(x["z"]), x["rho"]
     t = th.collapse_threshold(z, r, digits=18, max_seconds=math.inf)  # bounded by its step budget

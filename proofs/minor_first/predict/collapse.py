@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 import mpmath as mp
 import numpy as np
+from theorycheck.proofs.minor_first.predict.reduced_taylor import ReducedFlow, TaylorRun
 
 from theorycheck.arith.decimals import common_digits
-from theorycheck.proofs.minor_first.predict.reduced_taylor import ReducedFlow, TaylorRun
 from theorycheck.status import BudgetExhausted, Fate, Status
 from theorycheck.symbolic import theory_forms as MF
 
