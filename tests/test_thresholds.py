@@ -263,3 +263,14 @@ def test_subnormal_entry_is_not_decided_not_a_traceback(tiny, capsys):
     assert "float64" in ac["strength"]["because"] and "time budget" not in ac["strength"]["because"]
     assert res["alpha_all_shrink"]["value"] == pytest.approx(float(tiny) / np.linalg.norm([0.8, 2.14, 3.556]) / np.sqrt(2),
                                                              rel=1e-12)
+
+
+def test_a_reduced_run_that_leaves_float64_stops_there_undecided():
+    """z_min = 1e-300 beside z of order 1: N falls towards ρ z_min, the Taylor steps shrink with it and the series
+    overflows near N ≈ 1e-14; the run ends there, not decided, instead of stepping NaN to its step budget."""
+    from theorycheck.proofs.minor_first.predict.reduced_taylor import ReducedFlow
+    from theorycheck.status import Fate, Status
+
+    run = ReducedFlow(np.array([1e-300, 1.0, 2.0]), None).run(0.3, None)
+    assert run.fate is Fate.UNDECIDED and run.status is Status.RANGE_LIMIT
+    assert run.steps < 1000 and "number range" in run.why

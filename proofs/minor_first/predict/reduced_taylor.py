@@ -10,6 +10,8 @@ The method is a stepper (:class:`_FloatTaylor`, :class:`_FixedTaylor`: ``step()`
 as a scipy ``OdeSolver``); the loop is the engine's (:func:`theorycheck.solvers.persisting.step_to_condition`):
 after every step the fate test (:meth:`ReducedFlow._check`) is asked, and its certificate levels of N persist
 (C5: below ρ z_+ the run collapses, at or above ρ z_max it grows), so the first that holds is the run's fate.
+A run whose N leaves the number range (a z_min many orders below z_max: the steps shrink with N until the series
+overflows) ends there, not decided (``range_limit``), instead of stepping NaN to its step budget.
 """
 
 from __future__ import annotations
@@ -310,6 +312,9 @@ class ReducedFlow:
             return TaylorRun(Fate.COLLAPSE, tau, N, steps=steps)
         if N >= self.growth_level:
             return TaylorRun(Fate.GROWTH, tau, N, steps=steps)
+        if not 0 <= N < math.inf:  # NaN or ∞: the series left the number range (N of size z_min ≪ 1 in float64)
+            return TaylorRun(Fate.UNDECIDED, tau, N, steps=steps, status=Status.RANGE_LIMIT,
+                             why=f"N left the number range at τ = {float(tau):.6g} after {steps} Taylor steps")
         if T is not None and tau >= T:
             e = mp if self.dps is not None else math
             x = e.exp(C.log_norm("mpmath" if self.dps is not None else "numpy")(am + lnk)) / self.zpos_min - 1
