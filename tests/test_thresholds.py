@@ -269,6 +269,7 @@ def test_a_reduced_run_that_leaves_float64_stops_there_undecided():
     """z_min = 1e-300 beside z of order 1: N falls towards ρ z_min, the Taylor steps shrink with it and the series
     overflows near N ≈ 1e-14; the run ends there, not decided, instead of stepping NaN to its step budget."""
     from theorycheck.proofs.minor_first.predict.reduced_taylor import ReducedFlow
+
     from theorycheck.status import Fate, Status
 
     run = ReducedFlow(np.array([1e-300, 1.0, 2.0]), None).run(0.3, None)
