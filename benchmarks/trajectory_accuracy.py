@@ -13,9 +13,10 @@ import numpy as np
 
 from theorycheck import observe as ob
 from theorycheck.setting import Setting
+from theorycheck.solvers.backends import MpBackend
 from theorycheck.solvers.discrete import run
 from theorycheck.solvers.integrate import solve
-from theorycheck.solvers.steppers import MpBackend, gbs_fixed
+from theorycheck.solvers.steppers import gbs_fixed
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy

@@ -11,8 +11,9 @@ from scipy.integrate import quad
 from theorycheck import observe as ob
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
+from theorycheck.solvers.backends import MpBackend
 from theorycheck.solvers.integrate import solve
-from theorycheck.solvers.steppers import MpBackend, gbs_fixed
+from theorycheck.solvers.steppers import gbs_fixed
 from theorycheck.solvers.trajectory import Budget
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C

@@ -17,7 +17,7 @@ from theorycheck import status as S_
 from theorycheck.batched import kernel as kn
 from theorycheck.batched import systems as bsys
 from theorycheck.solvers import discrete
-from theorycheck.solvers.steppers import FloatBackend, MpBackend
+from theorycheck.solvers.backends import FloatBackend, MpBackend
 from theorycheck.solvers.systems import LayersSystem, ReducedL2System, Thresholds
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C

@@ -3,7 +3,7 @@
 A :class:`Field` is what a user or a pack brings: ``rhs(t, y)`` (float64 arrays), the initial
 state and, optionally, stopping rules (:class:`Stop`: the run ends where a function of the state
 crosses 0, located on the step's dense output) and an observation. :func:`solve_field` runs it
-through :func:`theorycheck.solvers.integrate._run`, the same loop as the GD / SAM flows: the step,
+through :func:`theorycheck.solvers.driver.run_system`, the same loop as the GD / SAM flows: the step,
 evaluation and wall-clock budgets, the stopping rules as events, the non-finite guards (a field
 that leaves the number range ends the run with ``non_finite`` and the last finite state; a trial
 step that overshoots is rejected and retried smaller), and the switch from DOP853 to Radau where
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from theorycheck.errors import ArgumentError
-from theorycheck.solvers.steppers import FloatBackend, MpBackend
+from theorycheck.solvers.backends import FloatBackend, MpBackend
 from theorycheck.solvers.systems.base import EventAction, EventFn, FlowSystem
 from theorycheck.solvers.trajectory import Budget, Event, _Step
 from theorycheck.status import Status
@@ -176,7 +176,7 @@ def solve_field(f: Field, *, t_max: float, rtol: float = 1e-10, budget: Budget |
     loop: float64 (DOP853 / Radau), or with ``digits`` mpmath at that many digits (the loop's
     Gragg–Bulirsch–Stoer stepper; ``rhs`` and the stopping rules then take and return mpf values,
     ``rtol`` as given). Never raises for numerical trouble: ``status`` says what happened."""
-    from theorycheck.solvers.integrate import _run
+    from theorycheck.solvers.driver import run_system
 
     if not isinstance(f, Field):
         raise ArgumentError(f"f must be a theorycheck.solvers.field.Field, got {type(f).__name__}", "f")
@@ -194,7 +194,7 @@ def solve_field(f: Field, *, t_max: float, rtol: float = 1e-10, budget: Budget |
     if f.stiff == "implicit":
         system.stiff_switch = True
     with np.errstate(all="ignore"):
-        res = _run(system, t_max, mp=False, rtol=float(rtol), k=0, budget=budget or Budget(), progress=progress,
+        res = run_system(system, t_max, mp=False, rtol=float(rtol), k=0, budget=budget or Budget(), progress=progress,
                    stiff_from_start=f.stiff == "implicit")
     return _field_run(res)
 
@@ -209,14 +209,14 @@ def _solve_field_mp(f: Field, t_max, rtol, budget, progress, digits: int) -> Fie
     """The mpmath run of :func:`solve_field`: the same loop with the GBS stepper (explicit: no stiff switch)."""
     import mpmath
 
-    from theorycheck.solvers.integrate import _run
+    from theorycheck.solvers.driver import run_system
 
     with mpmath.workdps(digits + 12):
         system = FieldSystem(f, MpBackend(digits + 12, digits))
         system.stiff_switch = False
         tol = mpmath.mpf(rtol)
         k = int(min(16, max(6, round(digits / 3) + 2)))
-        res = _run(system, t_max, mp=True, rtol=tol, k=k, budget=budget or Budget(), progress=progress)
+        res = run_system(system, t_max, mp=True, rtol=tol, k=k, budget=budget or Budget(), progress=progress)
         run = _field_run(res)
         run.y_exact = np.array(res["y_end"], dtype=object)
         run.t_exact = res["t_exact"][-1]

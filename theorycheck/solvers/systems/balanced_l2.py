@@ -7,7 +7,7 @@ import math
 import mpmath
 import numpy as np
 
-from theorycheck.solvers.steppers import MpBackend
+from theorycheck.solvers.backends import MpBackend
 from theorycheck.solvers.systems.base import (
     Backend,
     EventAction,

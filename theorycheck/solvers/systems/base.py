@@ -12,7 +12,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from theorycheck.solvers.steppers import FloatBackend, MpBackend
+from theorycheck.solvers.backends import FloatBackend, MpBackend
 from theorycheck.status import Status
 from theorycheck.vocabulary import TimeKind
 

@@ -7,7 +7,7 @@ import math
 import mpmath
 import numpy as np
 
-from theorycheck.solvers.steppers import MpBackend, log_abs_and_sign
+from theorycheck.solvers.backends import MpBackend, log_abs_and_sign
 from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _sgn
 from theorycheck.status import Status
 from theorycheck.symbolic import forms as C

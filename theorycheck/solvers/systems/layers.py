@@ -9,7 +9,7 @@ import numpy as np
 
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.solvers import critical
-from theorycheck.solvers.steppers import FloatBackend, MpBackend, log_abs_and_sign
+from theorycheck.solvers.backends import FloatBackend, MpBackend, log_abs_and_sign
 from theorycheck.solvers.systems.base import Backend, EventAction, EventFn, FlowSystem, Thresholds, _sgn
 from theorycheck.status import Status
 from theorycheck.symbolic import forms as C
