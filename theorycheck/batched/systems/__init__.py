@@ -8,6 +8,8 @@ seeds) as one vectorised system (all fields compiled from the symbolic layer).
   ℓ2-SAM (L = 2), per-coordinate α. ℓ∞ sliding at u_j = 0 (the coordinate is frozen at 0:
   Filippov) and α_j = ρ exactly (an equilibrium, frozen) are handled explicitly.
 - :class:`MultiExample` — several examples, real time t, balanced, θ = ln u.
+- :class:`PixelFlow` — an L-layer diagonal network on pixel data at full size (the doubled input (x, −x)),
+  real or rescaled time, the products with the data dense or sparse.
 
 Units: a one-example system integrates the data ẑ = z/2^k, 2^k ≤ max|z_j| < 2^(k+1), in the time
 τ̂ = 2^k τ (C4's reduction also in Î = 2^(2k) I; θ = ln u is unchanged): the one-example flows are
@@ -37,7 +39,8 @@ from theorycheck.batched.systems.base import (
     product_optimizers,
 )
 from theorycheck.batched.systems.multi import MultiExample
+from theorycheck.batched.systems.pixel_flow import PixelFlow
 from theorycheck.batched.systems.reduced_l2 import ReducedL2
 
-__all__ = ["EVENT_LOG", "BatchSystem", "ReducedL2", "BalancedLog", "MultiExample", "log2_unit", "log_square_summand",
+__all__ = ["EVENT_LOG", "BatchSystem", "ReducedL2", "BalancedLog", "MultiExample", "PixelFlow", "log2_unit", "log_square_summand",
            "product_optimizers", "_ClockedTheta", "_leader", "_top_gap"]
