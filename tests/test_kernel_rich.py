@@ -15,8 +15,8 @@ from theorycheck.optimizers import GD
 from theorycheck.solvers.interpolate import Q_value, argmin_Q, h_inverse, min_l1, min_l2, q_D
 from theorycheck.solvers.pm_flow import flow_pm
 from theorycheck.status import Status
-from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import regression as R
+from theorycheck.symbolic import regression_forms as RF
 
 
 def problem(seed=1, n=3, d=6):
@@ -54,7 +54,7 @@ def test_q2_closed_form_and_inverse_error_bars():
     val, _ = q_D(np.array([0.0, 1.0, -3.0]), 2)
     assert val[0] == 0.0 and val[1] == pytest.approx(2 - np.sqrt(5) + np.arcsinh(0.5), rel=1e-15)
     th, dth = h_inverse(np.array([-1e6, -2.0, 0.0, 5.0, 1e9]), 3)
-    h = C.pm_forms(3)["h"]
+    h = RF.pm_forms(3)["h"]
     assert np.all(np.abs(th) < 1) and np.all(dth < 1e-15)
     assert h(th[3]) == pytest.approx(5.0, rel=1e-12)
 

@@ -56,7 +56,7 @@ def _check_limit(x) -> Outcome:
     if not fl.converged:
         return Outcome(None, detail={"flow_status": fl.status, "residual": fl.residual})
     pr = argmin_Q(X, y, depth=D, alpha=alpha)
-    from theorycheck.symbolic.forms import pm_forms
+    from theorycheck.symbolic.regression_forms import pm_forms
 
     th = np.asarray(pr.dual) @ X
     metric = alpha**D * pm_forms(D)["dh"](th) * np.ones(X.shape[1])

@@ -58,7 +58,7 @@ def potential_scale(param: str, alpha: np.ndarray) -> np.ndarray:
     """The scale q of the potential Q_q whose minimiser GD reaches from scale α (the engine's chart: uv α/2,
     pm α)."""
     from theorycheck.optimizers import GD
-    from theorycheck.symbolic.forms import regression_forms
+    from theorycheck.symbolic.regression_forms import regression_forms
 
     return np.asarray(regression_forms(param, 2, GD).q_scale(np.asarray(alpha, float)), float) * np.ones(len(alpha))
 
@@ -79,7 +79,7 @@ def limit(X: np.ndarray, y: np.ndarray, q: np.ndarray) -> Limit:
     from theorycheck.errors import TheorycheckError
     from theorycheck.solvers.interpolate import argmin_Q
     from theorycheck.solvers.pm_flow import remaining_step
-    from theorycheck.symbolic.forms import pm_forms
+    from theorycheck.symbolic.regression_forms import pm_forms
 
     q = np.asarray(q, float)
     try:
@@ -126,7 +126,7 @@ def identity_run(x: dict, optimizer) -> IdentityRun:
     for a per-example optimizer), integrated by the same loop: E(T) against ln(c_T/α)."""
     from theorycheck.solvers.field import Field, Stop, solve_field
     from theorycheck.solvers.regression import regression_field
-    from theorycheck.symbolic.forms import regression_forms
+    from theorycheck.symbolic.regression_forms import regression_forms
 
     X, y, _ = data(x)
     n, d = X.shape
@@ -152,7 +152,7 @@ def identity_run(x: dict, optimizer) -> IdentityRun:
     f = Field(rhs=rhs, y0=np.concatenate([base.y0, np.zeros(d)]), stops=stops, name=base.name + "+identity")
     run = solve_field(f, t_max=T_MAX, rtol=RTOL, budget=_budget())
     s = run.y[: 2 * d]
-    from theorycheck.symbolic.forms import regression_log_scale
+    from theorycheck.symbolic.regression_forms import regression_log_scale
 
     log_c = np.asarray(regression_log_scale(x["param"])(s[:d], s[d:]), float) * np.ones(d)
     return IdentityRun(log_c - np.log(alpha), run.y[2 * d:], str(run.status), run.t, run.steps, bool(run.ok))
@@ -164,7 +164,7 @@ def _rate(param: str, optimizer):
     from theorycheck.proofs.sam_regression.theorems import scale_rate
 
     from theorycheck.symbolic import regression as R
-    from theorycheck.symbolic.forms import compile_form
     from theorycheck.symbolic.model import rho
+    from theorycheck.symbolic.regression_forms import compile_form
 
     return compile_form((R.g, R.ghat, rho), scale_rate(param, optimizer))

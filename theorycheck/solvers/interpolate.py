@@ -24,7 +24,7 @@ from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import Status
-from theorycheck.symbolic import forms as C
+from theorycheck.symbolic import regression_forms as RF
 
 __all__ = ["Interpolator", "min_l1", "min_l2", "argmin_Q", "h_inverse", "Q_value", "q_D", "no_interpolator"]
 
@@ -114,7 +114,7 @@ def min_l1(X, y) -> Interpolator:
 def h_inverse(zv, D: int, max_iter: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """θ with h_D(θ) = z (entrywise) and an error bar on θ (half the final bracket)."""
     zv = np.atleast_1d(np.asarray(zv, dtype=float))
-    f = C.pm_forms(D)
+    f = RF.pm_forms(D)
     if D == 2:
         th = np.arcsinh(zv / 2.0)
         return th, np.abs(th) * 4e-16 + 1e-300
@@ -134,8 +134,8 @@ def q_D(zv, D: int) -> tuple[np.ndarray, np.ndarray]:
     """q_D(z) (D = 2: the closed form) and an error bar from the inverse."""
     zv = np.atleast_1d(np.asarray(zv, dtype=float))
     if D == 2:
-        return C.pm_q2()(zv) * np.ones_like(zv), 4e-16 * (1 + np.abs(zv) * (1 + np.abs(np.arcsinh(zv / 2))))
-    f = C.pm_forms(D)
+        return RF.pm_q2()(zv) * np.ones_like(zv), 4e-16 * (1 + np.abs(zv) * (1 + np.abs(np.arcsinh(zv / 2))))
+    f = RF.pm_forms(D)
     th, dth = h_inverse(zv, D)
     val = zv * th - f["H"](th)
     # q_D(z) = max_θ zθ − H(θ): at the bisected θ the value is off by ≤ |z − h(θ)|·|Δθ| plus rounding
@@ -172,7 +172,7 @@ class _Dual:
     """The dual of min Q_α(β) s.t. Xβ = y: θ = Xᵀλ, β_j = α_j^D h_D(θ_j), φ(λ) = λᵀy − Σ_j α_j^D H_D(θ_j)."""
 
     def __init__(self, X, y, D: int, aD: np.ndarray):
-        self.X, self.y, self.D, self.aD, self.f = X, y, D, aD, C.pm_forms(D)
+        self.X, self.y, self.D, self.aD, self.f = X, y, D, aD, RF.pm_forms(D)
 
     def parts(self, lmb):
         """(θ, β, φ) at λ, or None where θ leaves h_D's domain or a value overflows."""

@@ -30,6 +30,7 @@ from scipy.optimize import linprog
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import BudgetExhausted, Status
 from theorycheck.symbolic import forms as C
+from theorycheck.symbolic import regression_forms as RF
 
 __all__ = ["log_loss", "log_neg_dloss", "normalised_field", "normalised_jacobian", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
            "power_limit", "lp_vertex_solution"]
@@ -147,10 +148,10 @@ class MarginFlow:
 
 def normalised_field(u: np.ndarray, Z: np.ndarray, L: int, loss: str, field_=None) -> np.ndarray:
     """du/dτ of the loss-normalised flow (dt = dτ/Lo, Lo = Σ_i ℓ(m_i)) in u = log w: the compiled
-    balanced product field (:func:`theorycheck.symbolic.forms.balanced_product_log_field`) at g = (∂Lo/∂β)/Lo, the
+    balanced product field (:func:`theorycheck.symbolic.regression_forms.balanced_product_log_field`) at g = (∂Lo/∂β)/Lo, the
     weights −ℓ'(m_i)/Lo taken in log space (:func:`_margin_weights`: margins beyond float64
     included). tests/test_lp_margin.py compares it with sympy."""
-    field_ = field_ or C.balanced_product_log_field(L)
+    field_ = field_ or RF.balanced_product_log_field(L)
     top = L * u.max()
     bn = np.exp(L * u - top)  # β / e^top
     wts, _ = _margin_weights(Z @ bn, top, loss)  # −ℓ'(m_i)/Lo
@@ -213,7 +214,7 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
     t0 = time.perf_counter()
     count = [0]
     out = MarginFlow(L=L, loss=loss, alpha=float(alpha))
-    field_ = C.balanced_product_log_field(L)
+    field_ = RF.balanced_product_log_field(L)
 
     def rhs(tau, state):
         count[0] += 1

@@ -2,7 +2,7 @@
 L(β) = (1/n) Σ_i ½(⟨x_i, β⟩ − y_i)², and any optimizer whose regression flow is derived
 (:meth:`theorycheck.optimizers.Optimizer.supports`): GD at any depth, n-SAM and 1-SAM at depth 2.
 
-The field is compiled from the symbolic layer (:func:`theorycheck.symbolic.forms.regression_forms`)
+The field is compiled from the symbolic layer (:func:`theorycheck.symbolic.regression_forms.regression_forms`)
 in the log chart s = (s₁, s₂) per coordinate, and integrated by the integrator's one loop
 (:func:`theorycheck.solvers.field.solve_field`: budgets, the stopping rule, the non-finite guards, the
 stiff-tail switch to Radau) until the residual ‖Xβ − y‖ falls below ``residual_tol``·max(1, ‖y‖) or a
@@ -81,7 +81,7 @@ class _Problem:
 
 def _problem(X, y, param, depth, optimizer, rho, alpha) -> _Problem:
     from theorycheck.optimizers import check_supported
-    from theorycheck.symbolic.forms import regression_forms
+    from theorycheck.symbolic.regression_forms import regression_forms
 
     X, y = check_regression_data(X, y)
     opt = check_supported(optimizer, param, "squared", depth)
