@@ -21,7 +21,7 @@ from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck import sweep as S
 from theorycheck.batched import kernel
-from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import theory_exprs as TE
 
 Z = np.linspace(1.0, 2.0, 100)
 
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
         kernel.integrate_reduced = inner
 
     def symbolic_per_call():  # what every call did before: solve, simplify, print the two closed forms
-        for f in (cf.alpha_all_shrink.__wrapped__, cf.alpha_gd_like.__wrapped__):
+        for f in (TE.alpha_all_shrink.__wrapped__, TE.alpha_gd_like.__wrapped__):
             sp.sstr(f())
 
     t_sym = _median(symbolic_per_call, args.repeat)

@@ -150,6 +150,7 @@ class _Forms:
         from theorycheck.symbolic import closed_forms as cf
         from theorycheck.symbolic import forms as C
         from theorycheck.symbolic import model as sy
+        from theorycheck.symbolic import theory_exprs as TE
         from theorycheck.symbolic import validated_fields as S
 
         d = z.size
@@ -158,16 +159,16 @@ class _Forms:
         args, N, _theta = S.reduced_l2_norm(d)
         self.N = C.arb_function(args, [N])
         # dN/dτ along the flow: ∂N/∂τ + ∂N/∂I · dI/dτ (C4's reduced rate)
-        rate = cf.l2_reduced_rate().subs(cf.N, N)
+        rate = TE.l2_reduced_rate().subs(cf.N, N)
         self.dN = C.arb_function(args, [sp.diff(N, sy.tau) + sp.diff(N, cf.I) * rate])
         # ∂N/∂I and ∂N/∂α: the mean-value form of N on a Lohner set c + A r keeps I and α correlated
         self.gradN = C.arb_function(args, [sp.diff(N, cf.I), sp.diff(N, cf.alpha)])
-        self.N0 = _arb((cf.alpha, cf.z_norm), [cf.initial_norm()])
-        self.level = _arb((cf.z_j, cf.z_k, sy.rho), [cf.l2_switch_level()])
-        self.collapse_level = _arb((cf.z_min, sy.rho), [cf.l2_collapse_certificate()])
-        self.growth_level = _arb((cf.z_1st, sy.rho), [cf.l2_no_collapse_certificate()])
+        self.N0 = _arb((cf.alpha, cf.z_norm), [TE.initial_norm()])
+        self.level = _arb((cf.z_j, cf.z_k, sy.rho), [TE.l2_switch_level()])
+        self.collapse_level = _arb((cf.z_min, sy.rho), [TE.l2_collapse_certificate()])
+        self.growth_level = _arb((cf.z_1st, sy.rho), [TE.l2_no_collapse_certificate()])
         c, n0 = sp.Symbol("c", positive=True), sp.Symbol("N0", positive=True)
-        self.zero_time = _arb((c, n0, sy.rho), [cf.l2_collapse_time_bound().subs({cf.z_min: c,
+        self.zero_time = _arb((c, n0, sy.rho), [TE.l2_collapse_time_bound().subs({cf.z_min: c,
                                                                                            cf.N: n0})])
         self.z = [float(v) for v in z]
         self.rho = float(rho)

@@ -20,10 +20,11 @@ from theorycheck.solvers.steppers import gbs_fixed
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 
 
 def gbs_orders() -> None:
-    exact = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), cf.linf_blowup_solution(3), "mpmath")
+    exact = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), TE.linf_blowup_solution(3), "mpmath")
     field = C.balanced_field(3, "gd", "mpmath").field
     bk = MpBackend(60)
     with mpmath.workdps(60):
@@ -60,7 +61,7 @@ def closed_forms() -> None:
     alpha = np.array([1.4, 1.9, 1.05])
     for L in (3, 4, 5):
         for opt, rho in (("sam-linf", 0.5), ("gd", 0.0)):
-            expr = cf.linf_blowup_time(L) if opt == "sam-linf" else cf.gd_blowup_time(L)
+            expr = TE.linf_blowup_time(L) if opt == "sam-linf" else TE.gd_blowup_time(L)
             f = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr)
             for p in (None, 30):
                 tr = solve(Setting.from_z(z, optimizer=opt, rho=rho, alpha=alpha, depth=L), t_max=50, digits=p)
@@ -69,7 +70,7 @@ def closed_forms() -> None:
     z = np.array([0.8, 1.7, 2.6])
     rho = 0.9
     al = np.array([0.35, 1.4, 0.8])
-    zero = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_l2_zero_time())
+    zero = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), TE.linf_l2_zero_time())
     for p in (None, 30):
         tr = solve(Setting.from_z(z, optimizer="sam-linf", rho=rho, alpha=al), t_max=12, digits=p)
         sl = {e.index: e.time for e in tr.events if e.kind == "slide"}

@@ -10,6 +10,7 @@ from theorycheck.cli.main import main
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 
 KEYS = ("final_index", "collapsed", "collapse_time", "blowup_time", "switches", "direction", "time_kind",
         "stopped_because")
@@ -26,11 +27,11 @@ def test_linf_zero_times_and_closed_form(capsys):
                    "--alpha", "0.3,0.9,0.35", "--t-max", "7")
     for k in KEYS:
         assert k in out
-    zero = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_l2_zero_time())
+    zero = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), TE.linf_l2_zero_time())
     slides = {e["index"]: e["time"] for e in out["events"] if e["kind"] == "slide"}
     for j in (1, 3):
         assert slides[j] == pytest.approx(zero(z[j - 1], alpha[j - 1], rho), rel=1e-9)
-    u = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), cf.linf_l2_solution())
+    u = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), TE.linf_l2_solution())
     assert out["log_abs_beta"][1] == pytest.approx(2 * math.log(u(z[1], alpha[1], rho, 7.0)), rel=1e-10)
     assert out["log_abs_beta"][0] is None and out["log_abs_beta"][2] is None  # slid to exactly 0
     assert out["final_index"] == 2 and out["direction"] == [0.0, 1.0, 0.0]
@@ -41,7 +42,7 @@ def test_linf_zero_times_and_closed_form(capsys):
 def test_blowup_time_closed_form(capsys, opt, rho):
     out = run_json(capsys, "--z", "1.7,0.9", "--optimizer", opt, "--rho", str(rho), "--alpha", "1.1,1.6",
                    "--depth", "4")
-    expr = cf.linf_blowup_time(4) if opt == "sam-linf" else cf.gd_blowup_time(4)
+    expr = TE.linf_blowup_time(4) if opt == "sam-linf" else TE.gd_blowup_time(4)
     f = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr)
     times = f(np.array([1.7, 0.9]), np.array([1.1, 1.6]), rho)
     assert out["stopped_because"] == "blowup"
@@ -52,7 +53,7 @@ def test_blowup_time_closed_form(capsys, opt, rho):
 def test_gd_closed_form_with_mpmath(capsys):
     out = run_json(capsys, "--z", "0.6,1.4", "--optimizer", "gd", "--rho", "0", "--alpha", "0.8,0.2",
                    "--t-max", "1e4", "--digits", "30")
-    u = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), cf.gd_l2_solution(), "mpmath")
+    u = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), TE.gd_l2_solution(), "mpmath")
     import mpmath
 
     with mpmath.workdps(30):

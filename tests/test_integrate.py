@@ -18,15 +18,16 @@ from theorycheck.solvers.trajectory import Budget
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 
 REL = 1e-8
-gd_u = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), cf.gd_l2_solution())
-linf_u = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), cf.linf_l2_solution())
-linf_zero = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_l2_zero_time())
+gd_u = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), TE.gd_l2_solution())
+linf_u = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), TE.linf_l2_solution())
+linf_zero = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), TE.linf_l2_zero_time())
 
 
 def blowup_time(L, opt):
-    expr = cf.linf_blowup_time(L) if opt == "sam-linf" else cf.gd_blowup_time(L)
+    expr = TE.linf_blowup_time(L) if opt == "sam-linf" else TE.gd_blowup_time(L)
     return C.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr)
 
 
@@ -83,7 +84,7 @@ def test_blowup_times(L, opt, digits):
     assert tr.stopped_because == "blowup"
     times = blowup_time(L, opt)(z, alpha, rho)
     assert tr.blowup_time == pytest.approx(np.min(times), rel=REL)
-    score = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_blowup_score(L))(z, alpha, rho)
+    score = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), TE.linf_blowup_score(L))(z, alpha, rho)
     assert ob.final_index(tr) == int(np.argmax(score)) + 1
 
 
@@ -147,7 +148,7 @@ def test_c4_switch_level():
         # recover I(τ) from θ_1 (affine in I): θ_1 = ln α + z_1 τ − ρ z_1² I
         th1 = red.at(w.time)[0][0] / 2
         I = (theta(z[0], w.time, 0.0, 0.4, rho) - th1) / (rho * z[0] ** 2)
-        level = C.lambdify((cf.z_j, cf.z_k, sy.rho), cf.l2_switch_level())(z[w.from_ - 1], z[w.to - 1], rho)
+        level = C.lambdify((cf.z_j, cf.z_k, sy.rho), TE.l2_switch_level())(z[w.from_ - 1], z[w.to - 1], rho)
         assert w.time / I == pytest.approx(level, rel=1e-8)
 
 
@@ -202,7 +203,7 @@ def test_mpmath_follows_tau_1e4_without_overflow():
     z = np.array([1.0, 2.0, 3.0])
     gd = solve(Setting.from_z(z, optimizer="gd", rho=0.0, alpha=0.5), t_max=1e4, digits=30)
     assert gd.stopped_because == "t_max"
-    gd_mp = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), cf.gd_l2_solution(), "mpmath")
+    gd_mp = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), TE.gd_l2_solution(), "mpmath")
     with mpmath.workdps(30):
         expected = [2 * float(mpmath.log(gd_mp(zj, mpmath.mpf("0.5"), 10**4))) for zj in z]
     np.testing.assert_allclose(gd.log_abs_beta[-1], expected, rtol=1e-15)
@@ -394,7 +395,7 @@ def test_reduced_requires_its_setting():
 def test_gbs_fixed_step_convergence_order(k):
     """Fit the order of the fixed-step GBS (order 2k) against GD L = 3's exact solution
     u(τ) = (α^{−1} − zτ)^{−1} (C3's blow-up solution at ρ = 0)."""
-    exact = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), cf.linf_blowup_solution(3), "mpmath")
+    exact = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), TE.linf_blowup_solution(3), "mpmath")
     field = C.balanced_field(3, "gd", "mpmath").field
     bk = MpBackend(60)
     with mpmath.workdps(60):

@@ -16,6 +16,7 @@ from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.errors import TheorycheckError
 from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic.model import rho, tau
 
 
@@ -96,15 +97,15 @@ def test_weights_follow_from_the_solved_flows():
     """C2: β_j e^{−2 z_j τ} = u_j² e^{−2 z_j τ} → (α_j − ρ)² as τ → ∞ (α_j > ρ). C3: at the
     blow-up time, (τ* − τ)^{L/(L−2)} β_j → ((L−2) z_j)^{−L/(L−2)}: ∝ z_j^{−L/(L−2)}."""
     a = sp.Symbol("a", positive=True)  # α_j − ρ > 0
-    u2 = cf.linf_l2_solution().subs(cf.alpha_j, rho + a)
+    u2 = TE.linf_l2_solution().subs(cf.alpha_j, rho + a)
     lim = sp.limit((u2**2 * sp.exp(-2 * cf.z_j * tau)).subs(cf.z_j, sp.Symbol("zp", positive=True)), tau, sp.oo)
-    assert sp.simplify(lim - cf.linf_limit_weight(2).subs(cf.alpha_j, rho + a)) == 0
+    assert sp.simplify(lim - TE.linf_limit_weight(2).subs(cf.alpha_j, rho + a)) == 0
     eps = sp.Symbol("epsilon", positive=True)
     zp = sp.Symbol("zp", positive=True)
     for L in (3, 4, 5):
-        u = cf.linf_blowup_solution(L).subs({cf.alpha_j: rho + a, cf.z_j: zp})
-        ts = cf.linf_blowup_time(L).subs({cf.alpha_j: rho + a, cf.z_j: zp})
+        u = TE.linf_blowup_solution(L).subs({cf.alpha_j: rho + a, cf.z_j: zp})
+        ts = TE.linf_blowup_time(L).subs({cf.alpha_j: rho + a, cf.z_j: zp})
         expr = (u.subs(tau, ts - eps)) ** L * eps ** sp.Rational(L, L - 2)
         lim = sp.limit(expr, eps, 0, "+")
-        ratio = sp.simplify(lim / cf.linf_limit_weight(L).subs(cf.z_j, zp))
+        ratio = sp.simplify(lim / TE.linf_limit_weight(L).subs(cf.z_j, zp))
         assert ratio.free_symbols == set(), (L, ratio)  # the same constant for every coordinate

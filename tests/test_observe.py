@@ -15,6 +15,7 @@ from theorycheck.solvers.integrate import solve
 from theorycheck.solvers.trajectory import Budget, Trajectory, _Step
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 
 
 def test_direction_is_overflow_free_and_zero_safe():
@@ -31,9 +32,9 @@ def test_dominant_index_ties_and_zero():
 
 
 def gd_switch_times(z, alpha):
-    """τ where u_j = u_k for GD, L = 2 (solved by sympy from closed_forms.gd_l2_solution)."""
+    """τ where u_j = u_k for GD, L = 2 (solved by sympy from theory_exprs.gd_l2_solution)."""
     zk, ak = sp.symbols("z_k alpha_k", positive=True)
-    u = cf.gd_l2_solution()
+    u = TE.gd_l2_solution()
     sol = sp.solve(sp.Eq(sp.log(u), sp.log(u.subs({cf.z_j: zk, cf.alpha_j: ak}))), sy.tau)[0]
     f = sp.lambdify((cf.z_j, cf.alpha_j, zk, ak), sol, "math")
     return lambda j, k: f(z[j - 1], alpha[j - 1], z[k - 1], alpha[k - 1])

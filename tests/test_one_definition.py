@@ -22,6 +22,7 @@ from theorycheck.solvers.systems import LayersSystem, ReducedL2System, Threshold
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 
 EPS = float(np.finfo(float).eps)
 DPS = 50
@@ -31,9 +32,9 @@ DPS = 50
 @functools.cache
 def _plain_reduced(kind):
     """The plain sympy forms (not the rewritten ones the solvers compile), for mpmath."""
-    return (sp.lambdify((cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho), cf.l2_reduced_summand(), "mpmath"),
-            sp.lambdify((cf.N, cf.c_clock), cf.l2_reduced_clocked(kind), "mpmath"),
-            sp.lambdify((cf.z_min, sy.rho), cf.l2_clock_scale(), "mpmath"))
+    return (sp.lambdify((cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho), TE.l2_reduced_summand(), "mpmath"),
+            sp.lambdify((cf.N, TE.c_clock), TE.l2_reduced_clocked(kind), "mpmath"),
+            sp.lambdify((cf.z_min, sy.rho), TE.l2_clock_scale(), "mpmath"))
 
 
 def _ref_reduced(z, alpha, rho, tau, I, kind="smooth"):
@@ -163,15 +164,15 @@ def test_reduced_system_rhs_in_both_clocks(backend):
 def test_smooth_clock_branches_are_the_clock():
     """The overflow-free form of κ = N/(N + c): each branch of the Piecewise equals κ, and
     dI/ds = κ/N; the time and arc forms are (1, 1/N) and (N, 1)."""
-    kappa, dI = cf.l2_reduced_clocked_log("smooth")
-    plain_k, plain_i = (e.subs({cf.N: sp.exp(cf.lnN), cf.c_clock: sp.exp(cf.ln_c)}) for e in cf.l2_reduced_clocked("smooth"))
+    kappa, dI = TE.l2_reduced_clocked_log("smooth")
+    plain_k, plain_i = (e.subs({cf.N: sp.exp(cf.lnN), TE.c_clock: sp.exp(TE.ln_c)}) for e in TE.l2_reduced_clocked("smooth"))
     for branch, _ in kappa.args:
         assert sp.simplify(branch - plain_k) == 0
     assert sp.simplify(dI.subs(kappa, plain_k) - plain_i) == 0
-    assert cf.l2_reduced_clocked("time") == (1, 1 / cf.N)
-    assert cf.l2_reduced_clocked("arc") == (cf.N, 1)
+    assert TE.l2_reduced_clocked("time") == (1, 1 / cf.N)
+    assert TE.l2_reduced_clocked("arc") == (cf.N, 1)
     with pytest.raises(ValueError, match="unknown clock"):
-        cf.l2_reduced_clock("wall")
+        TE.l2_reduced_clock("wall")
     # extreme arguments: no NaN, the right limits
     f = C.reduced_l2_clocked("smooth")
     with np.errstate(all="ignore"):
@@ -191,11 +192,11 @@ def test_certificate_levels_equal_the_symbolic_ones_everywhere_they_are_used():
         rho = np.array([0.0, float(10 ** rng.uniform(-4, 4))])
         tol = float(10 ** rng.uniform(-14, -6))
         zpos, zmax, m = z[z > 0].min(), z.max(), np.abs(z[z != 0]).min()
-        want = {"collapse": cf.l2_collapse_certificate().subs({cf.z_min: zpos, sy.rho: rho[1]}),
-                "no_collapse": cf.l2_no_collapse_certificate().subs({cf.z_1st: zmax, sy.rho: rho[1]}),
-                "stop": cf.l2_collapse_stop_level().subs({cf.z_abs_min: m, cf.z_1st: zmax, sy.rho: rho[1],
-                                                          cf.stop_tol: tol}),
-                "clock_scale": cf.l2_clock_scale().subs({cf.z_min: zpos, sy.rho: rho[1]})}
+        want = {"collapse": TE.l2_collapse_certificate().subs({cf.z_min: zpos, sy.rho: rho[1]}),
+                "no_collapse": TE.l2_no_collapse_certificate().subs({cf.z_1st: zmax, sy.rho: rho[1]}),
+                "stop": TE.l2_collapse_stop_level().subs({TE.z_abs_min: m, cf.z_1st: zmax, sy.rho: rho[1],
+                                                          TE.stop_tol: tol}),
+                "clock_scale": TE.l2_clock_scale().subs({cf.z_min: zpos, sy.rho: rho[1]})}
         lv = C.l2_certificate_levels(z, rho, tol)
         for k, v in want.items():
             assert lv[k][0] == 0.0 and lv[k][1] == pytest.approx(float(v), rel=4 * EPS), k
@@ -215,9 +216,9 @@ def test_certificate_levels_equal_the_symbolic_ones_everywhere_they_are_used():
             np.testing.assert_array_equal(np.asarray(b.log_stop), np.log(lvh["stop"]))
             np.testing.assert_array_equal(np.asarray(b.log_cert), np.log(lvh["collapse"]))
     # the certificates are where the rates of l2_log_rate change sign
-    rate = cf.l2_log_rate()
-    assert sp.simplify(rate.subs({cf.z_j: cf.z_min, cf.N: cf.l2_collapse_certificate()})) == 0
-    assert sp.simplify(rate.subs({cf.z_j: cf.z_1st, cf.N: cf.l2_no_collapse_certificate()})) == 0
+    rate = TE.l2_log_rate()
+    assert sp.simplify(rate.subs({cf.z_j: cf.z_min, cf.N: TE.l2_collapse_certificate()})) == 0
+    assert sp.simplify(rate.subs({cf.z_j: cf.z_1st, cf.N: TE.l2_no_collapse_certificate()})) == 0
 
 
 def test_thresholds_classification_uses_the_certificates():
@@ -225,9 +226,9 @@ def test_thresholds_classification_uses_the_certificates():
 
     z = np.array([1.0, 2.0, 3.0])
     c = th.classify_collapse(z, 0.2, 1.0)
-    assert c.collapses is True and c.N < float(cf.l2_collapse_certificate().subs({cf.z_min: 1.0, sy.rho: 1.0}))
+    assert c.collapses is True and c.N < float(TE.l2_collapse_certificate().subs({cf.z_min: 1.0, sy.rho: 1.0}))
     c = th.classify_collapse(z, 3.0, 1.0)
-    assert c.collapses is False and c.N >= float(cf.l2_no_collapse_certificate().subs({cf.z_1st: 3.0, sy.rho: 1.0}))
+    assert c.collapses is False and c.N >= float(TE.l2_no_collapse_certificate().subs({cf.z_1st: 3.0, sy.rho: 1.0}))
 
 
 # ---------------------------------------------------------------- Lo and ∂Lo/∂β

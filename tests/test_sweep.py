@@ -21,6 +21,7 @@ from theorycheck.errors import TheorycheckError
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 
 Z6 = np.arange(1.0, 7.0)
 
@@ -149,7 +150,7 @@ def test_gd_depth_3_blows_up_on_the_major_feature_at_the_closed_form_time():
     alphas = np.array([0.2, 0.5, 1.0])
     res = S.heatmap(z, optimizer="gd", rho=0.0, alphas=alphas, times=S.time_grid(10.0, 40), depth=3,
                     backend="serial")
-    t_star = C.lambdify((cf.z_j, cf.alpha_j), cf.gd_blowup_time(3))(3.0, alphas)
+    t_star = C.lambdify((cf.z_j, cf.alpha_j), TE.gd_blowup_time(3))(3.0, alphas)
     assert np.all(res["status"] == bst.BLOWUP)
     np.testing.assert_allclose(res["event_blowup"], t_star, rtol=1e-6)
     assert np.all(res["jdag"] == 2)  # the blown-up feature stays dominant after the blow-up
@@ -157,10 +158,10 @@ def test_gd_depth_3_blows_up_on_the_major_feature_at_the_closed_form_time():
 
 def _linf_u(z, alpha, rho, tau):
     """C2's closed form u_j(τ) = ρ + (α_j − ρ)e^{z_j τ}, 0 once it reached 0 (compiled)."""
-    u = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), cf.linf_l2_solution())(z, alpha, rho, tau)
+    u = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), TE.linf_l2_solution())(z, alpha, rho, tau)
     below = alpha < rho
     tz = np.full(z.shape, np.inf)
-    tz[below] = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_l2_zero_time())(z[below], alpha[below], rho)
+    tz[below] = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), TE.linf_l2_zero_time())(z[below], alpha[below], rho)
     return np.where(tau >= tz, 0.0, u), tz
 
 
@@ -192,7 +193,7 @@ def test_linf_depth_3_blows_up_where_c3_says():
     z, rho = np.array([1.0, 2.0, 3.0]), 0.5
     A = np.array([[0.9, 0.8, 0.6], [0.6, 0.55, 0.9], [1.2, 0.6, 0.52]])
     res = bt.integrate(bsys.BalancedLog(z, A, rho, L=3, optimizer="sam-linf"), S.time_grid(40.0, 100))
-    t_star = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_blowup_time(3))
+    t_star = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), TE.linf_blowup_time(3))
     for b in range(3):
         above = A[b] > rho
         assert res.status[b] == bst.BLOWUP
@@ -396,7 +397,7 @@ def test_depth_sweep_linf_blows_up_for_alpha_above_rho_only_at_depth_3():
     names = [[bst.STATUS[int(s)] for s in row] for row in res["status"]]
     assert names[0] == ["collapse", "collapse", "done", "done"]  # L = 2: α < ρ slides to 0, α > ρ grows
     assert names[1][2:] == ["blowup", "blowup"]  # L = 3: α > ρ blows up ...
-    t_star = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), cf.linf_blowup_time(3))(3.0, alphas[2:], rho)
+    t_star = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), TE.linf_blowup_time(3))(3.0, alphas[2:], rho)
     np.testing.assert_allclose(res["event_blowup"][1, 2:], t_star, rtol=1e-6)
     assert np.all(res["jdag"][:, 2:, -1] == 3)
     # ... and for odd L, α < ρ rises to ρ without reaching 0 (C3 incomplete): no collapse

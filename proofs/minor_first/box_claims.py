@@ -29,6 +29,7 @@ from theorycheck.proved.boxes import (
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 
 #: relative half-width of the boxes around pinned inputs
 PIN_RADIUS = 1e-3
@@ -76,15 +77,15 @@ def _arb(name: str, args, expr) -> Callable:
 
 
 def _zero_time(a, z, r):
-    return _arb("linf_l2_zero_time", (cf.alpha_j, cf.z_j, sy.rho), cf.linf_l2_zero_time())(a, z, r)[0]
+    return _arb("linf_l2_zero_time", (cf.alpha_j, cf.z_j, sy.rho), TE.linf_l2_zero_time())(a, z, r)[0]
 
 
 def _blowup_time(a, z, r, L):
-    return _arb(f"linf_blowup_time{L}", (cf.alpha_j, cf.z_j, sy.rho), cf.linf_blowup_time(sp.Integer(L)))(a, z, r)[0]
+    return _arb(f"linf_blowup_time{L}", (cf.alpha_j, cf.z_j, sy.rho), TE.linf_blowup_time(sp.Integer(L)))(a, z, r)[0]
 
 
 def _blowup_score(a, z, r, L):
-    return _arb(f"linf_blowup_score{L}", (cf.alpha_j, cf.z_j, sy.rho), cf.linf_blowup_score(sp.Integer(L)))(a, z, r)[0]
+    return _arb(f"linf_blowup_score{L}", (cf.alpha_j, cf.z_j, sy.rho), TE.linf_blowup_score(sp.Integer(L)))(a, z, r)[0]
 
 
 # ---------------------------------------------------------------- C2 (ℓ∞-SAM, L = 2)

@@ -13,6 +13,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, refuted, verified
 
 
@@ -59,8 +60,8 @@ def build():
     for opt in sy.OPTIMIZERS:
         yield Identity(f"L = 1: the rescaled field is z whatever ε is ({opt}, d = 3)",
                        sy.rescaled_flow(W, z, opt), z)
-    yield Identity("w_j(τ) = α_j + z_j τ solves dw_j/dτ = z_j", sp.diff(cf.l1_solution(), sy.tau), cf.z_j)
-    yield Identity("w_j(0) = α_j", cf.l1_solution().subs(sy.tau, 0), cf.alpha_j)
+    yield Identity("w_j(τ) = α_j + z_j τ solves dw_j/dτ = z_j", sp.diff(TE.l1_solution(), sy.tau), cf.z_j)
+    yield Identity("w_j(0) = α_j", TE.l1_solution().subs(sy.tau, 0), cf.alpha_j)
     yield Fact("rescaled time is unbounded: τ(t) → ∞", _tau_unbounded)
     yield Fact("the direction of w(τ) tends to z/‖z‖", _limit_direction)
     yield Fact("z/‖z‖ is the ℓ2 max-margin direction for one example", _max_margin)

@@ -11,6 +11,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
 
 rho, tau = sy.rho, sy.tau
@@ -24,7 +25,7 @@ def _linf2(u):
 
 
 def _solution(alpha_j, z_j):
-    return cf.linf_l2_solution().subs({cf.alpha_j: alpha_j, cf.z_j: z_j})
+    return TE.linf_l2_solution().subs({cf.alpha_j: alpha_j, cf.z_j: z_j})
 
 
 def _zero_time_positive():
@@ -69,7 +70,7 @@ def _boundary():
     # α = (ρ, ρ/2): no α_j > ρ, but u_1 ≡ ρ is stationary: β → (ρ², 0), direction e_1, not 0
     z, alpha, r = (1, 2), (1, sp.Rational(1, 2)), 1
     f1 = _linf2(sp.Integer(alpha[0])).subs({cf.z_j: z[0], rho: r})
-    t2 = cf.linf_l2_zero_time().subs({cf.alpha_j: alpha[1], cf.z_j: z[1], rho: r})
+    t2 = TE.linf_l2_zero_time().subs({cf.alpha_j: alpha[1], cf.z_j: z[1], rho: r})
     if f1 == 0:
         return refuted("'0 when no α_j > ρ' fails on the boundary α_j = ρ: z = (1, 2), α = (1, 1/2), ρ = 1: "
                        f"u_1 ≡ ρ is stationary and u_2 hits 0 at τ = {sp.nsimplify(t2)}, so β → (1, 0): direction "
@@ -86,7 +87,7 @@ def build():
                    sp.diff(sol, tau), cf.balanced_field_linf_positive(2).subs({cf.u_j: sol, cf.z_j: zp}))
     yield Identity("u_j(0) = α_j", sol.subs(tau, 0), cf.alpha_j)
     yield Identity("α_j = ρ − δ < ρ: u_j(τ_j) = 0 at τ_j = ln(ρ/(ρ − α_j))/z_j",
-                   _solution(rho - delta, zp).subs(tau, cf.linf_l2_zero_time().subs({cf.alpha_j: rho - delta, cf.z_j: zp})),
+                   _solution(rho - delta, zp).subs(tau, TE.linf_l2_zero_time().subs({cf.alpha_j: rho - delta, cf.z_j: zp})),
                    0)
     yield Fact("τ_j > 0 for 0 < α_j < ρ", _zero_time_positive)
     yield Identity("sliding: for 0 < u = sρ (s > 0) the field is z ρ (s − 1) < 0 when s < 1",

@@ -10,6 +10,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
 
 rho, tau, L = sy.rho, sy.tau, cf.L_sym
@@ -38,8 +39,8 @@ def _tie():
     # Near τ*, u_j − ρ ≈ 1/(z_j (τ* − τ)), so β_j = u_j³ ∝ z_j^(−3): direction ∝ (1, 1/8).
     T = sp.Symbol("T", positive=True)  # τ* − τ
     z, alpha, r = (1, 2), (3, 2), 1
-    u = [cf.linf_blowup_solution(3).subs({cf.alpha_j: a, cf.z_j: zz, rho: r}) for a, zz in zip(alpha, z)]
-    ts = [cf.linf_blowup_time(3).subs({cf.alpha_j: a, cf.z_j: zz, rho: r}) for a, zz in zip(alpha, z)]
+    u = [TE.linf_blowup_solution(3).subs({cf.alpha_j: a, cf.z_j: zz, rho: r}) for a, zz in zip(alpha, z)]
+    ts = [TE.linf_blowup_time(3).subs({cf.alpha_j: a, cf.z_j: zz, rho: r}) for a, zz in zip(alpha, z)]
     if ts[0] != ts[1]:
         return verified("no tie")
     beta = [ui.subs(tau, ts[0] - T) ** 3 for ui in u]
@@ -75,7 +76,7 @@ def _below_rho():
 def _minor():
     # L = 3, z = (1, 2), α = (3, 1.2), ρ = 1: scores 2 and 0.4 → the minor coordinate 1 wins
     z, alpha, r = (1, 2), (3, sp.Rational(6, 5)), 1
-    scores = [cf.linf_blowup_score(3).subs({cf.z_j: zz, cf.alpha_j: a, rho: r}) for zz, a in zip(z, alpha)]
+    scores = [TE.linf_blowup_score(3).subs({cf.z_j: zz, cf.alpha_j: a, rho: r}) for zz, a in zip(z, alpha)]
     if scores[0] > scores[1]:
         return verified(f"'can favour minor coordinates': L = 3, z = (1, 2), α = (3, 6/5), ρ = 1 gives scores "
                         f"{scores[0]} > {scores[1]}: the minor coordinate 1 blows up first")
@@ -83,15 +84,15 @@ def _minor():
 
 
 def build():
-    sol = _above(cf.linf_blowup_solution(L))
+    sol = _above(TE.linf_blowup_solution(L))
     yield Identity("u_j = ρ + ((α_j−ρ)^(−(L−2)) − (L−2) z_j τ)^(−1/(L−2)) solves du/dτ = z (u − ρ)^(L−1) (L symbolic)",
                    sp.diff(sol, tau), cf.balanced_field_linf_positive(L).subs({cf.u_j: sol, cf.z_j: zp}))
     yield Identity("u_j(0) = α_j (α_j > ρ, L symbolic)", sol.subs(tau, 0), rho + v0,
                    simplifier=lambda e: sp.simplify(sp.powdenest(e, force=True)))
     yield Identity("the base vanishes at τ* = 1/((L−2) z_j (α_j − ρ)^(L−2)): blow-up time",
-                   _above((cf.alpha_j - rho) ** (-(L - 2)) - (L - 2) * cf.z_j * cf.linf_blowup_time(L)), 0)
+                   _above((cf.alpha_j - rho) ** (-(L - 2)) - (L - 2) * cf.z_j * TE.linf_blowup_time(L)), 0)
     yield Identity("GD (ρ = 0) is the special case: τ* = 1/((L−2) z_j α_j^(L−2))",
-                   cf.gd_blowup_time(L), 1 / ((L - 2) * cf.z_j * cf.alpha_j ** (L - 2)))
+                   TE.gd_blowup_time(L), 1 / ((L - 2) * cf.z_j * cf.alpha_j ** (L - 2)))
     yield Fact("the first to blow up is argmax z_j (α_j − ρ)^(L−2) among α_j > ρ", _monotone)
     yield Fact("ties in the blow-up score", _tie)
     yield Fact("ℓ∞-SAM can favour a minor coordinate", _minor)

@@ -13,6 +13,7 @@ import sympy as sp
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic import theory_forms as MF
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, refuted, verified
 
@@ -21,9 +22,9 @@ rho, tau = sy.rho, sy.tau
 
 def _switch():
     zj, zk = sp.symbols("z_j z_k", positive=True)
-    score = cf.l2_index_score()
+    score = TE.l2_index_score()
     sol = sp.solve(sp.Eq(score.subs(cf.z_j, zj), score.subs(cf.z_j, zk)), cf.N_bar)
-    want = cf.l2_switch_level().subs({cf.z_j: zj, cf.z_k: zk})
+    want = TE.l2_switch_level().subs({cf.z_j: zj, cf.z_k: zk})
     if len(sol) == 1 and sp.simplify(sol[0] - want) == 0:
         return verified(f"score_j = score_k ⇔ N̄ = {sol[0]} for z_j ≠ z_k (sympy solve: the only root)")
     return refuted(f"solutions {sol}", {})
@@ -31,7 +32,7 @@ def _switch():
 
 def _vertex():
     zc = sp.Symbol("zeta", positive=True)
-    f = cf.l2_index_score().subs(cf.z_j, zc)
+    f = TE.l2_index_score().subs(cf.z_j, zc)
     crit = sp.solve(sp.diff(f, zc), zc)
     if crit == [cf.N_bar / (2 * rho)] and sp.diff(f, zc, 2).is_negative:
         return verified("z(1 − ρz/N̄) is a concave parabola in z with vertex N̄/(2ρ): j† is the coordinate whose "
@@ -41,8 +42,8 @@ def _vertex():
 
 def _argmax():
     tp = sp.Symbol("tau", positive=True)
-    lhs = cf.l2_theta().subs(tau, tp) - sp.log(cf.alpha)
-    rhs = tp * cf.l2_index_score().subs(cf.N_bar, tp / cf.I)
+    lhs = TE.l2_theta().subs(tau, tp) - sp.log(cf.alpha)
+    rhs = tp * TE.l2_index_score().subs(cf.N_bar, tp / cf.I)
     if sp.simplify(sp.expand(lhs - rhs)) == 0:
         return verified("θ_j − ln α = τ · z_j (1 − ρ z_j / N̄) with N̄ = τ/I; for τ > 0 this is a positive multiple "
                         "of the score, so argmax_j β_j = argmax_j θ_j = argmax_j z_j (1 − ρ z_j/N̄)")
@@ -51,14 +52,14 @@ def _argmax():
 
 def build():
     yield Identity("dθ_j/dτ = z_j (1 − ρ z_j / N) for θ_j = ln u_j (from the balanced ℓ2 field, L = 2)",
-                   cf.balanced_log_field(2, "sam-l2"), cf.l2_log_rate().subs(cf.u_j, sp.exp(cf.theta_j)))
+                   cf.balanced_log_field(2, "sam-l2"), TE.l2_log_rate().subs(cf.u_j, sp.exp(cf.theta_j)))
     Ifun = sp.Function("I")(tau)
-    theta = cf.l2_theta().subs(cf.I, Ifun)
+    theta = TE.l2_theta().subs(cf.I, Ifun)
     yield Identity("θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ) solves it when dI/dτ = 1/N",
-                   sp.diff(theta, tau).subs(sp.Derivative(Ifun, tau), cf.l2_reduced_rate()), cf.l2_log_rate())
-    yield Identity("θ_j(0) = ln α when I(0) = 0", cf.l2_theta().subs({tau: 0, cf.I: 0}), sp.log(cf.alpha))
+                   sp.diff(theta, tau).subs(sp.Derivative(Ifun, tau), TE.l2_reduced_rate()), TE.l2_log_rate())
+    yield Identity("θ_j(0) = ln α when I(0) = 0", TE.l2_theta().subs({tau: 0, cf.I: 0}), sp.log(cf.alpha))
     yield Identity("N(τ, I)² = 2 Σ z_k² u_k² with u_k = e^(θ_k(τ, I)): the flow reduces to ONE scalar ODE for I",
-                   cf.l2_reduced_summand(), cf.balanced_norm_summand(2).subs(cf.u_j, sp.exp(cf.l2_theta())),
+                   TE.l2_reduced_summand(), cf.balanced_norm_summand(2).subs(cf.u_j, sp.exp(TE.l2_theta())),
                    simplifier=lambda e: sp.simplify(sp.expand_log(sp.powsimp(e, force=True), force=True)))
     yield Fact("j†(τ) = argmax_j z_j (1 − ρ z_j / N̄(τ)), N̄ = τ/I", _argmax)
     N_ = sp.Function("N", positive=True)(tau)
@@ -102,7 +103,7 @@ def _l2_inputs(lo_factor: float = 0.5, hi_factor: float = 2.0, ties: bool = Fals
 
 
 def _alpha_for_N0(z, N0):
-    """α with N0 = α√2‖z‖₂ (:func:`closed_forms.initial_norm`, compiled, at α = 1)."""
+    """α with N0 = α√2‖z‖₂ (:func:`theory_exprs.initial_norm`, compiled, at α = 1)."""
     import numpy as np
 
     return float(N0 / MF.initial_norm("numpy")(1.0, np.linalg.norm(z)))

@@ -14,6 +14,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
 
 rho = sy.rho
@@ -21,13 +22,13 @@ N0 = sp.Symbol("N0", positive=True)
 
 
 def _rate(z, n0=N0, r=rho):
-    return cf.l2_log_rate().subs({cf.z_j: z, cf.N: n0, rho: r})
+    return TE.l2_log_rate().subs({cf.z_j: z, cf.N: n0, rho: r})
 
 
 def _shrink_iff():
     zp = sp.Symbol("z", positive=True)
     sol = sp.solve_univariate_inequality(_rate(zp) < 0, N0, relational=False)
-    want = sp.Interval.open(0, cf.l2_collapse_certificate().subs(cf.z_min, zp))  # N0 < ρ z_j
+    want = sp.Interval.open(0, TE.l2_collapse_certificate().subs(cf.z_min, zp))  # N0 < ρ z_j
     if sp.simplify(sol.symmetric_difference(want)) == sp.S.EmptySet or sol == want:
         return verified("for z_j > 0: rate_j(0) = z_j(1 − ρz_j/N0) < 0 ⇔ N0 < ρ z_j; so all shrink ⇔ N0 < ρ z_min "
                         "(z > 0)")
@@ -49,7 +50,7 @@ def _shrink_mixed():
 
 def _shrink_persists():
     zp = sp.Symbol("z", positive=True)
-    d = sp.diff(cf.l2_log_rate().subs(cf.z_j, zp), cf.N)
+    d = sp.diff(TE.l2_log_rate().subs(cf.z_j, zp), cf.N)
     if d.is_positive:
         return verified(f"∂rate_j/∂N = {d} > 0: if all shrink, N decreases, so every rate decreases further and all "
                         "keep shrinking: α < α_all_shrink ⇒ collapse, i.e. α_c ≥ α_all_shrink")
@@ -145,16 +146,16 @@ def build():
     zs = sy.data_symbols(1, 3)
     N_at_alpha = sp.sqrt(sp.Add(*[cf.balanced_norm_summand(2).subs({cf.z_j: zs[j], cf.u_j: cf.alpha}) for j in range(3)]))
     yield Identity("N0 = N(τ = 0) = α √2 ‖z‖₂ (d = 3)", N_at_alpha,
-                   cf.initial_norm().subs(cf.z_norm, sp.sqrt(sum(zj**2 for zj in zs))))
+                   TE.initial_norm().subs(cf.z_norm, sp.sqrt(sum(zj**2 for zj in zs))))
     yield Fact("all coordinates shrink at the start iff N0 < ρ z_min (z > 0)", _shrink_iff)
     yield Fact("all shrink iff N0 < ρ z_min: z with a negative entry", _shrink_mixed)
     yield Fact("all shrinking persists (so α_all_shrink bounds α_c from below)", _shrink_persists)
     yield Identity("α_all_shrink = ρ z_min / (√2 ‖z‖₂) solves N0 = ρ z_min",
-                   cf.initial_norm().subs(cf.alpha, cf.alpha_all_shrink()), rho * cf.z_min)
+                   TE.initial_norm().subs(cf.alpha, TE.alpha_all_shrink()), rho * cf.z_min)
     yield Fact("the major coordinate grows fastest iff N0 ≥ ρ(z_(d) + z_(d−1))", _fastest_factor)
     yield Fact("major grows fastest: ties at the top", _fastest_tie)
     yield Identity("α_gd_like = ρ (z_(d) + z_(d−1)) / (√2 ‖z‖₂) solves N0 = ρ(z_(d) + z_(d−1))",
-                   cf.initial_norm().subs(cf.alpha, cf.alpha_gd_like()), rho * (cf.z_1st + cf.z_2nd))
+                   TE.initial_norm().subs(cf.alpha, TE.alpha_gd_like()), rho * (cf.z_1st + cf.z_2nd))
     yield Fact("j†(0+) = argmax_j z_j (1 − ρ z_j / N0)", _initial_index)
     yield Fact("at α = α_c the path tends to a saddle: its location and eigenvalues", _saddle)
     yield Fact("depth L ≥ 2: the initial-rate conditions (derived), odd L never shrinks", _depth_rates)
@@ -399,7 +400,7 @@ def _check_saddle(x):
 
 def _alpha_c_bounds(z, r) -> tuple[float, float]:
     """ρ z_min/(√2‖z‖) and ρ z_max/(√2‖z‖): the α where N0 = α√2‖z‖ meets C5's collapse certificate
-    ρ z_min and its no-collapse certificate ρ z_max — :func:`closed_forms.alpha_all_shrink` (the
+    ρ z_min and its no-collapse certificate ρ z_max — :func:`theory_exprs.alpha_all_shrink` (the
     solution of N0 = ρ z_min, compiled) at z_min and at z_max."""
     import numpy as np
 

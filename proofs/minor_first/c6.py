@@ -9,11 +9,12 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, incomplete, refuted, verified
 
 
 def _order_from_start():
-    beta = cf.gd_l2_solution().subs(cf.alpha_j, cf.alpha) ** 2
+    beta = TE.gd_l2_solution().subs(cf.alpha_j, cf.alpha) ** 2
     dz = sp.diff(beta, cf.z_j)
     tau_pos = sp.Symbol("tau", positive=True)
     if sp.simplify(dz.subs(sy.tau, tau_pos)).is_positive:
@@ -25,7 +26,7 @@ def _order_from_start():
 def _ties():
     # z = (1, 1): β_1 = β_2 for all τ, so the limit direction is (1, 1)/√2, not a basis vector
     z = [1, 1]
-    beta = [cf.gd_l2_solution().subs({cf.alpha_j: 1, cf.z_j: zj}) ** 2 for zj in z]
+    beta = [TE.gd_l2_solution().subs({cf.alpha_j: 1, cf.z_j: zj}) ** 2 for zj in z]
     T = sp.Symbol("T", positive=True)
     d = [sp.limit(b.subs(sy.tau, T) / sp.sqrt(sum(x.subs(sy.tau, T) ** 2 for x in beta)), T, sp.oo) for b in beta]
     if d == [1 / sp.sqrt(2), 1 / sp.sqrt(2)]:
@@ -49,9 +50,9 @@ def _l1_margin():
 
 def build():
     yield Identity("GD, L = 2: u_j = α_j e^(z_j τ) solves du_j/dτ = z_j u_j",
-                   sp.diff(cf.gd_l2_solution(), sy.tau),
-                   cf.balanced_field(2, "gd").subs(cf.u_j, cf.gd_l2_solution()))
-    yield Identity("u_j(0) = α_j", cf.gd_l2_solution().subs(sy.tau, 0), cf.alpha_j)
+                   sp.diff(TE.gd_l2_solution(), sy.tau),
+                   cf.balanced_field(2, "gd").subs(cf.u_j, TE.gd_l2_solution()))
+    yield Identity("u_j(0) = α_j", TE.gd_l2_solution().subs(sy.tau, 0), cf.alpha_j)
     yield Fact("uniform init: j†(τ) = argmax z from the start", _order_from_start)
     yield Fact("the limit is e_(argmax z), the ℓ1 max-margin direction", _l1_margin)
     yield Fact("ties in max z", _ties)

@@ -30,6 +30,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic import validated_fields as S
 from theorycheck.symbolic.theorem import VERIFIED, StepResult, refuted, verified
 
@@ -405,7 +406,7 @@ def lock_steps(L=L_any, d=d_sym, *, field=cf.balanced_field) -> list[LemmaStep]:
     def ratio_bound():
         r = rho * z * u ** (L - 2) / n
         at = sp.simplify((r ** 2).subs(n, sp.sqrt(L) * z * u ** (L - 1)))
-        floor = sp.simplify((rho / (sp.sqrt(L) * u)).subs(u, cf.depth_lockin_floor(L)))
+        floor = sp.simplify((rho / (sp.sqrt(L) * u)).subs(u, TE.depth_lockin_floor(L)))
         if _zero(at - rho ** 2 / (L * u ** 2)) and _zero(floor - sp.S(1) / L):
             return verified("N² = L Σ z_i² u_i^{2L−2} ≥ L z_j² u_j^{2L−2}, so r_j = ρ z_j u_j^{L−2}/N ≤ ρ/(√L u_j); at "
                             "u_j = ρ√L the bound is 1/L. So u_j ≥ ρ√L gives r_j ≤ 1/L ≤ 1: û_j ≥ 0, u_j is nondecreasing "
@@ -442,8 +443,8 @@ def lock_steps(L=L_any, d=d_sym, *, field=cf.balanced_field) -> list[LemmaStep]:
         du = (u * lr).subs(rdum, rr).subs(u, uf)
         dv = sp.diff(uf ** (-(L - 2)), tau).subs(sp.Derivative(uf, tau), du)
         want = -(L - 2) * z * (1 - rr) ** (L - 1)
-        lo, hi = cf.depth_lockin_blowup_bounds(L)
-        c = cf.depth_lockin_rate_factor(L).subs(cf.u_j, u)
+        lo, hi = TE.depth_lockin_blowup_bounds(L)
+        c = TE.depth_lockin_rate_factor(L).subs(cf.u_j, u)
         lo, hi = lo.subs({cf.z_j: z, cf.u_j: u}), hi.subs({cf.z_j: z, cf.u_j: u})
         v = u ** (-(L - 2))
         ok_b = _zero(lo - v / ((L - 2) * z)) and _zero(hi - v / ((L - 2) * z * c))
@@ -453,7 +454,7 @@ def lock_steps(L=L_any, d=d_sym, *, field=cf.balanced_field) -> list[LemmaStep]:
         if _zero(sp.powsimp(dv - want, force=True)) and ok_b and _zero(end - (zk * cc * vj - zj * vk)):
             return verified("v = u^{−(L−2)} obeys v' = −(L−2) z (1 − r)^{L−1}, in [−(L−2) z, −(L−2) z c] for the winner "
                             "(c = (1 − ρ/(√L u_k0))^{L−1}, u_k ≥ u_k0): it blows up within [v_k0/((L−2)z_k), "
-                            "v_k0/((L−2)z_k c)] (closed_forms.depth_lockin_blowup_bounds). A rival's majorant "
+                            "v_k0/((L−2)z_k c)] (theory_exprs.depth_lockin_blowup_bounds). A rival's majorant "
                             "ṽ_j = ṽ_j0 − (L−2) z_j s stays above v_k until then iff ṽ_j0 > v_k0 and z_k c ṽ_j0 − z_j v_k0 > 0, "
                             f"i.e. z_j max(u_j, ρ/√L)^{{L−2}} < z_k c u_k0^{{L−2}} (L = {L})")
         return refuted(f"v' − want = {sp.simplify(dv - want)}, bounds {ok_b}, race end {end}", {})
@@ -461,15 +462,15 @@ def lock_steps(L=L_any, d=d_sym, *, field=cf.balanced_field) -> list[LemmaStep]:
     def floor():
         uu = sp.Symbol("u", positive=True)
         sol = sp.solve(sp.Eq(rho / (sp.sqrt(L) * uu), sp.S(1) / L), uu)
-        if len(sol) == 1 and _zero(sol[0] - cf.depth_lockin_floor(L)):
-            return verified(f"ρ/(√L u) = 1/L at u = {sol[0]} = closed_forms.depth_lockin_floor")
+        if len(sol) == 1 and _zero(sol[0] - TE.depth_lockin_floor(L)):
+            return verified(f"ρ/(√L u) = 1/L at u = {sol[0]} = theory_exprs.depth_lockin_floor")
         return refuted(f"solutions {sol}", {})
 
     def scores():
         th = sp.Symbol("theta", real=True)
         uu = sp.exp(th)
-        c = cf.depth_lockin_rate_factor(L).subs(cf.u_j, uu)
-        w = cf.depth_lockin_winner_log_score(L).subs({cf.theta_j: th, cf.z_j: z})
+        c = TE.depth_lockin_rate_factor(L).subs(cf.u_j, uu)
+        w = TE.depth_lockin_winner_log_score(L).subs({cf.theta_j: th, cf.z_j: z})
         want = sp.log(z) + (L - 2) * th + (L - 1) * sp.log(1 - rho * sp.exp(-th) / sp.sqrt(L))
         if _zero(w - want) and _zero(sp.expand_log(sp.log(z * uu ** (L - 2) * c), force=True)
                                      - sp.expand_log(want, force=True)):

@@ -26,6 +26,7 @@ from theorycheck.proofs.minor_first import lemma_proofs
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic.theorem import Fact, Theorem, refuted, verified
 
 rho, tau = sy.rho, sy.tau
@@ -40,9 +41,9 @@ def _nonneg(expr) -> bool:
 # ---------------------------------------------------------------- L = 2
 def _gap_rate():
     zj, zk = cf.z_j, cf.z_k
-    got = cf.l2_log_rate().subs(cf.z_j, zk) - cf.l2_log_rate()
+    got = TE.l2_log_rate().subs(cf.z_j, zk) - TE.l2_log_rate()
     want = (zk - zj) * (1 - rho * (zj + zk) / cf.N)
-    if sp.simplify(got - want) == 0 and sp.simplify(cf.l2_pair_log_gap_rate() - want) == 0:
+    if sp.simplify(got - want) == 0 and sp.simplify(TE.l2_pair_log_gap_rate() - want) == 0:
         return verified("d(θ_k − θ_j)/dτ = (z_k − z_j)(1 − ρ(z_j + z_k)/N) for every init (the rates of C4 do not "
                         "depend on α): for z_k > z_j the gap grows iff N ≥ ρ(z_j + z_k), C4's switch level in N")
     return refuted(f"gap rate {sp.simplify(got)}", {})
@@ -51,9 +52,9 @@ def _gap_rate():
 def _gap_uniform():
     Nb = sp.Symbol("Nbar", positive=True)
     Ip = sp.Symbol("I", positive=True)
-    th = cf.l2_theta().subs(cf.I, Ip)
+    th = TE.l2_theta().subs(cf.I, Ip)
     gap = th.subs(cf.z_j, cf.z_k) - th
-    want = (cf.z_k - cf.z_j) * Ip * (Nb - cf.l2_switch_level())
+    want = (cf.z_k - cf.z_j) * Ip * (Nb - TE.l2_switch_level())
     if sp.simplify(gap - want.subs(Nb, tau / Ip)) == 0:
         return verified("uniform α: θ_k − θ_j = (z_k − z_j) I (N̄ − ρ(z_j + z_k)), N̄ = τ/I: j† is a function of N̄ "
                         "alone (C4), and moves to larger z exactly while N̄ grows")
@@ -63,8 +64,8 @@ def _gap_uniform():
 def _norm_derivative():
     th = sp.Function("theta")(tau)
     summand = cf.balanced_norm_summand(2).subs(cf.u_j, sp.exp(th))
-    d = sp.diff(summand, tau).subs(sp.Derivative(th, tau), cf.l2_log_rate())
-    want = 4 * cf.z_j**2 * sp.exp(2 * th) * cf.l2_log_rate()
+    d = sp.diff(summand, tau).subs(sp.Derivative(th, tau), TE.l2_log_rate())
+    want = 4 * cf.z_j**2 * sp.exp(2 * th) * TE.l2_log_rate()
     if sp.simplify(d - want) == 0:
         return verified("d/dτ (2 z_j² u_j²) = 4 z_j² u_j² · z_j(1 − ρz_j/N): so N N' = Σ_j 2 z_j² u_j² r_j with "
                         "r_j = z_j(1 − ρz_j/N) the log-rate of coordinate j")
@@ -74,7 +75,7 @@ def _norm_derivative():
 def _growth_persists():
     zmax, t, s = sp.Symbol("z_max", positive=True), sp.Symbol("t", nonnegative=True), sp.Symbol("s", nonnegative=True)
     # z_j = z_max (1 − t), 0 ≤ t ≤ 1 ... written as z_j = z_max/(1 + t) ∈ (0, z_max]; N = ρ z_max + s
-    rate = cf.l2_log_rate().subs({cf.z_j: zmax / (1 + t), cf.N: rho * zmax + s})
+    rate = TE.l2_log_rate().subs({cf.z_j: zmax / (1 + t), cf.N: rho * zmax + s})
     if _nonneg(rate):
         return verified("N ≥ ρ z_max ⇒ every rate z_j(1 − ρz_j/N) ≥ 0 for 0 ≤ z_j ≤ z_max (sympy: nonnegative for "
                         "z_j = z_max/(1+t), N = ρz_max + s, t, s ≥ 0; z_j = 0 gives 0): every term of N N' is ≥ 0, "
@@ -85,9 +86,9 @@ def _growth_persists():
 def _lockin_l2():
     zmax, znext = sp.Symbol("z_max", positive=True), sp.Symbol("z_next", nonnegative=True)
     t, s = sp.Symbol("t", nonnegative=True), sp.Symbol("s", nonnegative=True)
-    level = cf.l2_lockin_level().subs({cf.z_1st: zmax, cf.z_2nd: znext})
+    level = TE.l2_lockin_level().subs({cf.z_1st: zmax, cf.z_2nd: znext})
     # any z_j ≤ z_next (z_j = z_next/(1+t)), N = level + s
-    rate = cf.l2_pair_log_gap_rate().subs({cf.z_k: zmax, cf.z_j: znext / (1 + t), cf.N: level + s})
+    rate = TE.l2_pair_log_gap_rate().subs({cf.z_k: zmax, cf.z_j: znext / (1 + t), cf.N: level + s})
     rate_gap = sp.factor(rate.subs(znext, zmax / (1 + sp.Symbol("g", positive=True))))  # z_next < z_max
     if sp.expand(level - rho * zmax - rho * znext) == 0 and _nonneg(rate_gap):
         return verified("N ≥ ρ(z_(d) + z_next) ≥ ρ z_max persists (growth step), and then for every z_j ≤ z_next: "
@@ -112,9 +113,9 @@ def _harmonic_mean():
 
 def _sequence_after():
     zc = sp.Symbol("zeta", positive=True)
-    f = cf.l2_index_score().subs(cf.z_j, zc)
+    f = TE.l2_index_score().subs(cf.z_j, zc)
     v = sp.solve(sp.diff(f, zc), zc)
-    lv = cf.l2_switch_level()
+    lv = TE.l2_switch_level()
     if v == [cf.N_bar / (2 * rho)] and sp.simplify(lv.subs({cf.z_j: 1, cf.z_k: 2}) - lv.subs({cf.z_j: 1, cf.z_k: 1})) != 0:
         return verified("j† is the z nearest N̄/(2ρ) (C4); the switch levels ρ(v_i + v_{i+1}) of consecutive distinct "
                         "values v_1 < … < v_m increase with i. So while N̄ is monotone, j† runs through every distinct "
@@ -126,7 +127,7 @@ def _sequence_after():
 
 def _collapse_bounds():
     zc, n = sp.Symbol("zeta", positive=True), sp.Symbol("N", positive=True)
-    f = cf.l2_log_rate().subs({cf.z_j: zc, cf.N: n})
+    f = TE.l2_log_rate().subs({cf.z_j: zc, cf.N: n})
     df = sp.diff(f, zc)
     # f is decreasing for ζ > N/(2ρ); N < ρ z_min puts every z_j ≥ z_min > N/ρ in that range
     w = sp.Symbol("w", positive=True)

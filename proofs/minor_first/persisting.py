@@ -23,6 +23,7 @@ from theorycheck.proofs.minor_first import lemma_proofs
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic import validated_fields as S
 from theorycheck.symbolic.theorem import Fact, Identity, Theorem, refuted, verified
 
@@ -33,7 +34,7 @@ def _collapse_rates():
     zj, zmin, t = sp.symbols("z_j z_min t", positive=True)
     # N = t ρ z_min with 0 < t < 1 and z_j = z_min + s (s ≥ 0): the rate is z_j (1 − z_j/(t z_min)) < 0
     s = sp.Symbol("s", nonnegative=True)
-    rate = cf.l2_log_rate().subs({cf.z_j: zmin + s, cf.N: t * cf.l2_collapse_certificate().subs(cf.z_min, zmin)})
+    rate = TE.l2_log_rate().subs({cf.z_j: zmin + s, cf.N: t * TE.l2_collapse_certificate().subs(cf.z_min, zmin)})
     num = sp.factor(sp.together(rate))
     # rate = (z_min + s)(t z_min − z_min − s)/(t z_min): negative for t < 1
     if sp.simplify(rate - (zmin + s) * (t * zmin - zmin - s) / (t * zmin)) == 0:
@@ -67,8 +68,8 @@ def _subset_norm_below():
 def _subset_growth():
     zj, NS, zS = sp.symbols("z_j N_S z_S", positive=True)
     # for j ∈ S, z_j ≤ z_S = max_S z, N ≥ N_S > ρ z_S: rate_j = z_j(1 − ρ z_j/N) ≥ z_j(1 − ρ z_j/N_S) > 0
-    dN = sp.diff(cf.l2_log_rate(), cf.N)
-    low = cf.l2_log_rate().subs({cf.N: NS})
+    dN = sp.diff(TE.l2_log_rate(), cf.N)
+    low = TE.l2_log_rate().subs({cf.N: NS})
     c = sp.Symbol("c", positive=True)  # N_S = ρ z_S (1 + c), z_j = z_S (1 − e), e ∈ [0, 1)
     e = sp.Symbol("e", nonnegative=True)
     low2 = sp.simplify(low.subs({NS: rho * zS * (1 + c), cf.z_j: zS * (1 - e)}))

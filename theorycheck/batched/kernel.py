@@ -38,7 +38,7 @@ from theorycheck.status import (
     RUNNING,
     STEP_SIZE_UNDERFLOW,
 )
-from theorycheck.symbolic import closed_forms as cf
+from theorycheck.symbolic import theory_exprs as TE
 
 try:  # optional dependency
     import numba as _nb
@@ -71,7 +71,7 @@ _ORDER = float(_ORDER_EXP)
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = float(SAFETY), float(MIN_FACTOR), float(MAX_FACTOR)
 _S_RUNNING, _S_DONE, _S_COLLAPSE, _S_SAFE = int(RUNNING), int(DONE), int(COLLAPSE), int(NO_COLLAPSE)
 _S_MAX_STEPS, _S_UNDERFLOW, _S_NONFINITE = int(MAX_STEPS), int(STEP_SIZE_UNDERFLOW), int(NON_FINITE)
-_TINY_LOG_N = float(cf.TINY_LOG_N)
+_TINY_LOG_N = float(TE.TINY_LOG_N)
 
 
 def _identity(**_):

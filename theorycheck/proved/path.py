@@ -45,6 +45,7 @@ class DepthForms:
         from theorycheck.symbolic import closed_forms as cf
         from theorycheck.symbolic import forms as C
         from theorycheck.symbolic import model as sy
+        from theorycheck.symbolic import theory_exprs as TE
         from theorycheck.symbolic import validated_fields as S
 
         self.L, self.d = int(L), len(z)
@@ -53,13 +54,13 @@ class DepthForms:
         u, pr, r = S.balanced_forms(self.L, self.d)
         self.ratios = C.arb_function(u, r, pr)
         L = self.L
-        self.floor = C.arb_function((), [cf.depth_lockin_floor(L)], (sy.rho,))
-        self.rival_floor = C.arb_function((), [cf.depth_lockin_rival_floor(L)], (sy.rho,))
+        self.floor = C.arb_function((), [TE.depth_lockin_floor(L)], (sy.rho,))
+        self.rival_floor = C.arb_function((), [TE.depth_lockin_rival_floor(L)], (sy.rho,))
         theta_m = sp.Symbol("theta_m", real=True)
-        rival = cf.depth_lockin_rival_log_score(L).replace(sp.Max, lambda *a: theta_m)
+        rival = TE.depth_lockin_rival_log_score(L).replace(sp.Max, lambda *a: theta_m)
         self.rival = C.arb_function((theta_m,), [rival], (cf.z_j,))
-        self.winner = C.arb_function((cf.theta_j,), [cf.depth_lockin_winner_log_score(L)], (cf.z_j, sy.rho))
-        self.bounds = C.arb_function((cf.u_j,), list(cf.depth_lockin_blowup_bounds(L)), (cf.z_j, sy.rho))
+        self.winner = C.arb_function((cf.theta_j,), [TE.depth_lockin_winner_log_score(L)], (cf.z_j, sy.rho))
+        self.bounds = C.arb_function((cf.u_j,), list(TE.depth_lockin_blowup_bounds(L)), (cf.z_j, sy.rho))
         self.z = [float(x) for x in z]
         self.rho = float(rho)
         vals = sorted(set(self.z))

@@ -13,6 +13,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic.compiler import (  # noqa: F401  (the compiler's entry points, for the forms' users)
     BACKENDS,
     ArbFunction,
@@ -127,7 +128,7 @@ def reduced_l2(backend: str = "numpy") -> tuple[Callable, Callable]:
     ``summand(z, tau, I, alpha, rho)`` (term j of N(τ, I)²) and
     ``theta(z, tau, I, alpha, rho)`` (θ_j = ln u_j)."""
     args = (cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho)
-    return lambdify(args, cf.l2_reduced_summand(), backend), lambdify(args, cf.l2_theta(), backend)
+    return lambdify(args, TE.l2_reduced_summand(), backend), lambdify(args, TE.l2_theta(), backend)
 
 
 # ---------------------------------------------------------------- forms for the integrators
@@ -199,7 +200,7 @@ def branch_field(L: int, optimizer: str, backend: str = "numpy") -> BranchField:
 def reduced_l2_log(backend: str = "numpy") -> Callable:
     """``log_summand(z, tau, I, alpha, rho)``: ln(term j of N(τ, I)²) of C4's reduction."""
     args = (cf.z_j, sy.tau, cf.I, cf.alpha, sy.rho)
-    return lambdify(args, cf.l2_reduced_log_summand(), backend)
+    return lambdify(args, TE.l2_reduced_log_summand(), backend)
 
 
 @lru_cache(maxsize=8)
@@ -243,7 +244,7 @@ def predictor(L: int, backend: str = "numpy") -> Callable:
 class ReducedL2Linear:
     """C4's ln(term j of N(τ, I)²) is affine in (τ, I): ``c0(z, alpha, rho) + c_tau(z, alpha,
     rho)·τ + c_I(z, alpha, rho)·I``. The coefficients are sympy derivatives of
-    :func:`closed_forms.l2_reduced_log_summand` (affinity is checked when compiling), so a
+    :func:`theory_exprs.l2_reduced_log_summand` (affinity is checked when compiling), so a
     batch precomputes them once per member and evaluates N with two multiply-adds per term."""
 
     c0: Callable
@@ -254,7 +255,7 @@ class ReducedL2Linear:
 @lru_cache(maxsize=8)
 def reduced_l2_log_linear(backend: str = "numpy") -> ReducedL2Linear:
     """Compile the affine decomposition of C4's log summand in (τ, I) (see :class:`ReducedL2Linear`)."""
-    e = cf.l2_reduced_log_summand()
+    e = TE.l2_reduced_log_summand()
     c_tau, c_I = sp.diff(e, sy.tau), sp.diff(e, cf.I)
     c0 = e.subs({sy.tau: 0, cf.I: 0})
     if sp.simplify(e - (c0 + c_tau * sy.tau + c_I * cf.I)) != 0 or ({sy.tau, cf.I} & (c_tau.free_symbols | c_I.free_symbols)):
@@ -270,7 +271,7 @@ def reduced_l2_taylor_coefficients() -> tuple[Callable, Callable, Callable]:
     :mod:`theorycheck.proofs.minor_first.predict.reduced_taylor` evaluates at extra digits)."""
     from theorycheck.errors import TheorycheckError
 
-    e = cf.l2_reduced_log_summand()
+    e = TE.l2_reduced_log_summand()
     p = sp.diff(e, sy.tau)
     q = sp.diff(e, cf.I)
     c = sp.simplify(e - p * sy.tau - q * cf.I)
@@ -283,7 +284,7 @@ def reduced_l2_taylor_coefficients() -> tuple[Callable, Callable, Callable]:
 @lru_cache(maxsize=8)
 def l2_switch_level(backend: str = "numpy") -> Callable:
     """``level(z_j, z_k, rho)``: N̄ at which j† switches between j and k (C4)."""
-    return lambdify((cf.z_j, cf.z_k, sy.rho), cf.l2_switch_level(), backend)
+    return lambdify((cf.z_j, cf.z_k, sy.rho), TE.l2_switch_level(), backend)
 
 
 @dataclass(frozen=True)
@@ -351,8 +352,8 @@ def sliding_forms(L: int, loss: str = "logistic", backend: str = "numpy") -> Sli
 @lru_cache(maxsize=16)
 def reduced_l2_clocked(kind: str, backend: str = "numpy") -> Callable:
     """``f(lnN, lnc) -> (dτ/ds, dI/ds)``: C4's reduced ODE dI/dτ = 1/N in the clock ``kind``
-    (:func:`closed_forms.l2_reduced_clocked_log`; "time", "arc" or "smooth" with c = e^{lnc})."""
-    return lambdify((cf.lnN, cf.ln_c), cf.l2_reduced_clocked_log(kind), backend)
+    (:func:`theory_exprs.l2_reduced_clocked_log`; "time", "arc" or "smooth" with c = e^{lnc})."""
+    return lambdify((cf.lnN, TE.ln_c), TE.l2_reduced_clocked_log(kind), backend)
 
 
 # ---------------------------------------------------------------- C5's certificates and stop level
@@ -373,10 +374,10 @@ class L2Certificates:
 def l2_certificates(backend: str = "numpy") -> L2Certificates:
     """Compile C5's certificate levels and the collapse stop level (see :class:`L2Certificates`)."""
     return L2Certificates(
-        collapse=lambdify((cf.z_min, sy.rho), cf.l2_collapse_certificate(), backend),
-        no_collapse=lambdify((cf.z_1st, sy.rho), cf.l2_no_collapse_certificate(), backend),
-        stop=lambdify((cf.z_abs_min, cf.z_1st, sy.rho, cf.stop_tol), cf.l2_collapse_stop_level(), backend),
-        clock_scale=lambdify((cf.z_min, sy.rho), cf.l2_clock_scale(), backend),
+        collapse=lambdify((cf.z_min, sy.rho), TE.l2_collapse_certificate(), backend),
+        no_collapse=lambdify((cf.z_1st, sy.rho), TE.l2_no_collapse_certificate(), backend),
+        stop=lambdify((TE.z_abs_min, cf.z_1st, sy.rho, TE.stop_tol), TE.l2_collapse_stop_level(), backend),
+        clock_scale=lambdify((cf.z_min, sy.rho), TE.l2_clock_scale(), backend),
     )
 
 
@@ -473,14 +474,14 @@ def depth_lockin(L: int, backend: str = "numpy") -> DepthLockin:
         raise ValueError("the depth lock-in forms are for L ≥ 3 (L = 2: l2_lockin_level)")
     return DepthLockin(
         L=L,
-        log_floor=lambdify((sy.rho,), sp.log(cf.depth_lockin_floor(L)), backend),
-        winner=lambdify((cf.z_j, cf.theta_j, sy.rho), cf.depth_lockin_winner_log_score(L), backend),
-        rival=lambdify((cf.z_j, cf.theta_j, sy.rho), cf.depth_lockin_rival_log_score(L), backend),
-        blowup=lambdify((cf.z_j, cf.u_j, sy.rho), cf.depth_lockin_blowup_bounds(L), backend),
+        log_floor=lambdify((sy.rho,), sp.log(TE.depth_lockin_floor(L)), backend),
+        winner=lambdify((cf.z_j, cf.theta_j, sy.rho), TE.depth_lockin_winner_log_score(L), backend),
+        rival=lambdify((cf.z_j, cf.theta_j, sy.rho), TE.depth_lockin_rival_log_score(L), backend),
+        blowup=lambdify((cf.z_j, cf.u_j, sy.rho), TE.depth_lockin_blowup_bounds(L), backend),
     )
 
 
 @lru_cache(maxsize=4)
 def l2_lockin_level(backend: str = "numpy") -> Callable:
-    """``level(z_max, z_next, rho)``: the L = 2 lock-in level of N (closed_forms.l2_lockin_level)."""
-    return lambdify((cf.z_1st, cf.z_2nd, sy.rho), cf.l2_lockin_level(), backend)
+    """``level(z_max, z_next, rho)``: the L = 2 lock-in level of N (theory_exprs.l2_lockin_level)."""
+    return lambdify((cf.z_1st, cf.z_2nd, sy.rho), TE.l2_lockin_level(), backend)

@@ -15,6 +15,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic.compiler import lambdify, numpy_system
 from theorycheck.symbolic.forms import checked_depth
 
@@ -23,7 +24,7 @@ from theorycheck.symbolic.forms import checked_depth
 @dataclass(frozen=True)
 class LinfLimit:
     """``log_score(z, alpha, rho)`` and ``log_weight(z, alpha, rho)``: the logs of
-    :func:`closed_forms.linf_limit_score` and :func:`closed_forms.linf_limit_weight`
+    :func:`theory_exprs.linf_limit_score` and :func:`theory_exprs.linf_limit_weight`
     (depth L), for z_j > 0 and α_j > ρ. Arguments broadcast."""
 
     L: int
@@ -36,16 +37,16 @@ def linf_limit(L: int, backend: str = "numpy") -> LinfLimit:
     """Compile the log score and log weight of the ℓ∞-SAM limit direction for depth L."""
     L = checked_depth(L)
     args = (cf.z_j, cf.alpha_j, sy.rho)
-    return LinfLimit(L, lambdify(args, cf.linf_limit_log_score(L), backend),
-                     lambdify(args, cf.linf_limit_log_weight(L), backend))
+    return LinfLimit(L, lambdify(args, TE.linf_limit_log_score(L), backend),
+                     lambdify(args, TE.linf_limit_log_weight(L), backend))
 
 
 @lru_cache(maxsize=1)
 def initial_norm_sq_exact() -> Callable:
-    """``n0_sq(alpha, S)``: N0² for S = ‖z‖₂² (C5's :func:`closed_forms.initial_norm`, squared:
+    """``n0_sq(alpha, S)``: N0² for S = ‖z‖₂² (C5's :func:`theory_exprs.initial_norm`, squared:
     a polynomial) as plain Python arithmetic, exact with :class:`fractions.Fraction` arguments."""
     S = sp.Symbol("S", positive=True)
-    expr = sp.expand(cf.initial_norm() ** 2).subs(cf.z_norm**2, S)
+    expr = sp.expand(TE.initial_norm() ** 2).subs(cf.z_norm**2, S)
     if cf.z_norm in expr.free_symbols or not expr.is_polynomial(cf.alpha, S):
         raise AssertionError("N0² is not a polynomial in (α, ‖z‖²): no exact evaluation")
     return sp.lambdify((cf.alpha, S), expr, modules=[{}])
@@ -53,11 +54,11 @@ def initial_norm_sq_exact() -> Callable:
 
 @lru_cache(maxsize=32)
 def linf_limit_exact_score(L: int) -> Callable:
-    """:func:`closed_forms.linf_limit_score` (a polynomial in z_j, α_j, ρ) as plain Python
+    """:func:`theory_exprs.linf_limit_score` (a polynomial in z_j, α_j, ρ) as plain Python
     arithmetic: called with :class:`fractions.Fraction` arguments it is exact, so the
     maximisers of the limit are decided exactly (a 1-ulp gap in z is a gap, not a tie)."""
     L = checked_depth(L)
-    expr = cf.linf_limit_score(L)
+    expr = TE.linf_limit_score(L)
     if not expr.is_polynomial(cf.z_j, cf.alpha_j, sy.rho):
         raise AssertionError(f"the ℓ∞ limit score at L = {L} is not a polynomial: no exact evaluation")
     return sp.lambdify((cf.z_j, cf.alpha_j, sy.rho), expr, modules=[{}])
@@ -66,14 +67,14 @@ def linf_limit_exact_score(L: int) -> Callable:
 # ---------------------------------------------------------------- C5's closed-form thresholds (one example)
 @lru_cache(maxsize=4)
 def initial_norm(backend: str = "numpy") -> Callable:
-    """``N0(alpha, znorm)`` = α √2 ‖z‖₂ (:func:`closed_forms.initial_norm`)."""
-    return lambdify((cf.alpha, cf.z_norm), cf.initial_norm(), backend)
+    """``N0(alpha, znorm)`` = α √2 ‖z‖₂ (:func:`theory_exprs.initial_norm`)."""
+    return lambdify((cf.alpha, cf.z_norm), TE.initial_norm(), backend)
 
 
 @lru_cache(maxsize=4)
 def l2_log_rate(backend: str = "numpy") -> Callable:
-    """``rate(z_j, N, rho)`` = dθ_j/dτ = z_j (1 − ρ z_j / N) (:func:`closed_forms.l2_log_rate`)."""
-    return lambdify((cf.z_j, cf.N, sy.rho), cf.l2_log_rate(), backend)
+    """``rate(z_j, N, rho)`` = dθ_j/dτ = z_j (1 − ρ z_j / N) (:func:`theory_exprs.l2_log_rate`)."""
+    return lambdify((cf.z_j, cf.N, sy.rho), TE.l2_log_rate(), backend)
 
 
 @dataclass(frozen=True)
@@ -98,41 +99,41 @@ def _closed(args: tuple, expr: sp.Expr, backend: str) -> ClosedForm:
 @lru_cache(maxsize=8)
 def alpha_all_shrink(backend: str = "numpy") -> ClosedForm:
     """ρ z_min/(√2‖z‖₂) (C5) as a function of (z_min, ‖z‖₂, ρ)."""
-    return _closed((cf.z_min, cf.z_norm, sy.rho), cf.alpha_all_shrink(), backend)
+    return _closed((cf.z_min, cf.z_norm, sy.rho), TE.alpha_all_shrink(), backend)
 
 
 @lru_cache(maxsize=8)
 def alpha_gd_like(backend: str = "numpy") -> ClosedForm:
     """ρ (z_(d) + z_(d−1))/(√2‖z‖₂) (C5) as a function of (z_(d), z_(d−1), ‖z‖₂, ρ)."""
-    return _closed((cf.z_1st, cf.z_2nd, cf.z_norm, sy.rho), cf.alpha_gd_like(), backend)
+    return _closed((cf.z_1st, cf.z_2nd, cf.z_norm, sy.rho), TE.alpha_gd_like(), backend)
 
 
 @lru_cache(maxsize=1)
 def alpha_gd_like_without_next() -> str:
     """The text of alpha_gd_like with z_(d−1) replaced by 0 (no entry below the maximum)."""
-    return sp.sstr(cf.alpha_gd_like().subs(cf.z_2nd, 0))
+    return sp.sstr(TE.alpha_gd_like().subs(cf.z_2nd, 0))
 
 
 
 # ---------------------------------------------------------------- C1–C3: solutions and blow-up (one example)
 @lru_cache(maxsize=4)
 def l1_solution(backend: str = "numpy") -> Callable:
-    """``w(alpha_j, z_j, tau)`` = α_j + z_j τ (L = 1, :func:`closed_forms.l1_solution`)."""
-    return lambdify((cf.alpha_j, cf.z_j, sy.tau), cf.l1_solution(), backend)
+    """``w(alpha_j, z_j, tau)`` = α_j + z_j τ (L = 1, :func:`theory_exprs.l1_solution`)."""
+    return lambdify((cf.alpha_j, cf.z_j, sy.tau), TE.l1_solution(), backend)
 
 
 @lru_cache(maxsize=4)
 def linf_l2_solution(backend: str = "numpy") -> tuple[Callable, Callable]:
     """``(u(alpha_j, z_j, rho, tau), tau0(alpha_j, z_j, rho))``: ℓ∞-SAM at L = 2 and its zero time (C2)."""
-    return (lambdify((cf.alpha_j, cf.z_j, sy.rho, sy.tau), cf.linf_l2_solution(), backend),
-            lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_l2_zero_time(), backend))
+    return (lambdify((cf.alpha_j, cf.z_j, sy.rho, sy.tau), TE.linf_l2_solution(), backend),
+            lambdify((cf.alpha_j, cf.z_j, sy.rho), TE.linf_l2_zero_time(), backend))
 
 
 @lru_cache(maxsize=16)
 def linf_blowup_time(L: int, backend: str = "numpy") -> Callable:
     """``t_star(alpha_j, z_j, rho)``: the blow-up time of ℓ∞-SAM at depth L ≥ 3 (C3,
-    :func:`closed_forms.linf_blowup_time`)."""
-    return lambdify((cf.alpha_j, cf.z_j, sy.rho), cf.linf_blowup_time(checked_depth(L)), backend)
+    :func:`theory_exprs.linf_blowup_time`)."""
+    return lambdify((cf.alpha_j, cf.z_j, sy.rho), TE.linf_blowup_time(checked_depth(L)), backend)
 
 
 # ---------------------------------------------------------------- depth L, ℓ2-SAM at the start

@@ -24,6 +24,7 @@ import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_exprs as TE
 
 
 def _d(d: int) -> int:
@@ -62,13 +63,13 @@ kappa = sp.Symbol("kappa", nonnegative=True)
 @lru_cache(maxsize=64)
 def reduced_l2_system(d: int, frame: bool = False) -> tuple:
     """(τ, (I,), (z_1 … z_d, α, ρ), (dI/dτ,)): C4's reduced ODE dI/dτ = 1/N(τ, I)
-    (:func:`closed_forms.l2_reduced_rate`), N² = Σ_j :func:`closed_forms.l2_reduced_summand`.
+    (:func:`theory_exprs.l2_reduced_rate`), N² = Σ_j :func:`theory_exprs.l2_reduced_summand`.
     ``frame``: the same ODE for w = I − κ τ (parameters … , κ last): dw/dτ = 1/N(τ, w + κτ) − κ. With
     κ = 1/(ρ z_min) the dominant exponent near the saddle no longer depends on τ, so a ball in τ does
     not widen it (the ball-arithmetic dependency problem)."""
     z = data(d)
-    N = sp.sqrt(sp.Add(*[cf.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]))
-    rate = cf.l2_reduced_rate().subs(cf.N, N)
+    N = sp.sqrt(sp.Add(*[TE.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]))
+    rate = TE.l2_reduced_rate().subs(cf.N, N)
     if not frame:
         return sy.tau, (cf.I,), (*z, cf.alpha, sy.rho), (rate,)
     moved = sp.expand(rate.subs(cf.I, w_frame + kappa * sy.tau))
@@ -86,8 +87,8 @@ def reduced_l2_norm(d: int, frame: bool = False) -> tuple:
     """((τ, I, z_1 … z_d, α, ρ), N, (θ_1 … θ_d)): N(τ, I) and θ_j(τ, I) = ln u_j of C4's reduction
     (``frame``: in (τ, w, z, α, ρ, κ) with I = w + κτ)."""
     z = data(d)
-    N = sp.sqrt(sp.Add(*[cf.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]))
-    theta = tuple(cf.l2_theta().subs(cf.z_j, z[j]) for j in range(d))
+    N = sp.sqrt(sp.Add(*[TE.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]))
+    theta = tuple(TE.l2_theta().subs(cf.z_j, z[j]) for j in range(d))
     if not frame:
         return (sy.tau, cf.I, *z, cf.alpha, sy.rho), N, theta
     sub = {cf.I: w_frame + kappa * sy.tau}
@@ -195,10 +196,10 @@ def ratio_blowup_system(L: int, d: int) -> tuple:
 
 
 def reduced_l2_summands(d: int, frame: bool = False) -> tuple:
-    """((τ, I or w, z_1 … z_d, α, ρ[, κ]), (term j of N²)_j): :func:`closed_forms.l2_reduced_summand` per
+    """((τ, I or w, z_1 … z_d, α, ρ[, κ]), (term j of N²)_j): :func:`theory_exprs.l2_reduced_summand` per
     coordinate, so that N² and the part N_S² carried by any set S of coordinates are sums of them."""
     z = data(d)
-    terms = [cf.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]
+    terms = [TE.l2_reduced_summand().subs(cf.z_j, z[j]) for j in range(d)]
     if not frame:
         return (sy.tau, cf.I, *z, cf.alpha, sy.rho), tuple(terms)
     sub = {cf.I: w_frame + kappa * sy.tau}
@@ -209,8 +210,8 @@ def l2_persisting_levels() -> tuple:
     """((z_min, z_max, ρ), (collapse level, growth level, subset-growth level)) of ℓ2-SAM, L = 2 (C5 and
     proofs/minor_first/persisting.py): N < ρ z_min ⇒ collapse; N ≥ ρ z_max ⇒ growth; N_S > ρ max_S z ⇒ growth, for any
     set S of coordinates (N_S² = Σ_{j∈S} term j of N²); with S the coordinates of z_min the level is ρ z_min."""
-    return (cf.z_min, cf.z_1st, sy.rho), (cf.l2_collapse_certificate(), cf.l2_no_collapse_certificate(),
-                                          cf.l2_collapse_certificate())
+    return (cf.z_min, cf.z_1st, sy.rho), (TE.l2_collapse_certificate(), TE.l2_no_collapse_certificate(),
+                                          TE.l2_collapse_certificate())
 
 
 @lru_cache(maxsize=32)

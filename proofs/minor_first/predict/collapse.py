@@ -3,7 +3,7 @@
 The method (THEORY.md C4/C5):
 
 - C4 reduces the flow to one scalar ODE dI/dτ = 1/N(τ, I) with
-  N² = Σ_j exp(c_j + p_j τ + q_j I) (the log-summands of :func:`closed_forms.l2_reduced_log_summand`,
+  N² = Σ_j exp(c_j + p_j τ + q_j I) (the log-summands of :func:`theory_exprs.l2_reduced_log_summand`,
   linear in τ and I; their coefficients are read off the symbolic form, never re-typed). It is
   integrated by a Taylor series method of any order, in float64 or in mpmath at any number of
   digits (exp/power series recurrences, so one step costs O(d K²) operations).

@@ -2,7 +2,7 @@
 integrated by a Taylor series method of any order, in float64 or mpmath: :class:`ReducedFlow` and
 the :class:`Fate` of one run. The α_c search that drives it is :mod:`theorycheck.proofs.minor_first.predict.collapse`.
 
-N² = Σ_j exp(c_j + p_j τ + q_j I) (the log-summands of :func:`closed_forms.l2_reduced_log_summand`,
+N² = Σ_j exp(c_j + p_j τ + q_j I) (the log-summands of :func:`theory_exprs.l2_reduced_log_summand`,
 linear in τ and I; their coefficients are read off the symbolic form, never re-typed); the
 exp/power series recurrences make one step cost O(d K²) operations.
 

@@ -104,7 +104,7 @@ def _rational(v) -> Fraction:
 
 
 def initial_norm_sign(z, alpha, rho, zref) -> int:
-    """sign(N0 − ρ·zref), N0 = α√2‖z‖₂ (C5's :func:`closed_forms.initial_norm`), decided exactly:
+    """sign(N0 − ρ·zref), N0 = α√2‖z‖₂ (C5's :func:`theory_exprs.initial_norm`), decided exactly:
     both sides are ≥ 0, so their squares are compared in rational arithmetic (float inputs are the
     rationals they are, Fractions — the exact inputs — are kept). With all z_j equal, −1 / 0 / +1 is
     collapse / the saddle (every rate 0: an equilibrium) / growth, at any scale, including α exactly at α_c."""

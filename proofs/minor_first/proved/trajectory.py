@@ -196,8 +196,9 @@ def _gd_blowup(L: int, zmax: Fraction, alpha: Fraction) -> list:
     from theorycheck.arith.balls import arb_context
     from theorycheck.symbolic import closed_forms as cf
     from theorycheck.symbolic import forms as C
+    from theorycheck.symbolic import theory_exprs as TE
 
-    f = C.arb_function((cf.z_j, cf.alpha_j), [cf.gd_blowup_time(int(L))])
+    f = C.arb_function((cf.z_j, cf.alpha_j), [TE.gd_blowup_time(int(L))])
     with arb_context(prec=128):
         t = f(exact(zmax).ball(), exact(alpha).ball())[0]
         return lo_hi(t)
