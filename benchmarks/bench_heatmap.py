@@ -43,6 +43,7 @@ from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck import sweep as S
 from theorycheck.symbolic import forms as C
+from theorycheck.symbolic import theory_forms as MF
 
 Z = np.linspace(1.0, 2.0, 100)
 RHO = 1.0
@@ -67,7 +68,7 @@ def naive_one(alpha: float, taus: np.ndarray) -> tuple[np.ndarray, np.ndarray, d
         N = np.sqrt(np.sum(f.summand(z, th_)))
         return f.field(z, th_, N, RHO)
 
-    n_stop = float(C.l2_certificate_levels(z, RHO, 1e-10)["stop"])  # the batched engine's collapse stop (C5)
+    n_stop = float(MF.l2_certificate_levels(z, RHO, 1e-10)["stop"])  # the batched engine's collapse stop (C5)
 
     def collapse(t, th_):
         return np.sqrt(np.sum(f.summand(z, th_))) - n_stop

@@ -19,6 +19,7 @@ from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic import theory_exprs as TE
+from theorycheck.symbolic import theory_forms as MF
 
 REL = 1e-8
 gd_u = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), TE.gd_l2_solution())
@@ -143,7 +144,7 @@ def test_c4_switch_level():
     red = solve(s, t_max=15.0, method="reduced")
     sw = ob.switches(red)
     assert len(sw) >= 2
-    theta = C.reduced_l2()[1]
+    theta = MF.reduced_l2()[1]
     for w in sw:
         # recover I(τ) from θ_1 (affine in I): θ_1 = ln α + z_1 τ − ρ z_1² I
         th1 = red.at(w.time)[0][0] / 2

@@ -23,6 +23,7 @@ from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic import theory_exprs as TE
+from theorycheck.symbolic import theory_forms as MF
 
 EPS = float(np.finfo(float).eps)
 DPS = 50
@@ -116,8 +117,8 @@ def test_numba_kernel_field_equals_the_compiled_symbolic_form():
     """The compiled kernel's hand-written ln N and clock (``_log_norm``, ``_field``) against
     the compiled symbolic form (log summand + smooth clock) and the 50-digit reference, on
     many random members at extreme scales (the kernel is kept hand-written for speed)."""
-    log_summand = C.reduced_l2_log("numpy")
-    clocked = C.reduced_l2_clocked("smooth", "numpy")
+    log_summand = MF.reduced_l2_log("numpy")
+    clocked = MF.reduced_l2_clocked("smooth", "numpy")
     for z, alpha, rho, tau, I in MEMBERS:
         s = bsys.ReducedL2(z, [alpha, 2 * alpha], [rho])
         K, A, G = (np.ascontiguousarray(np.asarray(c, dtype=float)) for c in s.coef)
@@ -174,7 +175,7 @@ def test_smooth_clock_branches_are_the_clock():
     with pytest.raises(ValueError, match="unknown clock"):
         TE.l2_reduced_clock("wall")
     # extreme arguments: no NaN, the right limits
-    f = C.reduced_l2_clocked("smooth")
+    f = MF.reduced_l2_clocked("smooth")
     with np.errstate(all="ignore"):
         k, i = f(np.array([-800.0, 800.0, 0.0, 5.0]), np.array([0.0, 0.0, -np.inf, 5.0]))
     np.testing.assert_array_equal(k, [0.0, 1.0, 1.0, 0.5])
@@ -197,13 +198,13 @@ def test_certificate_levels_equal_the_symbolic_ones_everywhere_they_are_used():
                 "stop": TE.l2_collapse_stop_level().subs({TE.z_abs_min: m, cf.z_1st: zmax, sy.rho: rho[1],
                                                           TE.stop_tol: tol}),
                 "clock_scale": TE.l2_clock_scale().subs({cf.z_min: zpos, sy.rho: rho[1]})}
-        lv = C.l2_certificate_levels(z, rho, tol)
+        lv = MF.l2_certificate_levels(z, rho, tol)
         for k, v in want.items():
             assert lv[k][0] == 0.0 and lv[k][1] == pytest.approx(float(v), rel=4 * EPS), k
         # the batched systems (and through them the kernel's inputs) hold their logs, in their
         # units ẑ = z/2^k (the levels are homogeneous of degree 1 in z: ln level − k ln 2)
         s = bsys.ReducedL2(z, [0.3, 0.3], rho, collapse_tol=tol)
-        lvh = C.l2_certificate_levels(np.ldexp(z, -s.time_log2), rho, tol)
+        lvh = MF.l2_certificate_levels(np.ldexp(z, -s.time_log2), rho, tol)
         with np.errstate(divide="ignore"):
             for attr, k in (("log_c", "clock_scale"), ("log_cert", "collapse"), ("log_safe", "no_collapse"),
                             ("log_stop", "stop")):

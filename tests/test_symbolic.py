@@ -9,6 +9,7 @@ import sympy as sp
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as tc
 from theorycheck.symbolic import model as sy
+from theorycheck.symbolic import theory_forms as MF
 
 CASES = [(L, n) for L in (1, 2, 3, 4) for n in (1, 2, 3)]
 
@@ -139,7 +140,7 @@ def test_layer_gradient_coordinate_form():
 
 
 def test_reduced_l2_matches_balanced_summand():
-    summand, theta = tc.reduced_l2()
+    summand, theta = MF.reduced_l2()
     z = np.array([1.0, 2.0, 3.0])
     tau, I, alpha, rho = 0.7, 0.2, 0.4, 1.0
     th = theta(z, tau, I, alpha, rho)

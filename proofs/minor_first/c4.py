@@ -11,7 +11,6 @@ import functools
 import sympy as sp
 
 from theorycheck.symbolic import closed_forms as cf
-from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic import theory_forms as MF
@@ -173,7 +172,7 @@ def _check_switch_level(x):
             continue
         I = _I_from_theta(x, ts, tr.at(ts)[0])[-1]
         nbar = ts / I
-        want = C.l2_switch_level()(z[a - 1], z[b - 1], x["rho"])  # ρ(z_j + z_k), C4
+        want = MF.l2_switch_level()(z[a - 1], z[b - 1], x["rho"])  # ρ(z_j + z_k), C4
         rel = abs(nbar - want) / want
         worst = max(worst, rel)
         rows.append({"time": ts, "from": a, "to": b, "Nbar": nbar, "rho(z_from+z_to)": want})

@@ -9,10 +9,10 @@ inverted for τ by safeguarded Newton, and the events and stops of
 :class:`theorycheck.batched.systems.ReducedL2` — line for line the engine's arithmetic on one member.
 
 What it does not re-type: the coefficients K, A, G of the exponent, the switch levels
-ρ(z_j + z_k), C5's certificate and stop levels (ln of :func:`theorycheck.symbolic.forms.l2_certificate_levels`)
+ρ(z_j + z_k), C5's certificate and stop levels (ln of :func:`theorycheck.symbolic.theory_forms.l2_certificate_levels`)
 and the tableau come from the objects the numpy path uses (the compiled symbolic forms and
 scipy). What it does re-type, for speed: ln N = ½ logsumexp_j(·) and the smooth clock
-(:func:`theorycheck.symbolic.forms.reduced_l2_clocked`); tests/test_one_definition.py compares them with the
+(:func:`theorycheck.symbolic.theory_forms.reduced_l2_clocked`); tests/test_one_definition.py compares them with the
 compiled symbolic forms on random members at extreme scales. The results equal the numpy engine's up to the last bits of exp/log (numpy's
 SIMD exp and libm's differ by an ulp): same steps, j† equal in every cell except at exact ties
 (tested in tests/test_kernels.py). Optional: ``pip install 'theorycheck[fast]'`` (numba).
@@ -111,7 +111,7 @@ def _log_norm(K, A, G, b, tau, I, buf):
 @_jit(**_OPTS)
 def _field(K, A, G, b, log_c, tau, I, buf, out):
     """(dτ/ds, dI/ds) = (κ, κ/N), κ = N/(N + c) = 1/(1 + c/N); returns ln N. Hand-written
-    :func:`theorycheck.symbolic.forms.reduced_l2_clocked` ("smooth", branch for branch; tests/test_one_definition.py
+    :func:`theorycheck.symbolic.theory_forms.reduced_l2_clocked` ("smooth", branch for branch; tests/test_one_definition.py
     compares the two on random members at extreme scales)."""
     lnN = _log_norm(K, A, G, b, tau, I, buf)
     diff = log_c - lnN

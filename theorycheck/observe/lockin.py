@@ -14,6 +14,7 @@ from theorycheck.optimizers import get as get_optimizer
 from theorycheck.solvers.trajectory import Trajectory
 from theorycheck.strength import Kind
 from theorycheck.symbolic import forms as C
+from theorycheck.symbolic import theory_forms as MF
 
 __all__ = ["final_index_status", "lockin_condition", "FINAL_PROVED", "FINAL_FLOAT_CHECK", "FINAL_NOT_DECIDED"]
 
@@ -42,7 +43,7 @@ def _fmt_exp(ln: float) -> str:
 def _lockin_depth_l(z: np.ndarray, theta: np.ndarray, k: int, rho: float, L: int, what: str) -> tuple[bool, str]:
     """The L ≥ 3 lock-in lemma (proofs/minor_first/lockin.py) at one state θ = ln u (``rho`` 0 for GD and for
     ℓ∞-SAM's w = u − ρ): u_k ≥ ρ√L and every rival j with z_j > z_k scores below k."""
-    f = C.depth_lockin(L)
+    f = MF.depth_lockin(L)
     with np.errstate(divide="ignore", invalid="ignore"):
         floor = float(f.log_floor(rho))
         if not theta[k] >= floor:
@@ -142,7 +143,7 @@ def lockin_condition(setting, log_abs_beta: np.ndarray, sign_beta: np.ndarray, i
         below = z[z < z[k]]
         nxt = float(max(below.max(), 0.0)) if below.size else 0.0  # every z_j equal: the level is ρ z_max
         sc = float(z[k])  # the level and N are homogeneous in z: evaluate on z/z_max (no overflow at 1e±300)
-        level = float(C.l2_lockin_level()(1.0, nxt / sc, rho))
+        level = float(MF.l2_lockin_level()(1.0, nxt / sc, rho))
         ln_level = math.log(level) + math.log(sc) if level > 0 else -math.inf
         with np.errstate(divide="ignore"):
             lnN = 0.5 * _logsumexp(np.asarray(C.balanced_log_summand(2)(z / sc, theta), float))

@@ -26,6 +26,7 @@ import numpy as np
 from theorycheck.solvers.persisting import step_to_condition
 from theorycheck.status import BudgetExhausted, Fate, Status
 from theorycheck.symbolic import forms as C
+from theorycheck.symbolic import theory_forms as MF
 
 __all__ = ["ReducedFlow", "TaylorRun", "coefficients"]
 
@@ -33,7 +34,7 @@ __all__ = ["ReducedFlow", "TaylorRun", "coefficients"]
 # ------------------------------------------------------------------ the ODE, from the symbolic layer
 def coefficients():
     """(c, p, q) as functions of (z_j, α, ρ): ln(term j of N²) = c + p τ + q I (C4), compiled."""
-    return C.reduced_l2_taylor_coefficients()
+    return MF.reduced_l2_taylor_coefficients()
 
 
 @dataclass
@@ -223,7 +224,7 @@ class ReducedFlow:
         z = np.asarray(self.z, float)
         self.zpos_min = float(z[z > 0].min())
         self.zmax = float(z.max())
-        cert = C.l2_certificates("numpy")  # C5's certificate levels of N, at ρ = 1
+        cert = MF.l2_certificates("numpy")  # C5's certificate levels of N, at ρ = 1
         self.collapse_level = float(cert.collapse(self.zpos_min, 1.0))  # N below it: collapse
         self.growth_level = float(cert.no_collapse(self.zmax, 1.0))  # N at or above it: growth
         self.k_min = int(np.sum(z == self.zpos_min))

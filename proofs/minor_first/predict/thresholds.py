@@ -331,7 +331,7 @@ def classify_collapse(z, alpha: float, rho: float, *, digits: int | None = None,
     if np.any(z <= 0):
         raise TheorycheckError("the collapse threshold is computed for z > 0 (see alpha_all_shrink for other signs)")
     s = Setting.from_z(z, depth=2, optimizer=SAM_L2, rho=rho, alpha=alpha)
-    levels = C.l2_certificate_levels(z, rho)  # C5's persisting levels, from the symbolic layer
+    levels = MF.l2_certificate_levels(z, rho)  # C5's persisting levels, from the symbolic layer
     lo_level, hi_level = float(levels["collapse"]), float(levels["no_collapse"])
     T = float(t_max or 10.0 / z.min())
     import time as _time

@@ -25,6 +25,7 @@ from theorycheck.optimizers import get as get_optimizer
 from theorycheck.solvers.guards import scaled_norm
 from theorycheck.status import BLOWUP, COLLAPSE
 from theorycheck.symbolic import forms as C
+from theorycheck.symbolic import theory_forms as MF
 from theorycheck.vocabulary import TimeKind
 
 __all__ = ["BalancedLog"]
@@ -88,7 +89,7 @@ class BalancedLog(_ClockedTheta):
         self.dead = o.asarray(dead, dtype=bool)
         self.collapse_tol = collapse_tol
         if get_optimizer(optimizer).normalised:
-            lv = C.l2_certificate_levels(z, rho, collapse_tol)  # C5, from the symbolic layer
+            lv = MF.l2_certificate_levels(z, rho, collapse_tol)  # C5, from the symbolic layer
             with np.errstate(divide="ignore"):
                 self.log_cert = o.asarray(np.log(lv["collapse"]))
                 self.log_stop = o.asarray(np.log(lv["stop"]))

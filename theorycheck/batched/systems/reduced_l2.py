@@ -17,6 +17,7 @@ from theorycheck.batched.systems.base import (
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import COLLAPSE, NO_COLLAPSE
 from theorycheck.symbolic import forms as C
+from theorycheck.symbolic import theory_forms as MF
 from theorycheck.vocabulary import TimeKind
 
 __all__ = ["ReducedL2"]
@@ -32,7 +33,7 @@ def _reduced_coefficients(zh: np.ndarray, alpha: np.ndarray, rho: np.ndarray) ->
     K holds ln z_j²: for a |ẑ_j| far below the largest it is evaluated at ẑ_j 2^(e_j) (in [1, 2))
     and −2 e_j ln 2 added (K is ln z_j² plus terms free of z: tests/test_batched_scale.py checks
     it on the symbolic form), so that ẑ_j² does not underflow to a term that is dropped."""
-    lin = C.reduced_l2_log_linear("numpy")
+    lin = MF.reduced_l2_log_linear("numpy")
     e = np.where(np.abs(zh) < _TINY_UNIT, np.frexp(zh)[1] - 1, 0)  # zero entries: e = 0 (K = −inf, exact)
     zz, aa, rr = zh[None, :], alpha[:, None], rho[:, None]
     with np.errstate(divide="ignore", under="ignore"):
@@ -47,7 +48,7 @@ def _switch_levels(zh: np.ndarray, rho: np.ndarray) -> tuple[np.ndarray, np.ndar
     """j† from N̄ = τ/I: the switch levels N̄ = ρ(z_j + z_k) between consecutive distinct z (C4),
     (B, D−1) or (1, D−1) for one ρ, and the 1-based index of the first coordinate with each z."""
     zs, first = np.unique(zh, return_index=True)
-    levels = C.l2_switch_level("numpy")(zs[:-1][None, :], zs[1:][None, :], rho[:, None])
+    levels = MF.l2_switch_level("numpy")(zs[:-1][None, :], zs[1:][None, :], rho[:, None])
     return (levels[:1].copy() if np.all(levels == levels[:1]) else levels), first + 1
 
 
@@ -89,7 +90,7 @@ class ReducedL2(BatchSystem):
         self.z = o.asarray(zh)[None, :]
         self.alpha = o.asarray(alpha)
         self.rho = o.asarray(rho)
-        _, self.theta = C.reduced_l2(o.name)
+        _, self.theta = MF.reduced_l2(o.name)
         self.coef = [o.asarray(c) for c in _reduced_coefficients(zh, alpha, rho)]
         self._gathered: tuple = (None, None)
         self._buf: tuple | None = None  # work buffers of log_norm (numpy)
@@ -99,13 +100,13 @@ class ReducedL2(BatchSystem):
         self.observe_mode = observe
         self.levels, self.level_index = _switch_levels(zh, rho)
         self.zmax = float(zh.max())
-        lv = C.l2_certificate_levels(zh, rho, collapse_tol)  # C5, from the symbolic layer
+        lv = MF.l2_certificate_levels(zh, rho, collapse_tol)  # C5, from the symbolic layer
         with np.errstate(divide="ignore"):
             self.log_c = o.asarray(np.log(lv["clock_scale"]))  # −inf when ρ = 0 (GD: κ = 1)
             self.log_cert = o.asarray(np.log(lv["collapse"]))  # N < ρ z_+: collapse certain
             self.log_safe = o.asarray(np.log(lv["no_collapse"]))  # N ≥ ρ z_max: no collapse
             self.log_stop = o.asarray(np.log(lv["stop"]))
-        self.clocked = C.reduced_l2_clocked("smooth", o.name)  # (dτ/ds, dI/ds) from (ln N, ln c)
+        self.clocked = MF.reduced_l2_clocked("smooth", o.name)  # (dτ/ds, dI/ds) from (ln N, ln c)
         self.collapse_tol = collapse_tol
         self.stop_on_safe = stop_on_safe
         self.events = {"collapse_persisting": np.full(self.B, np.inf), "collapse": np.full(self.B, np.inf),

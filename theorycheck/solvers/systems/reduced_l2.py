@@ -21,13 +21,14 @@ from theorycheck.solvers.systems.base import (
 )
 from theorycheck.status import Status
 from theorycheck.symbolic import forms as C
+from theorycheck.symbolic import theory_forms as MF
 
 
 class ReducedL2System(FlowSystem):
     """C4: ℓ2-SAM, L = 2, one example, uniform α: dI/dτ = 1/N(τ, I), N from the compiled
     log-summand (log-space sum); θ_j(τ) = ln α + z_j τ − ρ z_j² I(τ). Near a collapse the
     clock becomes s with dτ/ds = N (then dI/ds = 1: smooth), as in BalancedL2System; both
-    clocks from :func:`theorycheck.symbolic.forms.reduced_l2_clocked`."""
+    clocks from :func:`theorycheck.symbolic.theory_forms.reduced_l2_clocked`."""
 
     name = "reduced-l2"
     #: ln of the arc clock's unit: dτ/ds = N/N_ref, N_ref = N where the arc clock began (set at
@@ -38,9 +39,9 @@ class ReducedL2System(FlowSystem):
 
     def __init__(self, bk: Backend, z, alpha: float, rho: float, thr: Thresholds):
         self.bk, self.L, self.d, self.thr = bk, 2, len(z), thr
-        self.log_summand = C.reduced_l2_log(bk.name)
+        self.log_summand = MF.reduced_l2_log(bk.name)
         self.half_log = C.log_norm(bk.name)  # ln N from ln Σ_j (term j of N²)
-        self.theta = C.reduced_l2(bk.name)[1]
+        self.theta = MF.reduced_l2(bk.name)[1]
         self.z = bk.array(z)
         # scale: the state is J = I·4^k and the forms are evaluated on (z/2^k, τ·2^k, J), which
         # leaves θ_j and ln N − k ln 2 unchanged (C4's reduction is homogeneous): neither z_j² nor
@@ -64,12 +65,12 @@ class ReducedL2System(FlowSystem):
         lnN = self.lnN(tau, y[0])
         # C4's ODE in this clock for J = I·4^k: dJ/dτ = 1/(N/4^k), the form at ln N − 2k ln 2
         lnN_J = lnN - 2 * self.ln_scale if self.k else lnN
-        dtau, dI = C.reduced_l2_clocked(self.clock, self.bk.name)(lnN_J, 0)
+        dtau, dI = MF.reduced_l2_clocked(self.clock, self.bk.name)(lnN_J, 0)
         if self.clock == "time":
             return self.bk.array([dI])
         # arc clock in units of N at its start (s' = N_ref·s, scale-free): C4's arc form at
         # lnN − lnN_ref gives dτ/ds' = N/N_ref, and dI/ds' = (dI/ds)/N_ref (times 4^k for J)
-        dtau, dI = C.reduced_l2_clocked("arc", self.bk.name)(lnN - self.lnN_ref, 0)
+        dtau, dI = MF.reduced_l2_clocked("arc", self.bk.name)(lnN - self.lnN_ref, 0)
         ln_unit = self.lnN_ref - 2 * self.ln_scale if self.k else self.lnN_ref
         return self.bk.array([dI * self.bk.exp(self.bk.array([-ln_unit]))[0], dtau])  # state (J, τ)
 
