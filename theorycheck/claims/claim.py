@@ -10,7 +10,8 @@ Claim) that the tool found to hold where the original fails. The runner gives a
   and the theorems it rests on (the boxes are in ``proof``);
 - ``holds``: every input tried agreed;
 - ``fails``: some input disagreed — the counterexample is the one hypothesis shrank to;
-- ``inconclusive``: no disagreement, but some check ran out of budget (never "holds");
+- ``inconclusive``: no disagreement, but some check was not decided (a budget ran out, data are missing, a
+  statistic's interval straddles its threshold: the check's detail says which; never "holds");
 - ``error``: a check raised (a bug of the tool, reported with the input, never hidden).
 
 A claim may also declare a fixed ``grid`` of inputs (e.g. 40 regression problems): every one is
@@ -115,7 +116,7 @@ MAX_GRID_SHOWN = 3
 @dataclass
 class GridCount:
     """A claim's failure rate on its fixed grid: ``tried`` inputs checked, ``failed`` of them
-    disagree, ``inconclusive`` ran out of budget; ``failures``: the first few failing inputs,
+    disagree, ``inconclusive`` were not decided; ``failures``: the first few failing inputs,
     each {"input", "deviation"}."""
 
     tried: int = 0
@@ -125,10 +126,10 @@ class GridCount:
 
     @property
     def text(self) -> str:
-        """"fails on 36 of 40 grid inputs" (with "(2 out of budget)" when some ran out)."""
+        """"fails on 36 of 40 grid inputs" (with "(2 not decided)" when some were not)."""
         what = f"fails on {self.failed} of {self.tried} grid inputs" if self.failed else \
             f"no failure on {self.tried} grid inputs"
-        return what + (f" ({self.inconclusive} out of budget)" if self.inconclusive else "")
+        return what + (f" ({self.inconclusive} not decided)" if self.inconclusive else "")
 
     def as_dict(self) -> dict:
         """The ``grid`` key of a verdict's JSON: tried, failed, inconclusive, failures, text."""
@@ -167,7 +168,7 @@ class ClaimVerdict:
     counterexample_detail: dict | None = None
     message: str = ""
     refined: ClaimVerdict | None = None
-    #: the first few inputs whose check ran out of budget, each {"input", "detail"} (what ran out)
+    #: the first few inputs whose check was not decided, each {"input", "detail"} (why: what ran out, what is missing)
     inconclusive_examples: list = field(default_factory=list)
     #: ``verify --prove``: one BoxProof dict per stated box (status, box, undecided pieces, counterexample)
     proof: list | None = None
@@ -192,7 +193,7 @@ class ClaimVerdict:
         tried = f"{self.tried} ({self.pinned} pinned + " + (f"{self.grid.tried} grid + " if self.grid else "")
         tried += f"{self.drawn} drawn"
         tried += f"; capped at {self.cap} of {self.requested}" if self.cap is not None else ""
-        tried += f"; {self.inconclusive} out of budget)" if self.inconclusive else ")"
+        tried += f"; {self.inconclusive} not decided)" if self.inconclusive else ")"
         what = self.statement
         if self.grid is not None:
             what += f" — {self.grid.text}"

@@ -73,6 +73,18 @@ def _no_local_constants() -> Iterator[None]:
         cache.cache.clear()
 
 
+def _first_reason(undecided: list[dict]) -> str:
+    """Why the first undecided check was not decided, when its detail says so (``why``, ``reason`` or ``status``:
+    a budget that ran out, data that are missing, a confidence interval that straddles 0); '' otherwise."""
+    for u in undecided:
+        d = u.get("detail")
+        if isinstance(d, dict):
+            for k in ("why", "reason", "status"):
+                if d.get(k):
+                    return f"first: {d[k]}"
+    return ""
+
+
 def _strength_of(status: Verdict, tried: int, claim: Claim, because: str = "") -> Strength:
     """A sampled verdict's strength: holds on the inputs tried; a disagreement is a floating-point check
     at the check's precision; inconclusive and error verdicts are not decided (``because`` says why)."""
@@ -278,7 +290,8 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
         msg, x, out = failure
         return verdict(FAILS, msg, claim.describe(x), out.detail)
     if t.inconclusive:
-        return verdict(INCONCLUSIVE, f"{t.inconclusive} of {t.tried} checks ran out of budget")
+        why = _first_reason(t.undecided)
+        return verdict(INCONCLUSIVE, f"{t.inconclusive} of {t.tried} checks not decided" + (f" ({why})" if why else ""))
     return verdict(HOLDS)
 
 
