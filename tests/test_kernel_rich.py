@@ -13,6 +13,7 @@ from theorycheck.proofs.kernel_rich import theorems as KRT
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import GD
 from theorycheck.solvers.interpolate import Q_value, argmin_Q, h_inverse, min_l1, min_l2, q_D
+from theorycheck.solvers.pm_flow import DEFAULT_BUDGET as PM_BUDGET
 from theorycheck.solvers.pm_flow import flow_pm
 from theorycheck.status import Status
 from theorycheck.symbolic import regression as R
@@ -86,7 +87,7 @@ def test_argmin_Q_is_optimal_on_the_affine_set():
 @pytest.mark.parametrize("alpha", [1e-2, 1e-1, 1.0, 10.0])
 def test_flow_agrees_with_predict_within_its_error_bar(D, alpha):
     X, y = problem()
-    fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=alpha, max_seconds=math.inf)  # its evaluation budget decides
+    fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=alpha, budget=PM_BUDGET.but(max_seconds=math.inf))  # its evaluation budget decides
     pr = argmin_Q(X, y, depth=D, alpha=alpha)
     assert fl.converged and fl.residual <= 1.0001e-10 * np.linalg.norm(y)  # the event's root, to its accuracy
     assert np.linalg.norm(fl.beta - pr.beta) <= fl.error_bar + 1e-12
@@ -97,13 +98,13 @@ def test_error_bar_is_honest_before_convergence():
     """Stopped early, the flow's first-order error bar still covers most of the distance left."""
     X, y = problem()
     pr = argmin_Q(X, y, depth=2, alpha=1.0)
-    fl = flow_pm(X, y, optimizer=GD, depth=2, alpha=1.0, residual_tol=1e-4, max_seconds=math.inf)
+    fl = flow_pm(X, y, optimizer=GD, depth=2, alpha=1.0, residual_tol=1e-4, budget=PM_BUDGET.but(max_seconds=math.inf))
     assert 0 < np.linalg.norm(fl.beta - pr.beta) <= fl.error_bar
 
 
 def test_flow_budgets_are_reported():
     X, y = problem()
-    r = flow_pm(X, y, optimizer=GD, depth=3, alpha=1e-2, max_evaluations=50)
+    r = flow_pm(X, y, optimizer=GD, depth=3, alpha=1e-2, budget=PM_BUDGET.but(max_evaluations=50))
     assert r.status == Status.MAX_EVALUATIONS and r.message == "max_evaluations (50)" and not r.converged
     r = flow_pm(X, y, optimizer=GD, depth=2, alpha=1.0, t_max=0.01)
     assert r.status == Status.HORIZON and r.message.startswith("t_max (0.01)") and not r.converged
@@ -147,7 +148,7 @@ def test_claim_verdicts():
 def test_tie_limit_is_the_symmetric_point():
     X, y = np.array([[1.0, 1.0]]), np.array([1.0])
     for D in (2, 3):
-        fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=1e-2, max_seconds=math.inf)
+        fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=1e-2, budget=PM_BUDGET.but(max_seconds=math.inf))
         assert fl.beta == pytest.approx([0.5, 0.5], abs=1e-9)
 
 

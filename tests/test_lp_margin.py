@@ -13,6 +13,7 @@ from theorycheck.proofs.lp_margin import theorems as LMT
 
 from theorycheck.claims.trend import tends_to_zero
 from theorycheck.errors import TheorycheckError
+from theorycheck.solvers.lp_flow import DEFAULT_BUDGET as LP_BUDGET
 from theorycheck.solvers.lp_flow import (
     aitken_limit,
     flow_margin,
@@ -125,19 +126,20 @@ def test_trend_fails_only_on_a_stalled_positive_limit():
 
 def test_slow_l1_convergence_is_not_a_failure():
     """seed 640: undecided at s = 16, followed to s = 40 the gap keeps falling and extrapolates to 0."""
+    from theorycheck.solvers.lp_flow import DEFAULT_BUDGET as LP_BUDGET
     from theorycheck.solvers.lp_flow import flow_margin
 
     Z = np.array(SEED640["Z"])
     out = {c.key: c for c in LMC.claims()}["LM.l1"].check(SEED640)
     assert out.ok is True and out.detail["checkpoints"] == 20 and out.deviation < 1e-4
     assert out.detail["values"][-1] < out.detail["values"][-2] < out.detail["values"][7]
-    f = flow_margin(Z, depth=2, max_seconds=math.inf)  # its evaluation budget decides, never the host's load
+    f = flow_margin(Z, depth=2, budget=LP_BUDGET.but(max_seconds=math.inf))  # its evaluation budget decides, never the host's load
     assert len(f.directions) == 8 and f.status == "reached"
 
 
 @pytest.mark.parametrize("loss", ["exponential", "logistic"])
 def test_flow_direction_reaches_the_kkt_point(loss):
-    f = flow_margin(Z2, depth=2, loss=loss, max_seconds=math.inf)
+    f = flow_margin(Z2, depth=2, loss=loss, budget=LP_BUDGET.but(max_seconds=math.inf))
     assert f.status == "reached" and len(f.directions) == 8
     assert np.all(np.diff(f.log_t) > 0) and f.log_t[-1] > 1e6
     res = [kkt_residual(d, Z2, 2)["residual"] for d in f.directions]
@@ -148,7 +150,7 @@ def test_flow_direction_reaches_the_kkt_point(loss):
 
 
 def test_flow_from_positive_start_cannot_reach_negative_coordinates():
-    f = flow_margin(NEG, depth=2, max_seconds=math.inf)
+    f = flow_margin(NEG, depth=2, budget=LP_BUDGET.but(max_seconds=math.inf))
     assert f.directions[-1] == pytest.approx([0.0, 1.0], abs=1e-12)
     assert kkt_residual(f.directions[-1], NEG, 2)["residual"] == pytest.approx(0.5, abs=1e-9)
 
@@ -214,9 +216,9 @@ def test_flow_at_extreme_data_is_the_unit_flow_mapped_back(loss, k):
     Z = np.array([[1.0, 0.3], [0.2, 1.0], [0.7, 0.6]])
     cps = [2.0, 4.0, 6.0, 8.0]
     shift = 2 * k * math.log(2.0)
-    ref = flow_margin(Z, depth=2, loss=loss, checkpoints=cps, max_seconds=math.inf)
+    ref = flow_margin(Z, depth=2, loss=loss, checkpoints=cps, budget=LP_BUDGET.but(max_seconds=math.inf))
     got = flow_margin(np.ldexp(Z, 2 * k), depth=2, loss=loss, alpha=math.ldexp(1.0, -k),
-                      checkpoints=[c - shift for c in cps], tau_max=math.ldexp(1e7, -2 * k), max_seconds=math.inf)
+                      checkpoints=[c - shift for c in cps], tau_max=math.ldexp(1e7, -2 * k), budget=LP_BUDGET.but(max_seconds=math.inf))
     assert got.status == ref.status == "reached" and len(got.directions) == len(cps)
     np.testing.assert_allclose(np.array(got.directions), np.array(ref.directions), rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(got.log_beta, np.array(ref.log_beta) - shift, rtol=1e-12)
@@ -226,7 +228,7 @@ def test_flow_at_extreme_data_is_the_unit_flow_mapped_back(loss, k):
 @pytest.mark.parametrize("scale", [1e100, 1e300, 1e-300])
 def test_flow_at_extreme_data_from_alpha_one_ends_with_a_named_status(scale):
     Z = np.array([[1.0, 0.3], [0.2, 1.0], [0.7, 0.6]]) * scale
-    f = flow_margin(Z, depth=2, max_evaluations=3000, max_seconds=math.inf)
+    f = flow_margin(Z, depth=2, budget=LP_BUDGET.but(max_evaluations=3000, max_seconds=math.inf))
     assert f.status in ("reached", "max_evaluations", "horizon")
     assert all(np.all(np.isfinite(d)) for d in f.directions)
 

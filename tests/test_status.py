@@ -87,7 +87,9 @@ def test_convergent_solvers_report_a_status_and_raise_one_budget_exception():
     from theorycheck.optimizers import GD
     from theorycheck.solvers import guards, trajectory
     from theorycheck.solvers.interpolate import argmin_Q
+    from theorycheck.solvers.lp_flow import DEFAULT_BUDGET as LP_BUDGET
     from theorycheck.solvers.lp_flow import flow_margin
+    from theorycheck.solvers.pm_flow import DEFAULT_BUDGET as PM_BUDGET
     from theorycheck.solvers.pm_flow import flow_pm
     from theorycheck.status import Budget, BudgetExhausted, Status
 
@@ -95,11 +97,11 @@ def test_convergent_solvers_report_a_status_and_raise_one_budget_exception():
     e = BudgetExhausted(Status.MAX_SECONDS, "2 s")
     assert isinstance(e, TheorycheckError) and e.status is Status.MAX_SECONDS and e.reason is e.status
     X, y = np.array([[1.0, 2.0, 0.5]]), np.array([1.0])
-    r = flow_pm(X, y, optimizer=GD, depth=2, alpha=0.5, max_evaluations=20)
+    r = flow_pm(X, y, optimizer=GD, depth=2, alpha=0.5, budget=PM_BUDGET.but(max_evaluations=20))
     assert r.status is Status.MAX_EVALUATIONS and r.as_dict()["status"] == "max_evaluations"
     assert r.as_dict()["message"] == "max_evaluations (20)"
-    assert flow_pm(X, y, optimizer=GD, depth=2, alpha=0.5, max_seconds=math.inf).status is Status.CONVERGED
+    assert flow_pm(X, y, optimizer=GD, depth=2, alpha=0.5, budget=PM_BUDGET.but(max_seconds=math.inf)).status is Status.CONVERGED
     q = argmin_Q(X, y, depth=2, alpha=0.5)
     assert q.status is Status.CONVERGED
-    f = flow_margin(np.array([[1.0, 0.5], [0.3, 1.0]]), depth=2, max_evaluations=30)
+    f = flow_margin(np.array([[1.0, 0.5], [0.3, 1.0]]), depth=2, budget=LP_BUDGET.but(max_evaluations=30))
     assert f.status is Status.MAX_EVALUATIONS and f.message == "max_evaluations (30)"

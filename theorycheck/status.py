@@ -13,6 +13,7 @@ No heavy imports here: the vocabulary is usable without numpy, sympy or scipy.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from enum import StrEnum
@@ -166,6 +167,10 @@ class Budget:
     def clock(self) -> bool:
         """Whether a wall-clock limit is set."""
         return math.isfinite(self.max_seconds)
+
+    def but(self, **limits) -> Budget:
+        """This budget with the limits named changed (``DEFAULT_BUDGET.but(max_seconds=math.inf)``: no clock)."""
+        return dataclasses.replace(self, **limits)
 
 
 class BudgetExhausted(TheorycheckError):

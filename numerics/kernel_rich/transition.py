@@ -30,7 +30,7 @@ def compute(*, quick: bool = False, ctx=None) -> dict:
 def _compute(quick: bool) -> dict:
     from theorycheck.optimizers import GD
     from theorycheck.solvers.interpolate import argmin_Q, min_l1, min_l2
-    from theorycheck.solvers.pm_flow import flow_pm
+    from theorycheck.solvers.pm_flow import DEFAULT_BUDGET, flow_pm
 
     X, y = problem()
     l1, l2 = min_l1(X, y), min_l2(X, y)
@@ -38,7 +38,7 @@ def _compute(quick: bool) -> dict:
     rows = []
     for D in (2, 3):
         for a in alphas:
-            fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=float(a), max_seconds=60.0)
+            fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=float(a), budget=DEFAULT_BUDGET.but(max_seconds=60.0))
             pr = argmin_Q(X, y, depth=D, alpha=float(a))
             rows.append({"depth": D, "alpha": float(a), "flow_status": fl.status, "flow_error_bar": fl.error_bar,
                          "flow_vs_predict": float(np.linalg.norm(fl.beta - pr.beta)),

@@ -47,12 +47,14 @@ def _xy(x):
 def _check_limit(x) -> Outcome:
     from theorycheck.optimizers import GD
     from theorycheck.solvers.interpolate import argmin_Q
+    from theorycheck.solvers.pm_flow import DEFAULT_BUDGET as PM_BUDGET
     from theorycheck.solvers.pm_flow import flow_pm, remaining_step
 
     X, y = _xy(x)
     D, alpha = x["depth"], 10.0 ** x["log10_alpha"]
     # the budget in evaluations, not seconds: a verdict must not depend on the machine's load
-    fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=alpha, max_seconds=float("inf"), max_evaluations=200_000)
+    fl = flow_pm(X, y, optimizer=GD, depth=D, alpha=alpha,
+                 budget=PM_BUDGET.but(max_seconds=float("inf"), max_evaluations=200_000))
     if not fl.converged:
         return Outcome(None, detail={"flow_status": fl.status, "residual": fl.residual})
     pr = argmin_Q(X, y, depth=D, alpha=alpha)

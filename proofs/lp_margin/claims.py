@@ -56,10 +56,10 @@ MAX_EVALUATIONS = 20_000
 
 
 def _flow(x, checkpoints=CHECKPOINTS):
-    from theorycheck.solvers.lp_flow import flow_margin
+    from theorycheck.solvers.lp_flow import DEFAULT_BUDGET, flow_margin
 
     return flow_margin(_Z(x), depth=x["depth"], loss=x["loss"], alpha=x.get("alpha", 1.0), checkpoints=checkpoints,
-                       max_seconds=float("inf"), max_evaluations=MAX_EVALUATIONS)
+                       budget=DEFAULT_BUDGET.but(max_seconds=float("inf"), max_evaluations=MAX_EVALUATIONS))
 
 
 def _followed(x, residuals, detail) -> Outcome:

@@ -28,12 +28,16 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import linprog
 
 from theorycheck.errors import TheorycheckError
-from theorycheck.status import BudgetExhausted, Status
+from theorycheck.status import Budget, BudgetExhausted, Status
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import regression_forms as RF
 
 __all__ = ["log_loss", "log_neg_dloss", "normalised_field", "normalised_jacobian", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
            "power_limit", "lp_vertex_solution"]
+
+
+#: the budget of :func:`flow_margin` when none is given: its evaluations and seconds
+DEFAULT_BUDGET = Budget(max_evaluations=1_000_000, max_seconds=60.0)
 
 
 def log_loss(m: np.ndarray, loss: str) -> np.ndarray:
@@ -193,11 +197,12 @@ def _unit_power(Z: np.ndarray, L: int) -> int:
 
 
 def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 1.0,
-                checkpoints=tuple(float(c) for c in range(2, 17, 2)), max_seconds: float = 60.0,
-                max_evaluations: int = 1_000_000, tau_max: float = 1e7) -> MarginFlow:
+                checkpoints=tuple(float(c) for c in range(2, 17, 2)), budget: Budget | None = None,
+                tau_max: float = 1e7) -> MarginFlow:
     """Follow the loss-normalised flow from w = α·1 and record the direction when log max β_j
     crosses each checkpoint, with log t there. ``status``: "reached" or the budget that ran out
-    first (the directions recorded until then are kept). Data of any scale: the flow runs on
+    first (the directions recorded until then are kept); ``budget`` reads ``max_evaluations`` and
+    ``max_seconds`` (default :data:`DEFAULT_BUDGET`: 10⁶ field evaluations, 60 s). Data of any scale: the flow runs on
     Ẑ = Z/2^(kL) from α·2^k (:func:`_unit_power`, exact) and log β, log t are mapped back (at
     |Z| ~ 1e100 the first BDF step of 1e-6 moved u by 1e94 and the Jacobian became inf)."""
     Z = np.atleast_2d(np.asarray(Z, float))
@@ -211,6 +216,8 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
     k = _unit_power(Z, L)
     Zh, ln2 = np.ldexp(Z, -k * L), math.log(2.0)
     shift = k * L * ln2  # log max β̂ − log max β
+    budget = budget or DEFAULT_BUDGET
+    max_evaluations, max_seconds = budget.max_evaluations, budget.max_seconds
     t0 = time.perf_counter()
     count = [0]
     out = MarginFlow(L=L, loss=loss, alpha=float(alpha))

@@ -5,7 +5,7 @@ coordinate).
 
 Loss L(β) = (1/n) Σ_i ½(⟨x_i, β⟩ − y_i)² (the 1/n rescales time only). The flow runs through the
 integrator's one loop in log coordinates u± = log w± until ‖Xβ − y‖ ≤ ``residual_tol``·max(1, ‖y‖)
-or a budget (``t_max``, ``max_seconds``, ``max_evaluations``) ends it; ``error_bar`` estimates
+or the horizon ``t_max`` or a :class:`~theorycheck.status.Budget` ends it; ``error_bar`` estimates
 ‖β − β(∞)‖₂ from the mirror invariant (:mod:`theorycheck.solvers.regression`). :func:`mirror_theta` and
 :func:`remaining_step` are the pieces of that estimate under gradient descent (the mirror invariant is
 GD's), for the pack's claims.
@@ -19,6 +19,9 @@ from theorycheck.solvers.regression import RegressionResult, check_regression_da
 from theorycheck.status import Budget
 
 __all__ = ["PMResult", "check_regression_data", "flow_pm", "mirror_theta", "remaining_step"]
+
+#: the budget of :func:`flow_pm` when none is given: no step limit to speak of, 2·10⁶ evaluations, 60 s
+DEFAULT_BUDGET = Budget(max_steps=10**9, max_evaluations=2_000_000, max_seconds=60.0)
 
 #: the result of :func:`flow_pm` (the regression flows' result)
 PMResult = RegressionResult
@@ -46,11 +49,10 @@ def remaining_step(X: np.ndarray, y: np.ndarray, beta: np.ndarray, metric: np.nd
 
 
 def flow_pm(X, y, *, optimizer, depth: int = 2, alpha=1.0, rho: float = 0.0, residual_tol: float = 1e-10,
-            t_max: float = 1e12, max_seconds: float = 60.0, max_evaluations: int = 2_000_000, rtol: float = 1e-10,
-            samples: int = 200) -> PMResult:
+            t_max: float = 1e12, budget: Budget | None = None, rtol: float = 1e-10, samples: int = 200) -> PMResult:
     """Integrate the flow of ``optimizer`` (a registered optimizer's object or name: ``GD`` for the
     kernel-to-rich flow; ``rho`` its radius) from w± = α until ‖Xβ − y‖ ≤ residual_tol·max(1, ‖y‖) or a
-    budget ends it."""
-    budget = Budget(max_steps=10**9, max_evaluations=int(max_evaluations), max_seconds=float(max_seconds))
+    budget ends it (``budget``: its steps, evaluations and seconds; default :data:`DEFAULT_BUDGET`)."""
+    budget = budget or DEFAULT_BUDGET
     return solve_regression(X, y, param="pm", depth=depth, optimizer=optimizer, rho=rho, alpha=alpha, residual_tol=residual_tol,
                             t_max=t_max, rtol=rtol, budget=budget, samples=samples)

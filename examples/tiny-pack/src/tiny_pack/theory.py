@@ -36,10 +36,10 @@ def _inputs(draw):
 
 def _check(x):
     from theorycheck.optimizers import GD
-    from theorycheck.solvers.pm_flow import flow_pm
+    from theorycheck.solvers.pm_flow import DEFAULT_BUDGET, flow_pm
 
     X, y = np.array(x["X"]), np.array(x["y"])
-    res = flow_pm(X, y, optimizer=GD, depth=2, alpha=x["alpha"], max_seconds=20)
+    res = flow_pm(X, y, optimizer=GD, depth=2, alpha=x["alpha"], budget=DEFAULT_BUDGET.but(max_seconds=20))
     if not res.converged:  # a budget ran out: inconclusive, never "holds"
         return Outcome(None, detail={"status": res.status})
     tol = 1e-9 * max(1.0, float(np.linalg.norm(y)))
