@@ -17,6 +17,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol, runtime_checkable
 
 from theorycheck.errors import TheorycheckError
 
@@ -118,7 +119,7 @@ CHATTERING = Status.CHATTERING.code
 #: codes of statuses that end a member without a budget running out
 FINISHED_OK: tuple[int, ...] = tuple(sorted(c for c, s in STATUS.items() if s.ok))
 
-__all__ = ["Budget", "BudgetExhausted", "Fate", "Status", "STATUS", "FINISHED_OK", "RUNNING", "DONE", "COLLAPSE", "BLOWUP", "NO_COLLAPSE", "MAX_STEPS",
+__all__ = ["BatchRunEnd", "RunEnd", "Budget", "BudgetExhausted", "Fate", "Status", "STATUS", "FINISHED_OK", "RUNNING", "DONE", "COLLAPSE", "BLOWUP", "NO_COLLAPSE", "MAX_STEPS",
            "STEP_SIZE_UNDERFLOW", "NON_FINITE", "SIGN_CHANGE", "CRITICAL_POINT", "LOSS_REACHED", "CHATTERING"]
 
 
@@ -171,6 +172,42 @@ class Budget:
     def but(self, **limits) -> Budget:
         """This budget with the limits named changed (``DEFAULT_BUDGET.but(max_seconds=math.inf)``: no clock)."""
         return dataclasses.replace(self, **limits)
+
+
+@runtime_checkable
+class RunEnd(Protocol):
+    """How every float run of the engine says how it ended, by the same names: the trajectories of
+    :func:`theorycheck.solvers.integrate.solve`, a compiled field's run, a regression flow, the LP-margin
+    flow and the log-coordinate flow. ``status`` the :class:`Status` it stopped with (a stopping rule, the
+    horizon, the budget that ran out, the number range), ``message`` the same in words with its numbers,
+    ``ok`` whether it stopped for a reason of the flow (``status.ok``: not a budget, not the number range),
+    ``evaluations`` the field evaluations it cost. A run's other keys are its own."""
+
+    @property
+    def status(self) -> Status: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def evaluations(self) -> int: ...
+
+
+@runtime_checkable
+class BatchRunEnd(Protocol):
+    """The same for a batch of members (:class:`theorycheck.batched.engine.BatchResult`, the pixel runs): ``status``
+    per member, ``status_counts()`` the members per status word, ``ok`` no member stopped because a budget ran out."""
+
+    @property
+    def status(self): ...
+
+    def status_counts(self) -> dict[str, int]: ...
+
+    @property
+    def ok(self) -> bool: ...
 
 
 class BudgetExhausted(TheorycheckError):

@@ -53,6 +53,18 @@ class PixelRun:
     meta: dict = field(default_factory=dict)
     seconds: float = 0.0
 
+    def status_counts(self) -> dict[str, int]:
+        """Members per status word."""
+        out: dict[str, int] = {}
+        for s in self.status:
+            out[str(s)] = out.get(str(s), 0) + 1
+        return out
+
+    @property
+    def ok(self) -> bool:
+        """No member stopped because a budget ran out or the number range was left."""
+        return all(Status(s).ok for s in self.status)
+
     def last(self, b: int) -> int:
         """Index of member b's last recorded output time (−1: none)."""
         ok = np.flatnonzero(np.isfinite(self.loss[b]))

@@ -82,6 +82,14 @@ class LogFlowRun:
         return self.run.message
 
     @property
+    def ok(self) -> bool:
+        return self.run.ok
+
+    @property
+    def evaluations(self) -> int:
+        return self.run.evaluations
+
+    @property
     def t(self) -> float:
         return self.run.t
 

@@ -143,6 +143,11 @@ class MarginFlow:
     seconds: float = 0.0
     message: str = ""
 
+    @property
+    def ok(self) -> bool:
+        """Every checkpoint reached (``status.ok``: not a budget, the horizon or a failed integration)."""
+        return bool(Status(self.status).ok)
+
     def as_dict(self) -> dict:
         return {"depth": self.L, "loss": self.loss, "alpha": self.alpha, "log_beta": self.log_beta,
                 "log_t": self.log_t, "directions": [d.tolist() for d in self.directions], "status": self.status,

@@ -188,6 +188,11 @@ class RegressionResult:
     losses: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
 
     @property
+    def ok(self) -> bool:
+        """Stopped for a reason of the flow (the residual tolerance or the horizon), not a budget or the number range."""
+        return bool(self.status.ok)
+
+    @property
     def converged(self) -> bool:
         return self.status == Status.CONVERGED
 

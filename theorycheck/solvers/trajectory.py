@@ -177,6 +177,21 @@ class Trajectory:
         return self.collapse_time is not None
 
     @property
+    def status(self) -> Status:
+        """Why the run stopped (``stopped_because``; the name every run answers, :class:`~theorycheck.status.RunEnd`)."""
+        return Status(self.stopped_because)
+
+    @property
+    def ok(self) -> bool:
+        """:attr:`successful` (the name every run answers)."""
+        return self.successful
+
+    @property
+    def evaluations(self) -> int:
+        """The field evaluations the run cost (``n_evaluations``)."""
+        return int(self.n_evaluations)
+
+    @property
     def successful(self) -> bool:
         """True when the run ended for a reason of the flow (t_max, collapse, blow-up,
         stationary), not because a budget or the number format ran out."""
