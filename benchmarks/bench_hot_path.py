@@ -13,17 +13,22 @@ Run: ``PYTHONPATH=. python benchmarks/bench_hot_path.py --repeat 7``
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 
 import numpy as np
 import sympy as sp
 from theorycheck.proofs.minor_first.predict import thresholds as th
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS, kernel
 
 from theorycheck import sweep as S
-from theorycheck.batched import kernel
 from theorycheck.symbolic import theory_exprs as TE
 
 Z = np.linspace(1.0, 2.0, 100)
+
+#: the sweeps with the first paper's reduction of the flow at hand (C4's ODE where it applies), as the API's
+S_heatmap = functools.partial(S.heatmap, reductions=REDUCTIONS)
+S_depth_sweep = functools.partial(S.depth_sweep, reductions=REDUCTIONS)
 
 
 def _median(fn, repeat: int) -> float:
@@ -43,7 +48,7 @@ def main(argv=None) -> int:
     taus = S.time_grid(20.0, 200)
 
     def call():
-        return S.heatmap(Z, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial", progress=False,
+        return S_heatmap(Z, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial", progress=False,
                          opts=S.RunOptions(rtol=1e-8, atol=1e-10, array_backend="numba"))
 
     spent = {"kernel": 0.0}

@@ -2,17 +2,26 @@
 critical point of the loss (no traceback, no member that runs until its step budget)."""
 
 
+import functools
+
 import numpy as np
 import pytest
 from _hang import hang_guard
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS
 
 from theorycheck.batched.systems import MultiExample
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
 from theorycheck.solvers.guards import scaled_norm
-from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.integrate import solve as _solve
 from theorycheck.status import Status
-from theorycheck.sweep.recipes import heatmap
+from theorycheck.sweep.recipes import heatmap as _heatmap
+
+#: solve with the first paper's reduction of the flow at hand (method="reduced"), as the API's has it
+solve = functools.partial(_solve, reductions=REDUCTIONS)
+
+#: the sweeps with the first paper's reduction of the flow at hand (C4's ODE where it applies), as the API's
+heatmap = functools.partial(_heatmap, reductions=REDUCTIONS)
 
 
 def test_scaled_norm_neither_underflows_nor_overflows():

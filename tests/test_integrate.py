@@ -1,18 +1,20 @@
 """integrate.solve against THEORY.md's closed forms, the reduced ODE of C4, and the
 termination guarantees (events, budgets, edge inputs)."""
 
+import functools
 import math
 
 import mpmath
 import numpy as np
 import pytest
 from scipy.integrate import quad
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS
 
 from theorycheck import observe as ob
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
 from theorycheck.solvers.backends import MpBackend
-from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.integrate import solve as _solve
 from theorycheck.solvers.steppers import gbs_fixed
 from theorycheck.solvers.trajectory import Budget
 from theorycheck.symbolic import closed_forms as cf
@@ -25,6 +27,9 @@ REL = 1e-8
 gd_u = C.lambdify((cf.z_j, cf.alpha_j, sy.tau), TE.gd_l2_solution())
 linf_u = C.lambdify((cf.z_j, cf.alpha_j, sy.rho, sy.tau), TE.linf_l2_solution())
 linf_zero = C.lambdify((cf.z_j, cf.alpha_j, sy.rho), TE.linf_l2_zero_time())
+
+#: solve with the first paper's reduction of the flow at hand (method="reduced"), as the API's has it
+solve = functools.partial(_solve, reductions=REDUCTIONS)
 
 
 def blowup_time(L, opt):

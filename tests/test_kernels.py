@@ -3,10 +3,14 @@ same method, same steps, same cells; budgets, events and edge cases of C4's redu
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from theorycheck.proofs.minor_first.predict import grids as G
 from theorycheck.proofs.minor_first.predict import thresholds as th
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS
+from theorycheck.proofs.minor_first.reduced.batch import ReducedL2
 
 from theorycheck import status as bst
 from theorycheck import sweep as S
@@ -14,15 +18,19 @@ from theorycheck.batched import engine as bt
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import TheorycheckError
 
-kn = pytest.importorskip("theorycheck.batched.kernel")
+kn = pytest.importorskip("theorycheck.proofs.minor_first.reduced.kernel")
 if not kn.available():  # pragma: no cover
     pytest.skip("numba is not installed", allow_module_level=True)
+
+#: the sweeps with the first paper's reduction of the flow at hand (C4's ODE where it applies), as the API's
+S_heatmap = functools.partial(S.heatmap, reductions=REDUCTIONS)
+S_depth_sweep = functools.partial(S.depth_sweep, reductions=REDUCTIONS)
 
 
 def _both(z, alphas, rho, grid, **kw):
     opts = {k: kw.pop(k) for k in ("rtol", "atol", "max_steps") if k in kw}
-    a = bt.integrate(bsys.ReducedL2(z, alphas, rho, **kw), grid, **opts)
-    b = kn.integrate_reduced(bsys.ReducedL2(z, alphas, rho, **kw), grid, **opts)
+    a = bt.integrate(ReducedL2(z, alphas, rho, **kw), grid, **opts)
+    b = kn.integrate_reduced(ReducedL2(z, alphas, rho, **kw), grid, **opts)
     return a, b
 
 
@@ -67,7 +75,7 @@ def test_kernel_log_norm_cells_and_theta_mode():
     f = np.isfinite(la)
     np.testing.assert_allclose(lb[f], la[f], rtol=1e-9, atol=1e-12)
     with pytest.raises(TheorycheckError, match="switch levels"):
-        kn.integrate_reduced(bsys.ReducedL2(z, [0.5], 1.0, observe="theta"), [1.0])
+        kn.integrate_reduced(ReducedL2(z, [0.5], 1.0, observe="theta"), [1.0])
 
 
 def test_kernel_per_member_rho_and_stop_on_safe():
@@ -118,13 +126,13 @@ def test_step_budget_is_reported_and_cells_stay_unknown():
     assert np.all(b.status == bst.MAX_STEPS) and np.all(b.steps == 3)
     assert np.all(b.obs["jdag"][:, -1] == -1)
     with pytest.raises(TheorycheckError, match="max_steps"):
-        kn.integrate_reduced(bsys.ReducedL2(np.arange(1.0, 3.0), [0.5], 1.0), [1.0], max_steps=0)
+        kn.integrate_reduced(ReducedL2(np.arange(1.0, 3.0), [0.5], 1.0), [1.0], max_steps=0)
 
 
 @pytest.mark.parametrize("grid", [[], [1.0, 0.5], [-1.0, 1.0], [0.0, np.inf]])
 def test_bad_grids_are_refused(grid):
     with pytest.raises(TheorycheckError, match="grid"):
-        kn.integrate_reduced(bsys.ReducedL2(np.arange(1.0, 3.0), [0.5], 1.0), np.asarray(grid, float))
+        kn.integrate_reduced(ReducedL2(np.arange(1.0, 3.0), [0.5], 1.0), np.asarray(grid, float))
 
 
 def test_kernel_refuses_other_systems():
@@ -133,7 +141,7 @@ def test_kernel_refuses_other_systems():
 
 
 def test_one_thread_and_two_threads_are_bitwise_equal():
-    sys_ = lambda: bsys.ReducedL2(np.linspace(1, 2, 20), np.geomspace(0.02, 2, 300), 1.0)  # noqa: E731
+    sys_ = lambda: ReducedL2(np.linspace(1, 2, 20), np.geomspace(0.02, 2, 300), 1.0)  # noqa: E731
     grid = S.time_grid(15.0, 60)
     with kn.thread_limit(1):
         a = kn.integrate_reduced(sys_(), grid)
@@ -146,7 +154,7 @@ def test_one_thread_and_two_threads_are_bitwise_equal():
 
 def test_progress_is_reported_per_chunk():
     seen = []
-    kn.integrate_reduced(bsys.ReducedL2(np.arange(1.0, 4.0), np.geomspace(0.1, 1, kn.CHUNK + 10), 1.0),
+    kn.integrate_reduced(ReducedL2(np.arange(1.0, 4.0), np.geomspace(0.1, 1, kn.CHUNK + 10), 1.0),
                          S.time_grid(2.0, 5), progress=seen.append)
     assert seen[-1] == 1.0 and len(seen) >= 2 and seen == sorted(seen)
 
@@ -154,28 +162,28 @@ def test_progress_is_reported_per_chunk():
 # ---------------------------------------------------------------------------- choosing the array backend
 def test_auto_picks_the_kernel_for_the_reduced_ode_only():
     z = np.arange(1.0, 5.0)
-    r = S.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[0.3, 0.8], times=[1.0, 2.0], backend="serial")
+    r = S_heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[0.3, 0.8], times=[1.0, 2.0], backend="serial")
     assert r.meta["run"]["array_backend"] == "numba" and r.meta["integrator"]["array_backend"] == "numba"
     assert "numba" in r.meta["versions"]
-    g = S.heatmap(z, optimizer="gd", rho=1.0, alphas=[0.3, 0.8], times=[1.0, 2.0], backend="serial")
+    g = S_heatmap(z, optimizer="gd", rho=1.0, alphas=[0.3, 0.8], times=[1.0, 2.0], backend="serial")
     assert g.meta["run"]["array_backend"] == "numpy"
     with pytest.raises(TheorycheckError, match="reduced"):
-        S.heatmap(z, optimizer="gd", rho=1.0, alphas=[0.3], times=[1.0], backend="serial",
+        S_heatmap(z, optimizer="gd", rho=1.0, alphas=[0.3], times=[1.0], backend="serial",
                   opts=S.RunOptions(array_backend="numba"))
     with pytest.raises(TheorycheckError, match="unknown array backend"):
-        S.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[0.3], times=[1.0], backend="serial",
+        S_heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[0.3], times=[1.0], backend="serial",
                   opts=S.RunOptions(array_backend="cupy"))
 
 
 def test_without_numba_auto_falls_back_and_numba_is_a_clear_error(monkeypatch):
     from theorycheck.sweep import run as sweep_run
 
-    monkeypatch.setattr(sweep_run, "_numba_installed", lambda: False)
+    monkeypatch.setattr(sweep_run, "_numba_installed", lambda spec: False)
     z = np.arange(1.0, 5.0)
-    r = S.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[0.3, 0.8], times=[1.0, 2.0], backend="serial")
+    r = S_heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[0.3, 0.8], times=[1.0, 2.0], backend="serial")
     assert r.meta["run"]["array_backend"] == "numpy"
     with pytest.raises(TheorycheckError, match="pip install"):
-        S.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[0.3], times=[1.0], backend="serial",
+        S_heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[0.3], times=[1.0], backend="serial",
                   opts=S.RunOptions(array_backend="numba"))
 
 

@@ -101,8 +101,9 @@ def _cli(capsys, *argv):
     (("heatmap", "--z", "1,2", "--optimizer", "gd", "--rho", "0", "--alphas", "0.1:1:3", "--t-max", "3", "--json",
       "--workers", "0"), "theorycheck heatmap: error: --workers 0: give a number ≥ 1"),
     (("heatmap", "--z", "1,2", "--optimizer", "gd", "--rho", "0", "--alphas", "0.1:1:3", "--t-max", "3", "--json",
-      "--array-backend", "numba"), "theorycheck heatmap: error: array backend 'numba' covers C4's reduced ℓ2 ODE only "
-     "(one example, ℓ2-SAM, L = 2, uniform α); use --array-backend numpy (or torch) for this sweep"),
+      "--array-backend", "numba"), "theorycheck heatmap: error: array backend 'numba' covers a theory's compiled reduction "
+     "only (the first paper's: C4's reduced ℓ2 ODE, one example, ℓ2-SAM, L = 2, uniform α); use --array-backend numpy "
+     "(or torch) for this sweep"),
 ])
 def test_cli_errors_name_the_flags(capsys, argv, line):
     rc, last = _cli(capsys, *argv)

@@ -1,5 +1,6 @@
 """observe: direction, j†, switch times (exact for GD, L = 2), collapse, margins and loss."""
 
+import functools
 import math
 
 import numpy as np
@@ -7,15 +8,19 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS
 
 from theorycheck import observe as ob
 from theorycheck.setting import Setting
 from theorycheck.solvers.discrete import run
-from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.integrate import solve as _solve
 from theorycheck.solvers.trajectory import Budget, Trajectory, _Step
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import model as sy
 from theorycheck.symbolic import theory_exprs as TE
+
+#: solve with the first paper's reduction of the flow at hand (method="reduced"), as the API's has it
+solve = functools.partial(_solve, reductions=REDUCTIONS)
 
 
 def test_direction_is_overflow_free_and_zero_safe():

@@ -12,13 +12,15 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from theorycheck.proofs.minor_first.reduced import kernel as kn
+from theorycheck.proofs.minor_first.reduced.batch import ReducedL2
+from theorycheck.proofs.minor_first.reduced.flow import ReducedL2System
 
 from theorycheck import status as S_
-from theorycheck.batched import kernel as kn
 from theorycheck.batched import systems as bsys
 from theorycheck.solvers import discrete
 from theorycheck.solvers.backends import FloatBackend, MpBackend
-from theorycheck.solvers.systems import LayersSystem, ReducedL2System, Thresholds
+from theorycheck.solvers.systems import LayersSystem, Thresholds
 from theorycheck.symbolic import closed_forms as cf
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import model as sy
@@ -103,7 +105,7 @@ def _in_units(s, tau, I):
 def test_batched_reduced_l2_rates_equal_the_symbolic_ode():
     """batched ReducedL2: ln N (affine coefficients) and the smooth clock (compiled)."""
     for z, alpha, rho, tau, I in MEMBERS:
-        s = bsys.ReducedL2(z, [alpha], [rho])
+        s = ReducedL2(z, [alpha], [rho])
         idx = np.arange(1)
         th, Ih = _in_units(s, tau, I)
         lnN = s.log_norm(idx, np.array([th]), np.array([Ih]))[0] + s.time_log2 * math.log(2.0)
@@ -120,7 +122,7 @@ def test_numba_kernel_field_equals_the_compiled_symbolic_form():
     log_summand = MF.reduced_l2_log("numpy")
     clocked = MF.reduced_l2_clocked("smooth", "numpy")
     for z, alpha, rho, tau, I in MEMBERS:
-        s = bsys.ReducedL2(z, [alpha, 2 * alpha], [rho])
+        s = ReducedL2(z, [alpha, 2 * alpha], [rho])
         K, A, G = (np.ascontiguousarray(np.asarray(c, dtype=float)) for c in s.coef)
         for b, a in enumerate((alpha, 2 * alpha)):
             buf, out = np.empty(z.size), np.empty(2)
@@ -203,7 +205,7 @@ def test_certificate_levels_equal_the_symbolic_ones_everywhere_they_are_used():
             assert lv[k][0] == 0.0 and lv[k][1] == pytest.approx(float(v), rel=4 * EPS), k
         # the batched systems (and through them the kernel's inputs) hold their logs, in their
         # units ẑ = z/2^k (the levels are homogeneous of degree 1 in z: ln level − k ln 2)
-        s = bsys.ReducedL2(z, [0.3, 0.3], rho, collapse_tol=tol)
+        s = ReducedL2(z, [0.3, 0.3], rho, collapse_tol=tol)
         lvh = MF.l2_certificate_levels(np.ldexp(z, -s.time_log2), rho, tol)
         with np.errstate(divide="ignore"):
             for attr, k in (("log_c", "clock_scale"), ("log_cert", "collapse"), ("log_safe", "no_collapse"),
@@ -337,7 +339,7 @@ def test_scaled_collapse_reaches_its_stop_on_both_engines():
         if run is kn.integrate_reduced and not kn.available():
             continue
         with np.errstate(all="ignore"):
-            r = run(bsys.ReducedL2(z, [0.1, 1e-151, 1e-301], [1.0, 1e-150, 1e-300]), grid)
+            r = run(ReducedL2(z, [0.1, 1e-151, 1e-301], [1.0, 1e-150, 1e-300]), grid)
         assert [s.value for s in map(S_.Status.from_code, r.status)] == ["collapse"] * 3
         np.testing.assert_allclose(r.events["collapse"], r.events["collapse"][0], rtol=1e-6)
 

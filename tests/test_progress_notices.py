@@ -37,7 +37,7 @@ class _FirstCall:
 
 
 def test_first_kernel_call_says_it_compiles_and_a_fast_one_says_nothing():
-    from theorycheck.batched import kernel
+    from theorycheck.proofs.minor_first.reduced import kernel
 
     said: list[str] = []
     slow = _FirstCall(kernel.COMPILE_NOTICE_AFTER + 0.4)
@@ -52,9 +52,10 @@ def test_first_kernel_call_says_it_compiles_and_a_fast_one_says_nothing():
 
 def test_heatmap_on_the_kernel_shows_the_compile_notice_on_stderr(monkeypatch):
     pytest.importorskip("numba")
+    from theorycheck.proofs.minor_first.reduced import kernel
+
     import theorycheck as tc
     from theorycheck import progress as progress_mod
-    from theorycheck.batched import kernel
     from theorycheck.sweep.run import RunOptions
 
     monkeypatch.setattr(kernel, "_run_serial", _FirstCall(kernel.COMPILE_NOTICE_AFTER + 0.4, kernel._run_serial))

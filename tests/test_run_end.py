@@ -60,11 +60,12 @@ def test_a_run_cut_by_its_budget_is_not_ok_under_either_name():
 
 
 def test_a_batch_answers_per_member_and_in_all():
-    from theorycheck.batched import systems as bsys
+    from theorycheck.proofs.minor_first.reduced.batch import ReducedL2
+
     from theorycheck.batched.engine import integrate
 
     z = np.array([1.0, 2.0, 3.0])
-    system = bsys.ReducedL2(z, np.array([0.3, 0.5]), np.array([1.0, 1.0]))
+    system = ReducedL2(z, np.array([0.3, 0.5]), np.array([1.0, 1.0]))
     res = integrate(system, np.array([0.0, 1.0, 2.0]))
     assert isinstance(res, BatchRunEnd) and res.ok
     assert sum(res.status_counts().values()) == 2

@@ -16,6 +16,7 @@ more examples, d up to 50, L up to 8). Seed: ``THEORYCHECK_FUZZ_SEED`` (default 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -25,15 +26,16 @@ import pytest
 from _hang import hang_guard
 from hypothesis import HealthCheck, example, given, seed, settings
 from hypothesis import strategies as st
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS
 
 from theorycheck import observe as ob
 from theorycheck.errors import TheorycheckError
 from theorycheck.setting import Setting
 from theorycheck.solvers import discrete
-from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.integrate import solve as _solve
 from theorycheck.solvers.trajectory import Budget
 from theorycheck.status import STATUS, Status
-from theorycheck.sweep.recipes import heatmap
+from theorycheck.sweep.recipes import heatmap as _heatmap
 from theorycheck.sweep.run import RunOptions
 
 SEED = int(os.environ.get("THEORYCHECK_FUZZ_SEED", "20261201"))
@@ -41,6 +43,12 @@ OPTIMIZERS = ("gd", "sam-l2", "sam-linf")
 #: the wall-clock budget of one run, and how far past it the guard lets it go
 MAX_SECONDS = 4.0
 SLACK = 60
+
+#: solve with the first paper's reduction of the flow at hand (method="reduced"), as the API's has it
+solve = functools.partial(_solve, reductions=REDUCTIONS)
+
+#: the sweeps with the first paper's reduction of the flow at hand (C4's ODE where it applies), as the API's
+heatmap = functools.partial(_heatmap, reductions=REDUCTIONS)
 
 
 

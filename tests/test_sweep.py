@@ -3,6 +3,7 @@ symbolic flow, closed forms and certificates; backends; budgets; save/load."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 
 import numpy as np
@@ -11,6 +12,8 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 from theorycheck.proofs.minor_first.predict import grids as G
 from theorycheck.proofs.minor_first.predict import thresholds as th
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS
+from theorycheck.proofs.minor_first.reduced.batch import ReducedL2
 
 from theorycheck import status as bst
 from theorycheck import sweep as S
@@ -25,6 +28,10 @@ from theorycheck.symbolic import theory_exprs as TE
 from theorycheck.symbolic import theory_forms as MF
 
 Z6 = np.arange(1.0, 7.0)
+
+#: the sweeps with the first paper's reduction of the flow at hand (C4's ODE where it applies), as the API's
+S_heatmap = functools.partial(S.heatmap, reductions=REDUCTIONS)
+S_depth_sweep = functools.partial(S.depth_sweep, reductions=REDUCTIONS)
 
 
 # ---------------------------------------------------------------------------- compiled forms
@@ -42,7 +49,7 @@ def test_reduced_log_forms_equal_the_summand():
 def test_switch_levels_give_the_argmax_of_theta():
     """C4: argmax_j θ_j(τ, I) is the z_j nearest N̄/(2ρ); the batch reads it off the levels."""
     z = np.array([0.5, 1.0, 1.7, 2.0, 3.1])
-    s = bsys.ReducedL2(z, [0.3], [0.7])
+    s = ReducedL2(z, [0.3], [0.7])
     rng = np.random.default_rng(1)
     tau, I = rng.uniform(0.01, 5, 400), rng.uniform(0.001, 4, 400)
     idx = np.zeros(400, dtype=int)
@@ -99,8 +106,8 @@ def test_reduced_batch_matches_per_alpha_reference():
     z, rho = np.array([1.0, 2.0, 3.0, 4.0]), 1.0
     alphas = np.geomspace(0.5 * th.alpha_all_shrink(z, rho).value, 2 * th.alpha_gd_like(z, rho).value, 10)
     taus = S.time_grid(8.0, 60)
-    res = S.heatmap(z, optimizer="sam-l2", rho=rho, alphas=alphas, times=taus, backend="serial")
-    tight = S.heatmap(z, optimizer="sam-l2", rho=rho, alphas=alphas, times=taus, backend="serial",
+    res = S_heatmap(z, optimizer="sam-l2", rho=rho, alphas=alphas, times=taus, backend="serial")
+    tight = S_heatmap(z, optimizer="sam-l2", rho=rho, alphas=alphas, times=taus, backend="serial",
                       opts=S.RunOptions(rtol=1e-11, atol=1e-13))
     assert res.meta["system"] == "reduced"
     checked = 0
@@ -127,8 +134,8 @@ def test_reduced_batch_matches_per_alpha_reference():
 def test_balanced_l2_equals_reduced():
     alphas = np.geomspace(0.05, 1.5, 16)
     taus = S.time_grid(10.0, 80, log=True, t_min=1e-3)
-    a = S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial")
-    b = S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial", method="balanced")
+    a = S_heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial")
+    b = S_heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial", method="balanced")
     assert b.meta["system"] == "balanced"
     resolved = b["gap"] > 1e-7
     assert resolved.mean() > 0.98
@@ -141,7 +148,7 @@ def test_balanced_l2_equals_reduced():
 # ---------------------------------------------------------------------------- GD, ℓ∞ against closed forms
 def test_gd_heatmap_is_argmax_z_everywhere():
     z = np.array([3.0, 1.0, 6.0, 2.0, 5.0, 4.0])
-    res = S.heatmap(z, optimizer="gd", rho=0.0, alphas=np.geomspace(1e-3, 10, 12), times=S.time_grid(20.0, 50),
+    res = S_heatmap(z, optimizer="gd", rho=0.0, alphas=np.geomspace(1e-3, 10, 12), times=S.time_grid(20.0, 50),
                     backend="serial")
     assert np.all(res["jdag"] == 3) and np.all(res["status"] == bst.DONE)
 
@@ -149,7 +156,7 @@ def test_gd_heatmap_is_argmax_z_everywhere():
 def test_gd_depth_3_blows_up_on_the_major_feature_at_the_closed_form_time():
     z = np.array([1.0, 3.0, 2.0])
     alphas = np.array([0.2, 0.5, 1.0])
-    res = S.heatmap(z, optimizer="gd", rho=0.0, alphas=alphas, times=S.time_grid(10.0, 40), depth=3,
+    res = S_heatmap(z, optimizer="gd", rho=0.0, alphas=alphas, times=S.time_grid(10.0, 40), depth=3,
                     backend="serial")
     t_star = C.lambdify((cf.z_j, cf.alpha_j), TE.gd_blowup_time(3))(3.0, alphas)
     assert np.all(res["status"] == bst.BLOWUP)
@@ -207,7 +214,7 @@ def test_l2_jdag_nondecreasing_in_alpha_before_collapse():
     """At fixed τ, larger α never has a smaller j† (z sorted ascending), in regime 2 and
     before collapse in regime 1."""
     alphas = np.geomspace(0.05, 1.0, 60)
-    res = S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=S.time_grid(20.0, 200, log=True),
+    res = S_heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=S.time_grid(20.0, 200, log=True),
                     backend="serial")
     J = res["jdag"].astype(int)
     both = (J[1:] > 0) & (J[:-1] > 0)
@@ -219,7 +226,7 @@ def test_l2_jdag_is_not_monotone_in_time_just_above_alpha_c():
     """What is true instead of 'minor first, then larger and larger': just above α_c, j†
     goes 2 → 1 (while N falls below its harmonic mean N̄) and only then climbs to 6."""
     ac = G.collapse_threshold_per_rho(Z6, [1.0], backend="serial")["alpha_c"][0]
-    res = S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=[ac * (1 + 1e-6)], times=S.time_grid(300.0, 3000, log=True),
+    res = S_heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=[ac * (1 + 1e-6)], times=S.time_grid(300.0, 3000, log=True),
                     backend="serial")
     assert S.visits(res["jdag"][0]) == [2, 1, 2, 3, 4, 5, 6]
 
@@ -229,7 +236,7 @@ def test_collapse_cells_match_the_certificates():
     ac = G.collapse_threshold_per_rho(Z6, [1.0], backend="serial")["alpha_c"][0]
     alphas = np.concatenate([np.geomspace(0.3 * shrink, 0.99 * shrink, 5), np.geomspace(1.01 * shrink, 3 * gdl, 25)])
     taus = S.time_grid(60.0, 300)
-    res = S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial")
+    res = S_heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=taus, backend="serial")
     coll = res["status"] == bst.COLLAPSE
     np.testing.assert_array_equal(coll, alphas < ac)
     assert np.all(coll[alphas < shrink])
@@ -267,9 +274,9 @@ def test_real_time_single_example_follows_the_rescaled_path():
     """One example: real time is a reparametrisation of τ, so j† visits the same features
     (a prefix: real time reaches less far)."""
     alphas = np.array([0.33, 0.45, 0.6, 1.0])
-    resc = S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=S.time_grid(50.0, 2000, log=True),
+    resc = S_heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=alphas, times=S.time_grid(50.0, 2000, log=True),
                      backend="serial")
-    real = S.heatmap(Z6[None, :], optimizer="sam-l2", rho=1.0, alphas=alphas, times=S.time_grid(1e4, 400, log=True),
+    real = S_heatmap(Z6[None, :], optimizer="sam-l2", rho=1.0, alphas=alphas, times=S.time_grid(1e4, 400, log=True),
                      method="multi", backend="serial")
     for i in range(alphas.size):
         r, q = S.visits(real["jdag"][i]), S.visits(resc["jdag"][i])
@@ -300,7 +307,7 @@ def test_discrete_overshoot_is_reported():
 
 # ---------------------------------------------------------------------------- budgets, validation
 def test_step_budget_is_reported_and_cells_stay_unknown():
-    res = bt.integrate(bsys.ReducedL2(Z6, [0.5, 0.05], 1.0), S.time_grid(10.0, 50), max_steps=3)
+    res = bt.integrate(ReducedL2(Z6, [0.5, 0.05], 1.0), S.time_grid(10.0, 50), max_steps=3)
     assert list(res.status) == [bst.MAX_STEPS, bst.MAX_STEPS]
     assert np.all(res.obs["jdag"][:, -1] == -1) and not res.ok
 
@@ -308,12 +315,12 @@ def test_step_budget_is_reported_and_cells_stay_unknown():
 @pytest.mark.parametrize("grid", [np.array([1.0, 0.5]), np.array([-1.0, 1.0]), np.array([]), np.array([np.inf])])
 def test_bad_grids_are_refused(grid):
     with pytest.raises(TheorycheckError):
-        bt.integrate(bsys.ReducedL2(Z6, [0.5], 1.0), grid)
+        bt.integrate(ReducedL2(Z6, [0.5], 1.0), grid)
 
 
 def test_unsupported_settings_are_refused_with_a_pointer():
     with pytest.raises(TheorycheckError, match="trajectory"):
-        S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=[0.5], times=[1.0], depth=3, backend="serial")
+        S_heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=[0.5], times=[1.0], depth=3, backend="serial")
     from theorycheck.cli.arguments import parse_range
 
     with pytest.raises(TheorycheckError, match="LO:HI:N"):
@@ -324,7 +331,7 @@ def test_unsupported_settings_are_refused_with_a_pointer():
 
 # ---------------------------------------------------------------------------- backends, save/load
 def _small_heatmap(**kw):
-    return S.heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=np.geomspace(0.05, 1.5, 70),
+    return S_heatmap(Z6, optimizer="sam-l2", rho=1.0, alphas=np.geomspace(0.05, 1.5, 70),
                      times=S.time_grid(10.0, 40, log=True), **kw)
 
 
@@ -392,7 +399,7 @@ def test_regime_map_classifies_cells_like_the_boundaries():
 def test_depth_sweep_linf_blows_up_for_alpha_above_rho_only_at_depth_3():
     z, rho = np.array([1.0, 2.0, 3.0]), 0.5
     alphas = np.array([0.3, 0.45, 0.6, 1.0])
-    res = S.depth_sweep(z, depths=[2, 3], optimizer="sam-linf", rho=rho, alphas=alphas, times=S.time_grid(30.0, 60),
+    res = S_depth_sweep(z, depths=[2, 3], optimizer="sam-linf", rho=rho, alphas=alphas, times=S.time_grid(30.0, 60),
                         backend="serial")
     assert res["jdag"].shape == (2, 4, 60)
     names = [[bst.STATUS[int(s)] for s in row] for row in res["status"]]
@@ -422,8 +429,8 @@ def test_torch_arrays_give_the_numpy_real_time_heatmap(optimizer):
     Z = np.array([[1.0, 2.0, 3.0], [1.2, 1.5, 2.5]])
     kw = dict(optimizer=optimizer, rho=0.5, alphas=[0.05, 0.3, 1.0], times=S.time_grid(1e3, 20, log=True),
               backend="serial")
-    a = S.heatmap(Z, **kw)
-    b = S.heatmap(Z, opts=S.RunOptions(array_backend="torch", device="cpu"), **kw)
+    a = S_heatmap(Z, **kw)
+    b = S_heatmap(Z, opts=S.RunOptions(array_backend="torch", device="cpu"), **kw)
     np.testing.assert_array_equal(a["jdag"], b["jdag"])
     np.testing.assert_allclose(a["loss"], b["loss"], rtol=1e-9)
 
@@ -433,14 +440,14 @@ def test_the_heatmap_draws_only_the_boundaries_it_is_given():
     which is called with (Z, rho, optimizer, depth) and saved as it returns."""
     z = np.array([0.5, 1.0, 2.0])
     kw = dict(optimizer="sam-l2", rho=1.0, alphas=[0.3, 0.8], times=[1.0, 2.0], backend="serial", progress=False)
-    assert S.heatmap(z, **kw).meta["thresholds"] is None
+    assert S_heatmap(z, **kw).meta["thresholds"] is None
     seen = []
 
     def boundaries(Z, rho, optimizer, depth):
         seen.append((Z.shape, rho, optimizer, depth))
         return {"alpha_mine": 0.5}
 
-    r = S.heatmap(z, thresholds=boundaries, **kw)
+    r = S_heatmap(z, thresholds=boundaries, **kw)
     assert r.meta["thresholds"] == {"alpha_mine": 0.5} and seen == [((1, 3), 1.0, "sam-l2", 2)]
     assert r.as_dict()["thresholds"] == {"alpha_mine": 0.5}
 

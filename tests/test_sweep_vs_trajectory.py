@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS
 
 from theorycheck import status as bst
 from theorycheck import sweep as S
@@ -13,9 +16,16 @@ from theorycheck.batched import engine as bt
 from theorycheck.batched import systems as bsys
 from theorycheck.setting import Setting
 from theorycheck.solvers.discrete import sam_step
-from theorycheck.solvers.integrate import solve
+from theorycheck.solvers.integrate import solve as _solve
 
 Z2 = np.array([[1.0, 2.0, 3.0], [1.2, 1.5, 2.5]])
+
+#: solve with the first paper's reduction of the flow at hand (method="reduced"), as the API's has it
+solve = functools.partial(_solve, reductions=REDUCTIONS)
+
+#: the sweeps with the first paper's reduction of the flow at hand (C4's ODE where it applies), as the API's
+S_heatmap = functools.partial(S.heatmap, reductions=REDUCTIONS)
+S_depth_sweep = functools.partial(S.depth_sweep, reductions=REDUCTIONS)
 
 
 def _log_beta_at(traj, ts):
@@ -37,7 +47,7 @@ def test_reduced_batch_equals_solve_reduced_and_scipy():
     z = np.arange(1.0, 7.0)
     ts = np.array([0.05, 0.3, 1.0, 3.0, 8.0])
     for alpha in (0.2, 0.45, 0.6):
-        res = S.heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[alpha], times=ts, backend="serial")
+        res = S_heatmap(z, optimizer="sam-l2", rho=1.0, alphas=[alpha], times=ts, backend="serial")
         for method in ("reduced", "scipy"):
             traj = solve(Setting.from_z(z, optimizer="sam-l2", rho=1.0, alpha=alpha), t_max=8.0, method=method)
             if traj.collapsed:

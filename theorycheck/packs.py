@@ -30,7 +30,7 @@ from theorycheck.record import Keys, ListOf
 _AUTHOR_API = {**dict.fromkeys(("Theorem", "Step", "Identity", "Fact", "StepResult", "verified", "refuted",
                                 "incomplete"), "theorycheck.symbolic.theorem"),
                **dict.fromkeys(("Claim", "Outcome"), "theorycheck.claims.claim")}
-__all__ = ["Pack", "available", "get", "candidates", "select", "select_claims", "ENTRY_POINT_GROUP", *_AUTHOR_API]
+__all__ = ["Pack", "available", "get", "reductions", "candidates", "select", "select_claims", "ENTRY_POINT_GROUP", *_AUTHOR_API]
 
 
 def __getattr__(name: str):
@@ -59,6 +59,9 @@ class Pack:
     theory: str | None = None  # the pack's THEORY text (a path inside the package), if any
     predict: str | None = None  # "module:function" for ``theorycheck predict`` (X, y, **options) -> dict
     extra: dict[str, Any] = field(default_factory=dict)
+    #: "module:attribute" naming a tuple of the pack's reductions of the flow (:mod:`theorycheck.solvers.reduction`),
+    #: which ``solve(method="reduced")`` and the sweeps use where one applies; None: it offers none
+    reductions: str | None = None
 
     def _call(self, module: str | None, fn: str):
         if module is None:
@@ -95,6 +98,16 @@ class Pack:
             raise TheorycheckError(f"pack {self.name!r} makes no predictions (it defines no predict function)")
         module, _, fn = self.predict.partition(":")
         return getattr(importlib.import_module(module), fn)
+
+    def reduction_list(self) -> tuple:
+        """The pack's reductions of the flow (empty when it offers none)."""
+        if not self.reductions:
+            return ()
+        module, _, attr = self.reductions.partition(":")
+        try:
+            return tuple(getattr(importlib.import_module(module), attr))
+        except (ImportError, AttributeError) as exc:
+            raise TheorycheckError(f"pack {self.name!r}: reductions {self.reductions!r} failed to load: {exc}") from None
 
     def theory_text(self) -> str | None:
         """The pack's THEORY text, read from inside its package (``theory``: 'package:FILE')."""
@@ -157,6 +170,12 @@ def available() -> dict[str, Pack]:
     for p in [*_own_packs(), *_entry_point_packs()]:
         out.setdefault(p.name, p)
     return out
+
+
+def reductions() -> tuple:
+    """The reductions of the flow every installed pack offers, in the order of :func:`available` (the first paper's:
+    C4's scalar ODE). The API passes them to ``solve`` and the sweeps, which use the first that applies."""
+    return tuple(r for p in available().values() for r in p.reduction_list())
 
 
 def get(name: str) -> Pack:

@@ -20,5 +20,6 @@ PACK = Pack(
     numerics="theorycheck.numerics.minor_first",
     theory=f"{__name__}:THEORY.md",
     predict=f"{__name__}.predictions:predict",
+    reductions=f"{__name__}.reduced:REDUCTIONS",
 )
 

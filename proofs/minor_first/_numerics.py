@@ -29,10 +29,14 @@ def claim_budget(**kw):
 
 
 def solve(setting, t_max: float, **kw):
-    """integrate.solve with the claims' step and evaluation budget unless another is given."""
+    """integrate.solve with the claims' step and evaluation budget unless another is given, and the pack's reduction
+    of the flow (C4's scalar ODE, for ``method="reduced"``)."""
+    from theorycheck.proofs.minor_first.reduced import REDUCTIONS
+
     from theorycheck.solvers.integrate import solve as _solve
 
     kw.setdefault("budget", claim_budget())
+    kw.setdefault("reductions", REDUCTIONS)
     return _solve(setting, t_max=t_max, **kw)
 
 

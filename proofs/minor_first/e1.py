@@ -110,6 +110,7 @@ def sam_order(Z, rho: float, order: str = "sum", rtol: float = 1e-8, atol: float
     a smaller s along t), ``unimodal`` (a path that is not down*, up*), ``alpha`` (a smaller s at
     a larger α, same t); ``unfinished``: members stopped by a budget or at a critical point."""
     import numpy as np
+    from theorycheck.proofs.minor_first.reduced import REDUCTIONS
 
     from theorycheck.status import COLLAPSE, DONE, STATUS
     from theorycheck.sweep.grid import time_grid
@@ -120,7 +121,7 @@ def sam_order(Z, rho: float, order: str = "sum", rtol: float = 1e-8, atol: float
     alphas = np.geomspace(*ORDER_ALPHAS)
     times = time_grid(ORDER_TIMES[1], ORDER_TIMES[2], log=True, t_min=ORDER_TIMES[0])
     r = heatmap(Z, optimizer="sam-l2", rho=rho, alphas=alphas, times=times, workers=1, progress=False,
-                opts=RunOptions(rtol=rtol, atol=atol, max_steps=20_000))
+                opts=RunOptions(rtol=rtol, atol=atol, max_steps=20_000), reductions=REDUCTIONS)
     s = Z.sum(0) if order == "sum" else Z.min(0)
     J, gap, lbm = r["jdag"], r["gap"], r["log_beta_max"]
     # resolved: collapse (0), or a top gap θ_(1) − θ_(2) above 10× the integration error (θ = ln u = ln β / 2)

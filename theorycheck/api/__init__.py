@@ -80,7 +80,8 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
     w ← w − η∇Lo(w + ε) for ``steps`` steps of size ``eta``) and return the
     :class:`~theorycheck.solvers.trajectory.Trajectory`: j†(t), its switches, collapse and
     blow-up, and why it stopped. ``t_max`` defaults to 50 (rescaled τ, one example) or 1000
-    (real t); ``method``: auto | scipy | mpmath | reduced; ``digits``: mpmath digits;
+    (real t); ``method``: auto | scipy | mpmath | reduced (an installed pack's reduction of the flow,
+    :func:`theorycheck.packs.reductions`: the first paper's C4 scalar ODE); ``digits``: mpmath digits;
     ``time``: auto | rescaled | real; ``rtol``: the integrator's relative tolerance (default 1e-12
     float64, 10^(2−digits) mpmath). Budgets: ``max_steps``, ``max_seconds``.
     ``progress``: report on stderr (True), never (False) or when stderr is a terminal (None).
@@ -123,13 +124,14 @@ def solve(setting: Setting, *, t_max: float | None = None, method: str = "auto",
         return attach(traj)
     if eta is not None or steps is not None:
         raise ArgumentError("eta and steps apply to discrete=True only", "eta", "steps", "discrete")
+    from theorycheck.packs import reductions
     from theorycheck.solvers.integrate import solve as integrate
 
     time_kind = TimeKind.RESCALED if setting.single and time != TimeKind.REAL else TimeKind.REAL
     t_max = _positive(t_max, "t_max") if t_max is not None else DEFAULT_T_MAX[time_kind]
     return attach(integrate(setting, t_max=t_max, method=method, digits=digits, time=time,
                             budget=Budget(max_steps=max_steps, max_seconds=max_seconds), rtol=rtol,
-                            progress=flow_reporter(progress)))
+                            progress=flow_reporter(progress), reductions=reductions() if method == "reduced" else ()))
 
 
 class TrajectoryProof(Record):
@@ -365,12 +367,16 @@ def heatmap(setting: Setting, *, alphas, times, method: str = "auto", opts: RunO
     ``theorycheck heatmap --json`` prints). ``times``: the grid (rescaled τ for one example, real
     t otherwise); ``method``: auto | reduced | balanced | multi; ``opts``: tolerances, step
     budget, array backend; ``backend``: serial | processes | dask (``scheduler``: its address). The boundaries
-    drawn (meta ``thresholds``) are the first paper's (C5, ℓ2-SAM at L = 2, one example; None elsewhere)."""
+    drawn (meta ``thresholds``) are the first paper's (C5, ℓ2-SAM at L = 2, one example; None elsewhere); one
+    example runs on an installed pack's reduction of the flow where one applies (:func:`theorycheck.packs.reductions`:
+    the first paper's C4 scalar ODE at ℓ2-SAM, L = 2), balanced otherwise."""
+    from theorycheck.packs import reductions
     from theorycheck.proofs.minor_first.predict.grids import heatmap_thresholds
     from theorycheck.sweep.recipes import heatmap as sweep_heatmap
 
     return sweep_heatmap(_gradient_step(_setting(setting), "the batched sweeps"), alphas=alphas, times=times, method=method, opts=opts, backend=backend,
-                         workers=workers, scheduler=scheduler, progress=progress, thresholds=heatmap_thresholds)
+                         workers=workers, scheduler=scheduler, progress=progress, thresholds=heatmap_thresholds,
+                         reductions=reductions())
 
 
 # the calls of the remaining commands (certificates, derivations, packs, image experiments, figures)

@@ -47,6 +47,10 @@ _B_ROW = [(j, float(_B[j])) for j in range(6) if _B[j] != 0]
 _E_ROW = [(j, float(_E[j])) for j in range(7) if _E[j] != 0]
 _P_ROWS = [(j, _P[j]) for j in range(7) if np.any(_P[j] != 0)]
 _ORDER_EXP = -1.0 / (RK45.error_estimator_order + 1)
+#: the method's tableau (A, B, E, P: scipy's RK45, Dormand–Prince 5(4)) and its step-size exponent, for a compiled
+#: kernel of the same method (the first paper's reduced ODE, ``proofs/minor_first/reduced/kernel``)
+RK45_TABLEAU = (_A, _B, _E, _P)
+ORDER_EXP = _ORDER_EXP
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from theorycheck.errors import TheorycheckError
 from theorycheck.optimizers import get as get_optimizer
 from theorycheck.setting import Setting
+from theorycheck.solvers import reduction
 from theorycheck.solvers.backends import FloatBackend, MpBackend
 from theorycheck.solvers.driver import run_system
 from theorycheck.solvers.systems import (
@@ -29,7 +30,6 @@ from theorycheck.solvers.systems import (
     BranchSystem,
     FlowSystem,
     LayersSystem,
-    ReducedL2System,
     Thresholds,
 )
 from theorycheck.solvers.trajectory import Budget, Trajectory, twin_coordinates
@@ -49,8 +49,9 @@ def _tied_u0(setting: Setting) -> np.ndarray | None:
     return W0[0].copy() if np.all(W0 == W0[0]) else None
 
 
-def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = False) -> FlowSystem:
-    """The system (coordinates and events) that suits the setting; see :mod:`systems`."""
+def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = False, reductions=()) -> FlowSystem:
+    """The system (coordinates and events) that suits the setting; see :mod:`systems`. ``reduced``: the first of a
+    theory's ``reductions`` (:mod:`theorycheck.solvers.reduction`) that reduces the setting, or an error."""
     thr = Thresholds.for_backend(bk)
     L, rho, opt = setting.depth, setting.rho, get_optimizer(setting.optimizer)
     if time not in TIME_CHOICES:
@@ -60,11 +61,7 @@ def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = F
     rescaled = setting.single and time != "real"
     u0 = _tied_u0(setting)
     if reduced:
-        if not (rescaled and opt.normalised and not opt.weighted and L == 2 and u0 is not None
-                and np.all(u0 == u0[0]) and u0[0] > 0):
-            raise TheorycheckError("the reduced ODE of C4 needs ℓ2-SAM, L = 2, one example and a uniform α > 0 "
-                                   f"(got {opt}, L = {L}, n = {setting.n}, alpha {setting.init.kind})")
-        return ReducedL2System(bk, setting.z, float(u0[0]), rho, thr)
+        return reduction.for_flow(reductions, setting, bk, thr, rescaled=rescaled, u0=u0)
     # the balanced systems are written for a step of the gradient alone: a weighted one (ASAM) runs in W
     if rescaled and u0 is not None and L >= 2 and not opt.weighted:
         if not opt.normalised:  # GD and ℓ∞-SAM: the locked-branch system (C2, C3)
@@ -77,10 +74,11 @@ def choose_system(setting: Setting, bk, *, time: str = "auto", reduced: bool = F
 
 def solve(setting: Setting, *, t_max: float, method: str = "auto", digits: int | None = None,
           time: str = "auto", budget: Budget | None = None, rtol: float | None = None,
-          progress: Callable[[float, float, int], None] | None = None) -> Trajectory:
+          progress: Callable[[float, float, int], None] | None = None, reductions=()) -> Trajectory:
     """Integrate the setting's flow from 0 to ``t_max`` (rescaled τ for one example,
     real t for several; ``time`` overrides). ``method``: "scipy" (float64), "mpmath"
-    (``digits`` digits, default 30), "reduced" (C4's scalar ODE; float64 unless
+    (``digits`` digits, default 30), "reduced" (the first of a theory's ``reductions`` that reduces the setting,
+    :mod:`theorycheck.solvers.reduction`: the first paper's is C4's scalar ODE; float64 unless
     ``digits``), "auto" (mpmath when ``digits`` is given). ``rtol`` defaults to
     1e-12 (float64) or 10^{2−digits}. Never raises for numerical trouble: the result's
     ``stopped_because`` says what happened."""
@@ -109,7 +107,7 @@ def solve(setting: Setting, *, t_max: float, method: str = "auto", digits: int |
     ctx = mpmath.workdps(digits + 12) if mp else contextlib.nullcontext()
     with ctx, np.errstate(all="ignore"):
         bk = MpBackend(digits + 12, digits) if mp else FloatBackend()
-        system = choose_system(setting, bk, time=time, reduced=method == "reduced")
+        system = choose_system(setting, bk, time=time, reduced=method == "reduced", reductions=reductions)
         if mp:
             tol = mpmath.mpf(rtol) if rtol is not None else mpmath.mpf(10) ** (2 - digits)
             k = int(min(16, max(6, round(digits / 3) + 2)))

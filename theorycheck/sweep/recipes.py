@@ -31,23 +31,26 @@ AlphaBoundaries = Callable[[np.ndarray, float, str, int], "dict | None"]
 def heatmap(Z, *, optimizer: str | None = None, rho: float | None = None, alphas, times, depth: int = 2,
             loss: str = "logistic", method: str = "auto", opts: RunOptions | None = None, backend: str = "processes",
             workers: int | None = None, scheduler: Any = None, progress: bool | None = None,
-            thresholds: AlphaBoundaries | None = None) -> SweepResult:
+            thresholds: AlphaBoundaries | None = None, reductions=()) -> SweepResult:
     """j† over (α, time) for a uniform init α·1 (E1). ``Z``: a :class:`~theorycheck.setting.Setting`
     (its examples, optimizer, ρ, depth and loss; then give none of those), or one example z (d,) or
     n×d rows z_i = y_i x_i with ``optimizer`` and ``rho``. Arrays: ``jdag`` (A, T) int16, ``alpha``
     (A,), ``time`` (T,), ``status`` (A,), ``t_stop`` (A,), ``steps`` (A,), the system's other
     observables (A, T) and ``event_*`` (A,) event times (inf: did not happen). ``thresholds``: a theory's
     boundaries in α for the figure, ``thresholds(Z, rho, optimizer, depth) -> dict | None``, saved as the meta
-    key ``thresholds`` (None without it; a pack supplies one, e.g. the first paper's C5 boundaries)."""
+    key ``thresholds`` (None without it; a pack supplies one, e.g. the first paper's C5 boundaries). ``reductions``: a
+    theory's reductions of the flow (:mod:`theorycheck.solvers.reduction`; the first paper's C4 scalar ODE), the
+    first that applies integrates one example (``method`` "auto"; "reduced" insists; the meta key ``system`` says
+    which ran)."""
     Z, optimizer, rho, depth, loss = _problem(Z, optimizer, rho, depth, loss)
     alphas = np.asarray(alphas, dtype=float).reshape(-1)
     if alphas.size == 0 or np.any(alphas <= 0) or not np.all(np.isfinite(alphas)):
         raise TheorycheckError("alphas must be finite and > 0")
     if not (math.isfinite(rho) and rho >= 0):
         raise TheorycheckError(f"rho = {rho}: ρ must be finite and ≥ 0")
-    kind = choose_kind(Z.shape[0], optimizer, depth, True, method)
+    kind, found = choose_kind(Z.shape[0], optimizer, depth, True, method, reductions)
     data = Z[0] if kind != "multi" else Z
-    spec = SystemSpec(kind, data, alphas, np.full(alphas.size, float(rho)), depth, optimizer, loss)
+    spec = SystemSpec(kind, data, alphas, np.full(alphas.size, float(rho)), depth, optimizer, loss, reduction=found)
     opts = opts or RunOptions()
     res, how = run_spec(spec, times, opts=opts, backend=backend, workers=workers, scheduler=scheduler,
                         progress=progress, label=f"heatmap {optimizer}")
@@ -79,8 +82,8 @@ def _problem(data, optimizer, rho, depth, loss) -> tuple[np.ndarray, str, float,
 def depth_sweep(z, *, depths: Sequence[int], optimizer: str, rho: float, alphas, times,
                 opts: RunOptions | None = None, backend: str = "processes", workers: int | None = None,
                 scheduler: Any = None, progress: bool | None = None,
-                thresholds: AlphaBoundaries | None = None) -> SweepResult:
-    """j† over (α, τ) for several depths L (one example, balanced, uniform α). Arrays:
+                thresholds: AlphaBoundaries | None = None, reductions=()) -> SweepResult:
+    """j† over (α, τ) for several depths L (one example, balanced, uniform α; ``reductions`` as for :func:`heatmap`). Arrays:
     ``jdag`` (len(depths), A, T), ``depth``, ``alpha``, ``time``, ``status`` (len(depths), A),
     ``event_blowup`` (len(depths), A); ``thresholds`` as for :func:`heatmap`, passed to each depth's run."""
     out_j, out_s, out_b = [], [], []
@@ -89,7 +92,8 @@ def depth_sweep(z, *, depths: Sequence[int], optimizer: str, rho: float, alphas,
         r = heatmap(z, optimizer=optimizer, rho=rho, alphas=alphas, times=times, depth=int(L),
                     method="balanced" if not get_optimizer(optimizer).normalised or L != 2 else "auto", opts=opts,
                     backend=backend,
-                    workers=workers, scheduler=scheduler, progress=progress, thresholds=thresholds)
+                    workers=workers, scheduler=scheduler, progress=progress, thresholds=thresholds,
+                    reductions=reductions)
         out_j.append(r["jdag"])
         out_s.append(r["status"])
         out_b.append(r.arrays.get("event_blowup", np.full(len(r["alpha"]), np.inf)))

@@ -4,9 +4,10 @@ with their metadata so that a figure can be redrawn without recomputing.
 
 Which system integrates a sweep (``method="auto"``):
 
-- one example, ℓ2-SAM, L = 2, uniform α: C4's reduced scalar ODE (:class:`batch.ReducedL2`);
+- one example that a theory's reduction given in ``reductions`` applies to (:mod:`theorycheck.solvers.reduction`;
+  the first paper's: C4's reduced scalar ODE at ℓ2-SAM, L = 2, uniform α): that reduction's batch system;
 - one example otherwise (GD, ℓ∞-SAM any L ≥ 2; per-coordinate α): the balanced field in
-  θ = ln u (:class:`batch.BalancedLog`); ``method="balanced"`` forces it for ℓ2-SAM too;
+  θ = ln u (:class:`batch.BalancedLog`); ``method="balanced"`` forces it where a reduction applies too;
 - several examples: real time t (:class:`batch.MultiExample`).
 
 One example runs in rescaled time τ (THEORY.md, Rescaled flows), several in real time t;
@@ -34,8 +35,8 @@ from theorycheck.batched import engine as bt
 from theorycheck.batched import ops as bops
 from theorycheck.batched import systems as bsys
 from theorycheck.errors import ArgumentError, TheorycheckError
-from theorycheck.optimizers import get as get_optimizer
 from theorycheck.progress import Progress
+from theorycheck.solvers import reduction
 from theorycheck.vocabulary import ARRAY_BACKENDS, DASK_LOCAL_SCHEDULERS, SWEEP_BACKENDS, SWEEP_METHODS
 
 BACKENDS = SWEEP_BACKENDS
@@ -48,16 +49,18 @@ MIN_CHUNK = 32
 @dataclass
 class SystemSpec:
     """A picklable description of a batch: ``kind`` ("reduced" | "balanced" | "multi"),
-    ``data`` (z or Z), per-member ``alpha`` ((B,) or (B, d)) and ``rho`` ((B,)), and options."""
+    ``data`` (z or Z), per-member ``alpha`` ((B,) or (B, d)) and ``rho`` ((B,)), and options; a "reduced" batch
+    names its ``reduction`` (:class:`theorycheck.solvers.reduction.Reduction`, a theory's)."""
 
     kind: str
     data: np.ndarray
     alpha: np.ndarray
     rho: np.ndarray
     depth: int = 2
-    optimizer: str | None = None  # the balanced and several-example kinds need one; "reduced" is ℓ2-SAM's own ODE
+    optimizer: str | None = None  # the balanced and several-example kinds need one
     loss: str = "logistic"
     options: dict = field(default_factory=dict)
+    reduction: Any = None  # the "reduced" kind's: a theory's reduction
 
     @property
     def B(self) -> int:
@@ -65,11 +68,13 @@ class SystemSpec:
 
     def take(self, sl: slice) -> SystemSpec:
         return SystemSpec(self.kind, self.data, self.alpha[sl], self.rho[sl], self.depth, self.optimizer, self.loss,
-                          dict(self.options))
+                          dict(self.options), self.reduction)
 
     def build(self, ops) -> bsys.BatchSystem:
         if self.kind == "reduced":
-            return bsys.ReducedL2(self.data, self.alpha, self.rho, ops=ops, **self.options)
+            if self.reduction is None:
+                raise TheorycheckError("a 'reduced' batch needs the theory's reduction (SystemSpec(..., reduction=))")
+            return self.reduction.batch_system(self.data, self.alpha, self.rho, ops=ops, **self.options)
         if self.kind in ("balanced", "multi") and self.optimizer is None:
             raise TheorycheckError(f"a {self.kind!r} batch needs an optimizer")
         if self.kind == "balanced":
@@ -81,8 +86,8 @@ class SystemSpec:
         raise TheorycheckError(f"unknown system kind {self.kind!r}")
 
 
-#: array backends: "auto" = the compiled kernel (numba) for C4's reduced ODE when numba is
-#: installed, numpy otherwise; "numpy"; "numba" (reduced ODE only); "torch" (GPU when present)
+#: array backends: "auto" = a reduction's compiled kernel (numba) when it has one and numba is
+#: installed, numpy otherwise; "numpy"; "numba" (a compiled reduction only); "torch" (GPU when present)
 
 
 @dataclass
@@ -106,27 +111,33 @@ class RunOptions:
             raise TheorycheckError(f"max_steps = {self.max_steps!r}: give a whole number > 0")
 
 
-def _numba_installed() -> bool:
-    """numba imports (a broken install, e.g. built for another numpy, counts as absent)."""
-    from theorycheck.batched import kernel as kernels
+def _kernel(spec: SystemSpec):
+    """The compiled kernel of a spec's reduction, when it has one that covers the spec's options; else None."""
+    kernel = getattr(spec.reduction, "kernel", None) if spec.kind == "reduced" else None
+    return kernel if kernel is not None and kernel.covers(spec.options) else None
 
-    return kernels.available()
+
+def _numba_installed(spec: SystemSpec) -> bool:
+    """numba imports for the spec's kernel (a broken install, e.g. built for another numpy, counts as absent)."""
+    kernel = _kernel(spec)
+    return kernel is not None and kernel.available()
 
 
 def resolve_array_backend(requested: str, spec: SystemSpec) -> str:
-    """The array backend a spec runs on: "auto" → "numba" for the reduced ODE when numba is
-    installed (and j† is observed by C4's switch levels), "numpy" otherwise."""
+    """The array backend a spec runs on: "auto" → "numba" for a reduction with a compiled kernel that covers the
+    spec (the first paper's: C4's reduced ODE, j† observed by its switch levels) when numba is installed, "numpy"
+    otherwise."""
     if requested not in ARRAY_BACKENDS:
         raise TheorycheckError(f"unknown array backend {requested!r}: choose one of {', '.join(ARRAY_BACKENDS)}")
-    compiled_ok = spec.kind == "reduced" and spec.options.get("observe", "levels") == "levels"
+    compiled_ok = _kernel(spec) is not None
     if requested == "auto":
-        return "numba" if compiled_ok and _numba_installed() else "numpy"
+        return "numba" if compiled_ok and _numba_installed(spec) else "numpy"
     if requested == "numba":
         if not compiled_ok:
-            raise ArgumentError("array backend 'numba' covers C4's reduced ℓ2 ODE only (one example, ℓ2-SAM, "
-                                   "L = 2, uniform α); use array_backend='numpy' (or torch) for this sweep",
-                                "array_backend")
-        if not _numba_installed():
+            raise ArgumentError("array backend 'numba' covers a theory's compiled reduction only (the first paper's: "
+                                "C4's reduced ℓ2 ODE, one example, ℓ2-SAM, L = 2, uniform α); use "
+                                "array_backend='numpy' (or torch) for this sweep", "array_backend")
+        if not _numba_installed(spec):
             raise TheorycheckError("array backend 'numba' needs numba: pip install 'theorycheck[fast]'")
     return requested
 
@@ -136,11 +147,10 @@ def _integrate(spec: SystemSpec, grid: np.ndarray, opts: RunOptions, backend: st
     """Integrate one batch in this process on the resolved array ``backend`` (numba: on
     ``threads`` threads, None = all)."""
     if backend == "numba":
-        from theorycheck.batched import kernel as kernels
-
-        with kernels.thread_limit(threads):
-            return kernels.integrate_reduced(spec.build(bops.NumpyOps()), grid, rtol=opts.rtol, atol=opts.atol,
-                                             max_steps=opts.max_steps, progress=progress, notice=notice)
+        kernel = _kernel(spec)
+        with kernel.thread_limit(threads):
+            return kernel.integrate(spec.build(bops.NumpyOps()), grid, rtol=opts.rtol, atol=opts.atol,
+                                    max_steps=opts.max_steps, progress=progress, notice=notice)
     ops = bops.get_ops(backend, opts.device)
     return bt.integrate(spec.build(ops), grid, rtol=opts.rtol, atol=opts.atol, max_steps=opts.max_steps,
                         progress=progress)
@@ -320,18 +330,20 @@ def event_arrays(res: bt.BatchResult) -> dict[str, np.ndarray]:
     return {f"event_{k}": v for k, v in res.events.items()}
 
 
-def choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str) -> str:
+def choose_kind(n: int, optimizer: str, depth: int, uniform: bool, method: str, reductions=()) -> tuple[str, Any]:
+    """The batch kind of a sweep and its reduction (None but for "reduced"): several examples run in real time
+    (multi); one example reduces when one of ``reductions`` applies (``method`` "auto") or must (``"reduced"``), and
+    runs balanced otherwise."""
     if method not in METHODS:
         raise TheorycheckError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
     if n > 1:
         if method in ("reduced", "balanced"):
             raise TheorycheckError(f"method {method!r} needs one example; several examples run in real time (multi)")
-        return "multi"
+        return "multi", None
     if method == "multi":
-        return "multi"
-    l2 = get_optimizer(optimizer).normalised  # the reduced ODE is ℓ2-SAM's (C4)
-    if method == "reduced" or (method == "auto" and l2 and depth == 2 and uniform):
-        if not (l2 and depth == 2 and uniform):
-            raise TheorycheckError("the reduced ODE of C4 needs ℓ2-SAM, L = 2, one example and a uniform α")
-        return "reduced"
-    return "balanced"
+        return "multi", None
+    if method in ("auto", "reduced"):
+        found = reduction.for_batch(reductions, optimizer, depth, uniform, forced=method == "reduced")
+        if found is not None:
+            return "reduced", found
+    return "balanced", None

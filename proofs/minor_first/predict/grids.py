@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from theorycheck.proofs.minor_first.predict import thresholds as th
+from theorycheck.proofs.minor_first.reduced import REDUCTION, REDUCTIONS  # noqa: F401 (REDUCTIONS: for the pack's sweeps)
 
 from theorycheck import status as bst
 from theorycheck.errors import TheorycheckError
@@ -63,7 +64,7 @@ def regime_grid(z, *, alphas, rhos, times, opts: RunOptions | None = None, backe
     if np.any(rhos <= 0):
         raise TheorycheckError("regime maps need ρ > 0 (ρ = 0 is GD: one regime)")
     aa, rr = np.meshgrid(alphas, rhos)  # (R, A)
-    spec = SystemSpec("reduced", z, aa.ravel(), rr.ravel(), 2, SAM_L2.name)
+    spec = SystemSpec("reduced", z, aa.ravel(), rr.ravel(), 2, SAM_L2.name, reduction=REDUCTION)
     opts = opts or RunOptions()
     res, how = run_spec(spec, times, opts=opts, backend=backend, workers=workers, scheduler=scheduler,
                         progress=progress, label="regime map")

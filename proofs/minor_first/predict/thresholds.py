@@ -323,6 +323,8 @@ def classify_collapse(z, alpha: float, rho: float, *, digits: int | None = None,
     """Integrate C4's reduced ODE for (z, α, ρ) until a persisting condition of collapse or of growth
     (ℓ2-SAM, L = 2, one example, z > 0; a floating-point check). The horizon doubles from ``t_max``
     (default 10/z_min) until a condition is reached or until ``max_seconds`` is spent."""
+    from theorycheck.proofs.minor_first.reduced import REDUCTIONS
+
     from theorycheck.setting import Setting
     from theorycheck.solvers.integrate import solve
     from theorycheck.solvers.trajectory import Budget
@@ -343,7 +345,7 @@ def classify_collapse(z, alpha: float, rho: float, *, digits: int | None = None,
         if left <= 0:
             return Classification(alpha, Fate.UNDECIDED, f"no persisting condition by τ = {T / 2:g} within {max_seconds:g} s",
                                   None, None, method)
-        tr = solve(s, t_max=T, method="reduced", digits=digits, budget=Budget(max_seconds=left))
+        tr = solve(s, t_max=T, method="reduced", digits=digits, budget=Budget(max_seconds=left), reductions=REDUCTIONS)
         N = _norm_path(tr, z)
         below = np.flatnonzero(N < lo_level)
         above = np.flatnonzero(N >= hi_level)

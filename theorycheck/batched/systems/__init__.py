@@ -1,9 +1,6 @@
 """What the batched engine integrates: many members of one flow (an α-grid, an (α, ρ)-grid,
 seeds) as one vectorised system (all fields compiled from the symbolic layer).
 
-- :class:`ReducedL2` — C4's scalar ODE dI/dτ = 1/N(τ, I) (ℓ2-SAM, L = 2, one example,
-  uniform α): a whole (α, ρ) grid is a vector of scalar ODEs. Collapse certificate
-  N < ρ z_min, no-collapse certificate N ≥ ρ z_max (THEORY.md C5; both persist).
 - :class:`BalancedLog` — one example, balanced, θ = ln u: GD and ℓ∞-SAM (any L ≥ 2),
   ℓ2-SAM (L = 2), per-coordinate α. ℓ∞ sliding at u_j = 0 (the coordinate is frozen at 0:
   Filippov) and α_j = ρ exactly (an equilibrium, frozen) are handled explicitly.
@@ -40,7 +37,6 @@ from theorycheck.batched.systems.base import (
 )
 from theorycheck.batched.systems.multi import MultiExample
 from theorycheck.batched.systems.pixel_flow import PixelFlow
-from theorycheck.batched.systems.reduced_l2 import ReducedL2
 
-__all__ = ["EVENT_LOG", "BatchSystem", "ReducedL2", "BalancedLog", "MultiExample", "PixelFlow", "log2_unit", "log_square_summand",
+__all__ = ["EVENT_LOG", "BatchSystem", "BalancedLog", "MultiExample", "PixelFlow", "log2_unit", "log_square_summand",
            "product_optimizers", "_ClockedTheta", "_leader", "_top_gap"]

@@ -10,7 +10,9 @@ it, with the events that end a smooth segment.
 - :class:`LayersSystem` — everything else: unbalanced layers, L = 1, several examples in
   real time; linear coordinates W (L×d; d when the layers are tied). ℓ∞ switching
   surfaces (a weight or ∂Lo/∂β_j crossing 0) are handled with Filippov's convention.
-- :class:`ReducedL2System` — C4's scalar ODE dI/dτ = 1/N(τ, I).
+
+A theory's reduction of the flow to a smaller system (the first paper's C4 scalar ODE) is its pack's, handed in
+through :mod:`theorycheck.solvers.reduction`.
 
 All numbers go through a backend (float64 or mpmath) and every formula through
 :mod:`theorycheck.symbolic.forms`. ``observe(t, y)`` maps a state to (ln|β|, sign β) as floats.
@@ -27,7 +29,6 @@ from theorycheck.solvers.systems.base import (
 )
 from theorycheck.solvers.systems.branch import BranchSystem
 from theorycheck.solvers.systems.layers import LayersSystem
-from theorycheck.solvers.systems.reduced_l2 import ReducedL2System
 
 __all__ = ["Backend", "BalancedL2System", "BranchSystem", "EventAction", "EventFn", "FlowSystem", "LayersSystem",
-           "ReducedL2System", "Thresholds", "extrapolate_singularity"]
+           "Thresholds", "extrapolate_singularity"]

@@ -6,7 +6,7 @@ five passes over a (members × d) array. This module runs the same method member
 compiled code (numba, ``prange`` over members): Dormand–Prince 5(4) with scipy's RK45
 tableau, error norm and step-size control, the clock dτ/ds = N/(N + c), the dense output
 inverted for τ by safeguarded Newton, and the events and stops of
-:class:`theorycheck.batched.systems.ReducedL2` — line for line the engine's arithmetic on one member.
+:class:`theorycheck.proofs.minor_first.reduced.batch.ReducedL2` — line for line the engine's arithmetic on one member.
 
 What it does not re-type: the coefficients K, A, G of the exponent, the switch levels
 ρ(z_j + z_k), C5's certificate and stop levels (ln of :func:`theorycheck.symbolic.theory_forms.l2_certificate_levels`)
@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from theorycheck.batched.engine import _A, _B, _E, _ORDER_EXP, _P, MAX_FACTOR, MIN_FACTOR, SAFETY
+from theorycheck.batched.engine import MAX_FACTOR, MIN_FACTOR, ORDER_EXP, RK45_TABLEAU, SAFETY
 from theorycheck.errors import TheorycheckError
 from theorycheck.status import (
     COLLAPSE,
@@ -67,7 +67,7 @@ def threads() -> int:
 
 # numba freezes these module globals into the machine code as constants
 _EPS8 = 8 * float(np.finfo(float).eps)
-_ORDER = float(_ORDER_EXP)
+_ORDER = float(ORDER_EXP)
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = float(SAFETY), float(MIN_FACTOR), float(MAX_FACTOR)
 _S_RUNNING, _S_DONE, _S_COLLAPSE, _S_SAFE = int(RUNNING), int(DONE), int(COLLAPSE), int(NO_COLLAPSE)
 _S_MAX_STEPS, _S_UNDERFLOW, _S_NONFINITE = int(MAX_STEPS), int(STEP_SIZE_UNDERFLOW), int(NON_FINITE)
@@ -421,11 +421,12 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
     """:func:`theorycheck.batched.engine.integrate` for a :class:`~theorycheck.batched.systems.ReducedL2` system
     (built on numpy arrays), compiled. Returns a :class:`~theorycheck.batched.engine.BatchResult`.
     ``notice(text)``: told when the first call compiles the kernel (tens of seconds, once)."""
+    from theorycheck.proofs.minor_first.reduced.batch import ReducedL2
+
     from theorycheck.batched import engine as bt
-    from theorycheck.batched import systems as bsys
 
     require()
-    if not isinstance(system, bsys.ReducedL2) or system.ops.name != "numpy":
+    if not isinstance(system, ReducedL2) or system.ops.name != "numpy":
         raise TheorycheckError("the compiled kernel integrates the reduced ℓ2 system on numpy arrays only")
     if system.observe_mode != "levels":
         raise TheorycheckError("the compiled kernel observes j† by C4's switch levels only (observe='levels')")
@@ -455,7 +456,7 @@ def integrate_reduced(system, grid, *, rtol: float = 1e-8, atol: float = 1e-10, 
     steps = np.zeros(B, dtype=np.int64)
     rejected = np.zeros(B, dtype=np.int64)
     ev = system.events  # (B,) arrays of inf, filled in place by the kernel
-    tab = [np.ascontiguousarray(x, dtype=np.float64) for x in (_A, _B, _E, _P)]
+    tab = [np.ascontiguousarray(x, dtype=np.float64) for x in RK45_TABLEAU]
     f64 = np.float64
     args = (K, A, G, np.asarray(system.log_c, f64), np.asarray(system.log_cert, f64), np.asarray(system.log_safe, f64),
             np.asarray(system.log_stop, f64), levels, level_index, grid_np, kpos0, *tab, float(rtol), float(atol),
