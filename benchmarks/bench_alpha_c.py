@@ -1,7 +1,7 @@
 """Benchmark: α_c (ℓ2-SAM, L = 2, one example) by the new method against the previous one,
 in one process, back to back.
 
-- new: ``claims.thresholds.collapse_threshold(z, ρ, digits=D)`` — Taylor series integration
+- new: ``proofs/minor_first/predict/alpha_c.collapse_threshold(z, ρ, digits=D)`` — Taylor series integration
   of C4's reduced ODE (float64, then fixed point at D + 12 digits), false position on the
   saddle's unstable coordinate over a ladder of horizons, both sides of the answer checked (each end reaches a persisting condition).
 - previous: ``claims.thresholds.collapse_threshold_bisection`` — bisection in ln α on the
@@ -26,7 +26,7 @@ import sys
 import time
 
 import mpmath as mp
-from theorycheck.proofs.minor_first.predict import thresholds as th
+from theorycheck.proofs.minor_first.predict import alpha_c as AC
 
 CASES = [("z = (1, 2, 3)", [1.0, 2.0, 3.0]), ("z = (1, …, 5)", [1.0, 2.0, 3.0, 4.0, 5.0]),
          ("z = (1, …, 6)", [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])]
@@ -51,7 +51,7 @@ def main(argv=None) -> int:
              f"Machine: {platform.platform()}, Python {sys.version.split()[0]}, mpmath {mp.__version__} "
              f"(backend {mp.libmp.BACKEND}); shared host (2 cores, other jobs running): wall times are noisy, "
              "CPU times (process_time) are given beside them.", ""]
-    _, cold, cold_cpu = timed(lambda: th.collapse_threshold(CASES[0][1], 1.0, digits=10))
+    _, cold, cold_cpu = timed(lambda: AC.collapse_threshold(CASES[0][1], 1.0, digits=10))
     lines.append(f"Cold first call (sympy + lambdify of the log-summand coefficients, then α_c at 10 digits): "
                  f"{cold:.2f} s wall, {cold_cpu:.2f} s CPU.")
     lines += ["", "| case | method | digits asked | checked digits | value_text | wall | CPU | ratio (previous / new, CPU) |",
@@ -59,14 +59,14 @@ def main(argv=None) -> int:
     for name, z in CASES:
         prev = None
         if not args.skip_previous:
-            prev, pw, pc = timed(lambda: th.collapse_threshold_bisection(z, 1.0))
+            prev, pw, pc = timed(lambda: AC.collapse_threshold_bisection(z, 1.0))
             digits = prev.check["significant_digits"] if prev.check else 0
             lines.append(f"| {name} | previous (bisection) | ≈ 12 | {digits:.1f} (bracket) | {prev.value!r} | "
                          f"{pw:.2f} s | {pc:.2f} s | 1 |")
             print(lines[-1], flush=True)
         new12 = None
         for D in DIGITS:
-            res, w, c = timed(lambda: th.collapse_threshold(z, 1.0, digits=D))
+            res, w, c = timed(lambda: AC.collapse_threshold(z, 1.0, digits=D))
             if D == 12:
                 new12 = res
             ratio = f"{pc / c:.1f}×" if prev is not None else "—"

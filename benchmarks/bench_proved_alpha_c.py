@@ -17,7 +17,7 @@ import dataclasses
 import os
 import time
 
-from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold
+from theorycheck.proofs.minor_first.predict.alpha_c import collapse_threshold
 from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
 from theorycheck.proofs.minor_first.proved.reduced_l2 import ReducedL2
 

@@ -176,6 +176,7 @@ def test_thresholds_errors():
 
 # ---------------------------------------------------------------------------- heatmap
 def test_heatmap_values_and_cli_equality(capsys):
+    from theorycheck.proofs.minor_first.predict import alpha_c as AC
     from theorycheck.proofs.minor_first.predict import thresholds as th
 
     z = np.array([1.0, 2.0, 3.0])
@@ -185,7 +186,7 @@ def test_heatmap_values_and_cli_equality(capsys):
                      backend="serial")
     d = res.as_dict()
     assert d["thresholds"] == {"alpha_all_shrink": lo, "alpha_gd_like": hi,
-                               "alpha_collapse": th.collapse_threshold(z, 1.0, digits=8, max_seconds=30.0).value}
+                               "alpha_collapse": AC.collapse_threshold(z, 1.0, digits=8, max_seconds=30.0).value}
     assert d["visits"][0][-1] == 0 and d["collapse_time"][0] is not None  # below alpha_all_shrink: collapse
     assert d["visits"][1] == [1, 2, 3]                                    # between: minor first, major last
     assert d["visits"][2] == [3] and d["collapse_time"][2] is None          # above alpha_gd_like: GD-like

@@ -61,6 +61,7 @@ def test_depth_l_trajectory_fates_match_u_space(capsys, L, alpha):
 
 
 # ------------------------------------------------------------------ depth-L thresholds
+from theorycheck.proofs.minor_first.predict import alpha_c as AC  # noqa: E402
 from theorycheck.proofs.minor_first.predict import depth as dl  # noqa: E402
 from theorycheck.proofs.minor_first.predict import thresholds as th  # noqa: E402
 
@@ -87,7 +88,7 @@ def test_initial_rates_match_the_field(L):
 
 def test_depth_2_reduces_to_c5():
     z = [1.0, 2.0, 3.0]
-    assert dl.depth_collapse_threshold(z, 1.0, 2)["value"] == pytest.approx(th.collapse_threshold(z, 1.0).value, rel=1e-9)
+    assert dl.depth_collapse_threshold(z, 1.0, 2)["value"] == pytest.approx(AC.collapse_threshold(z, 1.0).value, rel=1e-9)
     a, _ = dl.major_fastest_alpha(z, 1.0, 2)
     assert a == pytest.approx(th.alpha_gd_like(z, 1.0).value, rel=1e-12)
     t = dl.depth_thresholds(z, 1.0, 2)

@@ -104,10 +104,10 @@ def test_counts_of_claims_and_theorems_are_the_packs(capsys):
 
 def test_alpha_c_quoted_for_one_to_six_is_the_certified_one():
     import numpy as np
-    from theorycheck.proofs.minor_first.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import alpha_c as AC
 
     (quoted,) = re.findall(r"α_c \(= ([0-9.]+)·ρ for z = \(1,…,6\)", text(pages()["minor-first"]))
-    value = th.collapse_threshold(np.arange(1.0, 7.0), 1.0).value
+    value = AC.collapse_threshold(np.arange(1.0, 7.0), 1.0).value
     assert f"{value:.{len(quoted) - 2}f}" == quoted
 
 

@@ -124,7 +124,7 @@ def test_closed_forms_beyond_15_digits_are_proved_at_the_exact_inputs(capsys):
 
 
 def test_the_float_alpha_c_is_computed_for_the_exact_decimals():
-    from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold, exact_scale_floats
+    from theorycheck.proofs.minor_first.predict.alpha_c import collapse_threshold, exact_scale_floats
 
     zs, exact_floats = exact_scale_floats(["0.52", "0.91", "1.77"])
     assert exact_floats and list(zs) == [52.0, 91.0, 177.0]

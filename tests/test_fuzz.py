@@ -448,6 +448,7 @@ def test_malformed_csv_long(tmp_path_factory, data, cmd):
 def test_collapse_threshold_certified_or_inconclusive(z, rho):
     """α_c lies between the closed-form brackets and depends neither on the scale of z nor
     on the time budget (a budget may only make it inconclusive)."""
+    from theorycheck.proofs.minor_first.predict import alpha_c as AC
     from theorycheck.proofs.minor_first.predict import thresholds as th
 
     z = np.abs(z)
@@ -456,10 +457,10 @@ def test_collapse_threshold_certified_or_inconclusive(z, rho):
     with hang_guard(400):
         # no seconds budget for the two compared runs (their Taylor step budgets bound them): a loaded host
         # must not turn a comparison into a skip
-        a = th.collapse_threshold(z, rho, digits=10, max_seconds=math.inf)
-        b = th.collapse_threshold(np.ldexp(z, 64), rho, digits=10, max_seconds=math.inf)
+        a = AC.collapse_threshold(z, rho, digits=10, max_seconds=math.inf)
+        b = AC.collapse_threshold(np.ldexp(z, 64), rho, digits=10, max_seconds=math.inf)
     with hang_guard(200):
-        c = th.collapse_threshold(z, rho, digits=10, max_seconds=0.5)  # a small budget: inconclusive or the same
+        c = AC.collapse_threshold(z, rho, digits=10, max_seconds=0.5)  # a small budget: inconclusive or the same
     if a.value is not None and c.value is not None:
         assert c.value == pytest.approx(a.value, rel=1e-6)
     if a.value is not None and b.value is not None:

@@ -30,7 +30,7 @@ def definitions(name: str, files: list[Path] | None = None) -> list[str]:
 
 
 @pytest.mark.parametrize("name, home", [
-    ("collapse_threshold", "proofs/minor_first/predict/thresholds.py"),  # α_c of one example, L = 2
+    ("collapse_threshold", "proofs/minor_first/predict/alpha_c.py"),  # α_c of one example, L = 2
     ("thresholds", "theorycheck/api/__init__.py"),                       # the public thresholds of a Setting
     ("alpha_gd_like", "proofs/minor_first/predict/thresholds.py"),        # beside the sympy and compiled forms
     ("initial_norm", None),                                        # only the sympy and compiled forms

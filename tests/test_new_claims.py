@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
+from theorycheck.proofs.minor_first.predict import alpha_c as AC
 from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.claims.runner import run_claim
@@ -50,7 +51,7 @@ def test_e1_verdict_and_counterexample():
 def test_alpha_c_bounds_are_strict_and_sharper_than_gd_like():
     for z in ([1.0, 2.0, 3.0], [1.0, 1.0, 3.0], [0.5, 4.0], [1.0, 1.01]):
         z = np.array(z)
-        t = th.collapse_threshold(z, 1.0, digits=8)
+        t = AC.collapse_threshold(z, 1.0, digits=8)
         lo, hi = (float(v) for v in t.check["bracket"])
         nrm = np.sqrt(2) * np.linalg.norm(z)
         assert z.min() / nrm < lo and hi < z.max() / nrm <= th.alpha_gd_like(z, 1.0).value
@@ -65,7 +66,7 @@ def test_dataset_threshold_reduces_to_one_example_and_brackets_the_fates(tmp_pat
     # one example as a data set (real time): the bracket from full integrations contains the certified α_c
     r = ds.dataset_collapse_threshold([[1.0, 2.0, 3.0]], [1.0], 1.0, rel_tol=1e-5)
     lo, hi = r["evidence"]["collapses"]["alpha"], r["evidence"]["trains"]["alpha"]
-    assert lo <= th.collapse_threshold([1.0, 2.0, 3.0], 1.0).value <= hi and r["strength"]["kind"] == "floating-point check"
+    assert lo <= AC.collapse_threshold([1.0, 2.0, 3.0], 1.0).value <= hi and r["strength"]["kind"] == "floating-point check"
     f = tmp_path / "d.csv"
     f.write_text("1,2,1\n2,0.5,1\n")
     assert main(["thresholds", "--data", str(f), "--rho", "1", "--json"]) == 0

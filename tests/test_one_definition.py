@@ -225,12 +225,12 @@ def test_certificate_levels_equal_the_symbolic_ones_everywhere_they_are_used():
 
 
 def test_thresholds_classification_uses_the_certificates():
-    from theorycheck.proofs.minor_first.predict import thresholds as th
+    from theorycheck.proofs.minor_first.predict import alpha_c as AC
 
     z = np.array([1.0, 2.0, 3.0])
-    c = th.classify_collapse(z, 0.2, 1.0)
+    c = AC.classify_collapse(z, 0.2, 1.0)
     assert c.collapses is True and c.N < float(TE.l2_collapse_certificate().subs({cf.z_min: 1.0, sy.rho: 1.0}))
-    c = th.classify_collapse(z, 3.0, 1.0)
+    c = AC.classify_collapse(z, 3.0, 1.0)
     assert c.collapses is False and c.N >= float(TE.l2_no_collapse_certificate().subs({cf.z_1st: 3.0, sy.rho: 1.0}))
 
 

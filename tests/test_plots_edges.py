@@ -69,6 +69,7 @@ def _legend(fig) -> list[str]:
 
 def test_heatmap_figure_from_python_draws_the_clis_threshold_lines(tmp_path, monkeypatch, capsys):
     """One drawing path: tc.heatmap(...) → plots.heatmap_figure(res) has the lines `heatmap --out` draws."""
+    from theorycheck.proofs.minor_first.predict import alpha_c as AC
     from theorycheck.proofs.minor_first.predict import thresholds as th
 
     import theorycheck as tc
@@ -80,7 +81,7 @@ def test_heatmap_figure_from_python_draws_the_clis_threshold_lines(tmp_path, mon
     lines = plots.threshold_lines(res)
     assert [lab for _, lab, _ in lines] == ["alpha_all_shrink", "alpha_gd_like", "α_c (collapse threshold)"]
     assert lines[0][0] == pytest.approx(th.alpha_all_shrink(z, 1.0).value, rel=1e-15)
-    assert lines[2][0] == pytest.approx(th.collapse_threshold(z, 1.0).value, rel=1e-7)
+    assert lines[2][0] == pytest.approx(AC.collapse_threshold(z, 1.0).value, rel=1e-7)
     fig = plots.heatmap_figure(res)
     assert _legend(fig) == [lab for _, lab, _ in lines]
     drawn = sorted(round(float(ln.get_ydata()[0]), 12) for ln in fig.axes[0].get_lines()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
+from theorycheck.proofs.minor_first.predict import alpha_c as AC
 from theorycheck.proofs.minor_first.predict import grids as G
 from theorycheck.proofs.minor_first.predict import thresholds as th
 from theorycheck.proofs.minor_first.reduced import REDUCTIONS
@@ -262,10 +263,10 @@ def test_collapse_threshold_scales_with_rho_and_lies_in_the_closed_form_bracket(
 
 
 @pytest.mark.skipif(importlib.util.find_spec("theorycheck.solvers.integrate") is None,
-                    reason="thresholds.collapse_threshold needs theorycheck.integrate (issue 3, not merged yet)")
+                    reason="alpha_c.collapse_threshold needs theorycheck.solvers.integrate")
 @pytest.mark.slow
 def test_batched_collapse_threshold_agrees_with_thresholds_module():
-    ref = th.collapse_threshold(np.array([1.0, 2.0, 3.0]), 1.0)
+    ref = AC.collapse_threshold(np.array([1.0, 2.0, 3.0]), 1.0)
     ours = G.collapse_threshold_per_rho(np.array([1.0, 2.0, 3.0]), [1.0], backend="serial")["alpha_c"][0]
     assert ours == pytest.approx(ref.value, rel=1e-8)
 

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from theorycheck.proofs.minor_first.predict import alpha_c as AC
 from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.cli.main import main
@@ -61,7 +62,7 @@ def test_initial_index_tie_break_matches_integration():
 
 @pytest.fixture(scope="module")
 def alpha_c():
-    return th.collapse_threshold([1.0, 2.0, 3.0], 1.0)
+    return AC.collapse_threshold([1.0, 2.0, 3.0], 1.0)
 
 
 def test_collapse_threshold_certificate(alpha_c):
@@ -127,7 +128,7 @@ def test_collapse_threshold_full_system_high_precision_both_sides(alpha_c):
 def test_collapse_threshold_30_digits_full_system_both_sides():
     import mpmath as mp
 
-    t = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0], 1.0, digits=30)
+    t = AC.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0], 1.0, digits=30)
     assert t.check["significant_digits"] >= 30
     with mp.workdps(50):
         lo, hi = (mp.mpf(t.value_text) * (1 + s * mp.mpf("1e-28")) for s in (-1, 1))
@@ -137,8 +138,8 @@ def test_collapse_threshold_30_digits_full_system_both_sides():
 
 @pytest.mark.slow
 def test_collapse_threshold_digits_agree_across_precisions():
-    lo = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 1.0, digits=10)
-    hi = th.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 1.0, digits=20)
+    lo = AC.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 1.0, digits=10)
+    hi = AC.collapse_threshold([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 1.0, digits=20)
     assert hi.check["significant_digits"] >= 20
     # every certified digit of the short answer is a digit (or the rounding) of the long one
     assert float(hi.value_text) == pytest.approx(float(lo.value_text), rel=10 ** -(len(lo.value_text) - 3))
@@ -148,16 +149,16 @@ def test_collapse_threshold_digits_agree_across_precisions():
 @pytest.mark.slow
 def test_collapse_threshold_scalings(alpha_c):
     # α_c(c z, ρ) = α_c(z, ρ) (time rescaling) and α_c(z, k ρ) = k α_c(z, ρ) (N ∝ α)
-    assert th.collapse_threshold([2.0, 4.0, 6.0], 1.0).value == pytest.approx(alpha_c.value, rel=1e-12)
-    assert th.collapse_threshold([1.0, 2.0, 3.0], 2.5).value == pytest.approx(2.5 * alpha_c.value, rel=1e-12)
+    assert AC.collapse_threshold([2.0, 4.0, 6.0], 1.0).value == pytest.approx(alpha_c.value, rel=1e-12)
+    assert AC.collapse_threshold([1.0, 2.0, 3.0], 2.5).value == pytest.approx(2.5 * alpha_c.value, rel=1e-12)
 
 
 def test_extreme_scales_are_scale_invariant():
     """Regression: at z ~ 1e100 the old bisection returned 0.29204 for z = 1e100·(1..6) while
     claiming 12 digits; the closed forms gave inf/nan; z ~ 1e-222 raised an IndexError."""
     z6 = np.arange(1.0, 7.0)
-    ref = th.collapse_threshold(z6, 1.0).value
-    assert th.collapse_threshold(1e100 * z6, 1.0).value == pytest.approx(ref, rel=1e-12)
+    ref = AC.collapse_threshold(z6, 1.0).value
+    assert AC.collapse_threshold(1e100 * z6, 1.0).value == pytest.approx(ref, rel=1e-12)
     assert ref == pytest.approx(0.31948487657496, rel=1e-13)
     for c in (1e-250, 1e-100, 1e100, 1e250):
         assert th.alpha_all_shrink(c * z6, 1.0).value == pytest.approx(th.alpha_all_shrink(z6, 1.0).value, rel=1e-14)
@@ -182,7 +183,7 @@ def test_gd_like_never_negative_nor_below_all_shrink(z):
 
 
 def test_inconclusive_certificate_gives_no_value():
-    t = th.collapse_threshold([1.0, 2.0, 3.0], 1.0, digits=30, max_seconds=0.05)
+    t = AC.collapse_threshold([1.0, 2.0, 3.0], 1.0, digits=30, max_seconds=0.05)
     assert t.value is None and t.as_dict()["value_text"] is None and "inconclusive" in t.note
 
 
@@ -194,9 +195,9 @@ def test_initial_index_at_ties_of_equal_z():
 
 
 def test_collapse_threshold_edge_cases():
-    t = th.collapse_threshold([2.0, 2.0, 2.0], 1.0)
+    t = AC.collapse_threshold([2.0, 2.0, 2.0], 1.0)
     assert t.closed_form and t.value == pytest.approx(th.alpha_all_shrink([2.0, 2.0, 2.0], 1.0).value)
-    assert th.collapse_threshold([1.0, 2.0], 0.0).value == 0.0
+    assert AC.collapse_threshold([1.0, 2.0], 0.0).value == 0.0
 
 
 @pytest.mark.slow

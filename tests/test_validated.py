@@ -121,7 +121,7 @@ def test_all_equal_z_is_proved_at_the_start():
 
 @pytest.mark.slow
 def test_proved_30_digit_bracket_contains_the_certified_alpha_c():
-    from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold
+    from theorycheck.proofs.minor_first.predict.alpha_c import collapse_threshold
     from theorycheck.proofs.minor_first.proved.alpha_c import prove_alpha_c
 
     z = [1.0, 2.0, 3.0, 4.0, 5.0]

@@ -7,7 +7,7 @@ batch of C4's reduced scalar ODE (batch.ReducedL2), τ geometric on [1e-4, 60] (
 A cell's regime: 1 collapse (N → 0 after the certificate N < ρ z_min), 2 sequential
 amplification (no collapse, j† ≠ 6 somewhere on the τ grid), 3 GD-like (j† = 6 on the whole
 grid). α_c(ρ) = ρ · α_c(z, 1) from the one α_c routine (grids.collapse_threshold_per_rho →
-predict.thresholds.collapse_threshold: Taylor integration of the reduced ODE, both sides
+predict.alpha_c.collapse_threshold: Taylor integration of the reduced ODE, both sides
 both ends checked, 13 significant digits): α_c(ρ = 1) = 0.31948487657496… (the previous batched
 float64 bisection gave 0.3194848776, wrong in the 10th digit: the full flow at α = 0.3194848770
 already grows).

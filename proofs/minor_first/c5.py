@@ -311,6 +311,7 @@ def _sequential_problem(x, ac: float, hi: float, rows: dict) -> str | None:
 
 def _check_regimes(x):
     import numpy as np
+    from theorycheck.proofs.minor_first.predict import alpha_c as AC
     from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
@@ -318,7 +319,7 @@ def _check_regimes(x):
     z, r = np.array(x["z"]), x["rho"]
     # no seconds budget: the certificate's work is bounded by its Taylor step budget (a verdict must
     # not depend on the host's load)
-    ac = th.collapse_threshold(z, r, digits=10, max_seconds=math.inf)
+    ac = AC.collapse_threshold(z, r, digits=10, max_seconds=math.inf)
     if ac.value is None:
         return Outcome(None, detail={"alpha_c": ac.note})
     lo, hi = th.alpha_all_shrink(z, r).value, th.alpha_gd_like(z, r).value
@@ -372,13 +373,13 @@ def _check_saddle(x):
     all of N carried by the z_min coordinates, and stays there for a time ≈ ln(1e14)/z_min."""
     import mpmath as mp
     import numpy as np
+    from theorycheck.proofs.minor_first.predict import alpha_c as AC
     from theorycheck.proofs.minor_first.predict import reduced_taylor as col
-    from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
 
     z, r = np.array(x["z"]), x["rho"]
-    t = th.collapse_threshold(z, r, digits=18, max_seconds=math.inf)  # bounded by its step budget
+    t = AC.collapse_threshold(z, r, digits=18, max_seconds=math.inf)  # bounded by its step budget
     if t.value is None:
         return Outcome(None, detail={"alpha_c": t.note})
     zs = np.ldexp(z, -int(np.frexp(z.max())[1]))  # the same exact scaling the α_c routine uses
@@ -413,12 +414,13 @@ def _alpha_c_bounds(z, r) -> tuple[float, float]:
 
 def _check_bounds(x, which: str):
     import numpy as np
+    from theorycheck.proofs.minor_first.predict import alpha_c as AC
     from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.claims.claim import Outcome
 
     z, r = np.array(x["z"]), x["rho"]
-    t = th.collapse_threshold(z, r, digits=8, max_seconds=math.inf)  # bounded by its step budget
+    t = AC.collapse_threshold(z, r, digits=8, max_seconds=math.inf)  # bounded by its step budget
     if t.value is None:
         return Outcome(None, detail={"alpha_c": t.note})
     lo, hi = (float(v) for v in t.check["bracket"])

@@ -40,6 +40,7 @@ def predict(X, y, *, optimizer: str = "sam-l2", rho: float = 1.0, alpha: float =
     vector, collapse), ``limit_direction``, and for ℓ2-SAM the regime of α against α_c (floating point,
     L = 2) and j†(0+). GD: argmax z (C6); ℓ∞-SAM: the refined C2/C3 limit; ℓ2-SAM, L = 2: the ℓ1 max
     margin e_(argmax z) above α_c, 0 below (C4 refined)."""
+    from theorycheck.proofs.minor_first.predict import alpha_c as AC
     from theorycheck.proofs.minor_first.predict import thresholds as th
 
     from theorycheck.setting import Setting
@@ -58,7 +59,7 @@ def predict(X, y, *, optimizer: str = "sam-l2", rho: float = 1.0, alpha: float =
                 "rests_on": "C2.limit-refined" if depth == 2 else "C3.winner-refined"}
     if depth != 2 or np.any(z <= 0):
         raise TheorycheckError("minor-first predicts ℓ2-SAM's limit at L = 2 for z > 0 (use thresholds for L ≥ 3)")
-    ac = th.collapse_threshold(z, rho, digits=6)
+    ac = AC.collapse_threshold(z, rho, digits=6)
     if ac.value is None:
         raise TheorycheckError(f"α_c could not be decided for z = {z.tolist()}, ρ = {rho}")
     lo, hi = (float(x) for x in ac.check["bracket"]) if ac.check else (ac.value, ac.value)

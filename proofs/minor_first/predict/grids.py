@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from theorycheck.proofs.minor_first.predict import alpha_c as AC
 from theorycheck.proofs.minor_first.predict import thresholds as th
 from theorycheck.proofs.minor_first.reduced import REDUCTION, REDUCTIONS  # noqa: F401 (REDUCTIONS: for the pack's sweeps)
 
@@ -33,7 +34,7 @@ def heatmap_thresholds(Z: np.ndarray, rho: float, optimizer: str, depth: int) ->
     except TheorycheckError:
         return None
     try:
-        out["alpha_collapse"] = th.collapse_threshold(Z[0], rho, digits=8, max_seconds=30.0).value
+        out["alpha_collapse"] = AC.collapse_threshold(Z[0], rho, digits=8, max_seconds=30.0).value
     except TheorycheckError:
         out["alpha_collapse"] = None
     return out
@@ -88,7 +89,7 @@ def collapse_threshold_per_rho(z, rhos, *, opts: RunOptions | None = None, itera
                                tau_budget: float = 1e4, backend: str = "processes", workers: int | None = None, scheduler: Any = None,
                                progress: bool | None = None, digits: int = 13) -> dict:
     """α_c(ρ) for every ρ at once. α_c is exactly proportional to ρ (the flow's scaling
-    symmetry), so this is ρ times the one α_c routine, :func:`theorycheck.proofs.minor_first.predict.thresholds.collapse_threshold`
+    symmetry), so this is ρ times the one α_c routine, :func:`theorycheck.proofs.minor_first.predict.alpha_c.collapse_threshold`
     at ρ = 1 (a floating-point check on both sides: each end reaches a persisting condition; ``digits`` significant digits). Returns {"alpha_c",
     "bracket" (R, 2: the lower end collapses, the upper end grows), "status" (R,)
     1 = both ends checked, 0 = inconclusive, "meta"}. ``opts``, ``iterations``, ``tau_budget``,
@@ -99,7 +100,7 @@ def collapse_threshold_per_rho(z, rhos, *, opts: RunOptions | None = None, itera
         raise TheorycheckError("collapse threshold: z needs positive entries that are not all equal")
     if np.any(~np.isfinite(rhos)) or np.any(rhos <= 0):
         raise TheorycheckError("collapse threshold: every ρ must be finite and > 0")
-    t = th.collapse_threshold(z, 1.0, digits=digits, progress=progress)
+    t = AC.collapse_threshold(z, 1.0, digits=digits, progress=progress)
     ok = t.value is not None
     if ok:
         lo, hi = (float(x) for x in t.check["bracket"])
@@ -108,6 +109,6 @@ def collapse_threshold_per_rho(z, rhos, *, opts: RunOptions | None = None, itera
         lo = hi = unit = float("nan")
     return {"alpha_c": rhos * unit, "bracket": np.stack([rhos * lo, rhos * hi], axis=1),
             "status": np.full(rhos.size, 1 if ok else 0, dtype=np.int8),
-            "meta": {"method": "rho * alpha_c(z, 1) from predict.thresholds.collapse_threshold", "digits": digits,
+            "meta": {"method": "rho * alpha_c(z, 1) from predict.alpha_c.collapse_threshold", "digits": digits,
                      "alpha_c_unit_text": t.value_text, "note": t.note,
                      "persisting_conditions": "collapse: N < rho z_min; none: N >= rho z_max (THEORY.md C5)"}}

@@ -8,6 +8,7 @@ strong it is). :func:`thresholds` takes a validated :class:`~theorycheck.setting
 from __future__ import annotations
 
 import numpy as np
+from theorycheck.proofs.minor_first.predict import alpha_c as AC
 from theorycheck.proofs.minor_first.predict import thresholds as th
 
 from theorycheck.arith.exact import INPUTS_KEYS
@@ -226,7 +227,7 @@ def _l2(setting: Setting, out: dict, *, place: bool, T: float, digits: int, alph
     the floating α_c of the exact inputs."""
     inp = exact_inputs(setting, alpha=False)
     z, rho = setting.z, setting.rho
-    ac = th.collapse_threshold(inp.zq, inp.rho.value, digits=alpha_c_digits, progress=progress)
+    ac = AC.collapse_threshold(inp.zq, inp.rho.value, digits=alpha_c_digits, progress=progress)
     out.update(alpha_all_shrink=th.alpha_all_shrink(z, rho).as_dict(), alpha_gd_like=th.alpha_gd_like(z, rho).as_dict(),
                alpha_collapse=ac.as_dict())
     for key in ("alpha_all_shrink", "alpha_gd_like"):  # the closed forms to the digits asked for, proved

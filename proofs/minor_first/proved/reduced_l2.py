@@ -11,7 +11,7 @@ one of the lemmas of proofs/minor_first/persisting.py holds for every point of t
 
 The fate is monotone in α (proofs/minor_first/persisting.py, theorem P3: the balanced flow is cooperative, so
 α ↦ u(τ; α) is order preserving — Kamke's comparison theorem), so collapse at ``lower`` and growth at ``upper``
-put α_c in [lower, upper]. The two α are the floating-point α_c (:func:`predict.thresholds.collapse_threshold`,
+put α_c in [lower, upper]. The two α are the floating-point α_c (:func:`predict.alpha_c.collapse_threshold`,
 ``digits + 3`` digits) times 1 ∓ 10^−(digits+2), rounded outward to decimals: the floating value is only a
 guess, the proof is the two enclosures. All entries of z equal: α_c is C5's closed form, enclosed directly.
 
@@ -287,12 +287,12 @@ def _short(x):
 
 def _float_guess(inputs: ExactInputs, digits: int, deadline: float, base=None) -> str:
     """The floating-point α_c of the same exact inputs at ``digits`` digits
-    (:func:`predict.thresholds.collapse_threshold`): only a starting point — nothing proved rests on it. When
+    (:func:`predict.alpha_c.collapse_threshold`): only a starting point — nothing proved rests on it. When
     no multiple of z fits in float64 exactly, α_c of the rounded z is corrected to first order, by one-ulp
     steps of each rounded coordinate (exact floats). ``base``: α_c of the (rounded) inputs when known."""
     import time
 
-    from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold, exact_scale_floats
+    from theorycheck.proofs.minor_first.predict.alpha_c import collapse_threshold, exact_scale_floats
 
     from theorycheck.arith.decimals import outward
 

@@ -173,7 +173,7 @@ def _critical_alphas(L: int, zq: tuple, rhoq: Fraction, values: list) -> list[fl
 
 def _float_alpha_c(zq: tuple, rhoq: Fraction) -> float | None:
     """The floating-point α_c (a heuristic: where the graded cuts go; no proof rests on it), or None."""
-    from theorycheck.proofs.minor_first.predict.thresholds import collapse_threshold
+    from theorycheck.proofs.minor_first.predict.alpha_c import collapse_threshold
 
     try:
         r = collapse_threshold([float(v) for v in zq], float(rhoq), digits=10, max_seconds=30.0, progress=False)
