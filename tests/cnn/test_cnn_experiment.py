@@ -11,15 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("captum")
 
-from theorycheck.numerics.minor_first.e2.cnn import (  # noqa: E402
-    Config,
-    Run,
-    compare,
-    quick_config,
-    run_experiment,
-    settings_verdicts,
-    summary_line,
-)
+from theorycheck.numerics.minor_first.e2.cnn import Config, Run, quick_config, run_experiment  # noqa: E402
+from theorycheck.numerics.minor_first.e2.cnn_statistics import compare, settings_verdicts, summary_line  # noqa: E402
 
 from theorycheck.cli.main import main  # noqa: E402
 from theorycheck.cnn import data as D  # noqa: E402
