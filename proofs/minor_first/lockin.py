@@ -161,7 +161,7 @@ def _collapse_time():
     return refuted(f"ode {ode}, zero {zero}", {})
 
 
-# ---------------------------------------------------------------- L ≥ 3: theorycheck.proofs.minor_first.lemma_proofs.lock_steps
+# ---------------------------------------------------------------- L ≥ 3: theorycheck.proofs.minor_first.lock_proof.lock_steps
 def _nbar_can_fall():
     """The N̄-form is not a lock-in by itself: N̄ beyond the last level can fall back (N < N̄)."""
     # uniform α, z = (1, 2, 3), ρ = 1: N̄ is a harmonic mean; if N drops below N̄ while N̄ > 5, N̄ falls.
