@@ -61,12 +61,12 @@ def test_inconclusive_and_error_verdicts_are_not_decided():
               grid=[2, 2, 1])
     v = run_claim(c, examples=5)
     assert v.status == INCONCLUSIVE and v.strength.kind is Kind.NOT_DECIDED
-    assert v.grid.inconclusive == 2 and "checks not decided" in v.strength.because
+    assert v.grid.inconclusive == 2 and "checks gave no verdict" in v.strength.because
     assert "(2 not decided)" in v.grid.text
     why = Claim("T.data", "d", st.integers(0, 3), lambda x: Outcome(None, detail={"why": "MNIST not found"}), "exact",
                 grid=[1])
     w = run_claim(why, examples=2)
-    assert w.status == INCONCLUSIVE and w.message.endswith("not decided (first: MNIST not found)")
+    assert w.status == INCONCLUSIVE and w.message.endswith("gave no verdict (first: MNIST not found)")
     assert "budget" not in w.message
 
     def bad(x):

@@ -8,7 +8,7 @@
 Each claim of the pack becomes one parametrised test (id = the claim's key) that runs the
 claim exactly as ``theorycheck verify --pack NAME --profile P`` does: it passes when the
 verdict is ``holds``, fails with the shrunk counterexample when it is ``fails`` or ``error``,
-and is skipped when ``inconclusive`` (a budget ran out; pass ``inconclusive="fail"`` to fail
+and is skipped when ``inconclusive`` (a check gave no verdict: a budget ran out, data are missing; pass ``inconclusive="fail"`` to fail
 instead). Claims whose failure is known and expected (a statement the tool refines) are
 listed in ``expect_fail``: they pass when they fail *and* their refined statement holds.
 

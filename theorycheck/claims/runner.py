@@ -291,7 +291,7 @@ def run_claim(claim: Claim, *, examples: int = 12, seed_: int = 0,
         return verdict(FAILS, msg, claim.describe(x), out.detail)
     if t.inconclusive:
         why = _first_reason(t.undecided)
-        return verdict(INCONCLUSIVE, f"{t.inconclusive} of {t.tried} checks not decided" + (f" ({why})" if why else ""))
+        return verdict(INCONCLUSIVE, f"{t.inconclusive} of {t.tried} checks gave no verdict" + (f" ({why})" if why else ""))
     return verdict(HOLDS)
 
 

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     print("'grid fails': of the claim's fixed grid of inputs (every one checked, none shrunk), how many disagree; "
           "'strength': how strong the verdict is (proved · a floating-point check · holds on N inputs · not decided).")
     print("∎ proved for every input in the stated boxes (prove) · ✓ holds on every input tried · ✗ fails (counterexample shrunk by "
-          "hypothesis; ↳ the refined statement the tool checked instead) · ? inconclusive (a budget ran out) · "
+          "hypothesis; ↳ the refined statement the tool checked instead) · ? inconclusive (a check gave no verdict: a budget ran out, data are missing, …; the row says why) · "
           "! the check crashed")
     if res.failed:
         print("fails as stated: " + ", ".join(res.failed) + "  (exit status 1)")
@@ -122,7 +122,7 @@ def register(sub) -> None:
                        description="Run the claims of every pack's THEORY.md (or of one: --pack) on pinned edge cases, "
                        "on the claim's fixed grid of inputs (if it declares one: its failure rate) and on inputs drawn "
                        "by hypothesis; each gets a verdict: holds, fails (with the shrunk counterexample and the "
-                       "refined statement the tool found), inconclusive (a budget ran out) or error, and its strength. "
+                       "refined statement the tool found), inconclusive (a check gave no verdict: a budget ran out, data are missing) or error, and its strength. "
                        "Exit status 0 iff no claim fails.")
     p.add_argument("--claims", metavar="KEYS", help="comma-separated claim keys or prefixes (C4, C5.regimes, …)")
     p.add_argument("--examples", type=int, default=None, help="drawn inputs per claim (default: the profile's)")
