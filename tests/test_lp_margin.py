@@ -256,3 +256,33 @@ def test_weights_beyond_the_float64_margins():
     l = np.log1p(np.exp(-np.array([0.5, 1.0])))
     np.testing.assert_allclose(w, (1 / (1 + np.exp([0.5, 1.0]))) / l.sum(), rtol=1e-14)
     assert lnL == pytest.approx(math.log(l.sum()), rel=1e-14)
+
+
+def test_a_segment_stepped_by_the_fate_loop_is_solve_ivps_segment():
+    """The LP-margin flow steps BDF through the engine's fate loop and locates the checkpoint as solve_ivp locates
+    a terminal event: the same steps, the same crossing, the same dense output, bit for bit."""
+    from scipy.integrate import solve_ivp
+
+    from theorycheck.solvers import lp_flow as LF
+    from theorycheck.symbolic import regression_forms as RF
+
+    Z, L, loss = np.array([[1.0, 0.3], [0.2, 1.0], [0.7, 0.6]]), 2, "exponential"
+    f = RF.balanced_product_log_field(L)
+
+    def rhs(t, u):
+        return LF.normalised_field(u, Z, L, loss, f)
+
+    u0, level = np.zeros(2), 3.0
+    got = LF._to_checkpoint(rhs, Z, L, loss, u0, 0.0, 1e7, level)
+
+    def ev(t, s):
+        return L * s.max() - level
+
+    ev.terminal, ev.direction = True, 1
+    ref = solve_ivp(rhs, (0.0, 1e7), u0, method="BDF", jac=lambda t, u: LF.normalised_jacobian(u, Z, L, loss),
+                    rtol=1e-9, atol=1e-12, events=ev, dense_output=True)
+    assert got.status == ref.status == 1 and got.success
+    assert np.array_equal(got.t, ref.t) and np.array_equal(got.y, ref.y)
+    for x in np.linspace(0.0, ref.t[-1], 7):
+        assert np.array_equal(got.sol(x), ref.sol(x))
+    assert L * got.y[:, -1].max() == pytest.approx(level, rel=1e-12)

@@ -9,7 +9,7 @@ The per-coordinate field dw/dt = −(∂β/∂w_k)·g comes from the symbolic la
 
 Time: directional convergence is slow in real time (O(1/log t)), so the flow is integrated
 along the same path in the time τ with dt = dτ/Lo (the loss-normalised flow), in log
-coordinates u = log w (BDF with an analytic Jacobian: the normalised flow is stiff at large
+coordinates u = log w (scipy's BDF with an analytic Jacobian, stepped by the engine's fate loop: the normalised flow is stiff at large
 margins), until log max β_j reaches the last checkpoint.
 The direction is recorded at checkpoints equally spaced in s = log‖β‖∞ (then log t grows by a
 near-constant factor between checkpoints), so quantities that tend to their limit like a power of
@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.optimize import linprog
+from scipy.integrate import BDF, OdeSolution
+from scipy.optimize import brentq, linprog
 
 from theorycheck.errors import TheorycheckError
+from theorycheck.solvers.persisting import step_to_condition
 from theorycheck.status import Budget, BudgetExhausted, Status
 from theorycheck.symbolic import forms as C
 from theorycheck.symbolic import regression_forms as RF
@@ -35,6 +36,8 @@ from theorycheck.symbolic import regression_forms as RF
 __all__ = ["log_loss", "log_neg_dloss", "normalised_field", "normalised_jacobian", "kkt_residual", "flow_margin", "MarginFlow", "orthant_l1_max_margin", "aitken_limit",
            "power_limit", "lp_vertex_solution"]
 
+
+_EPS = np.finfo(float).eps
 
 #: the budget of :func:`flow_margin` when none is given: its evaluations and seconds
 DEFAULT_BUDGET = Budget(max_evaluations=1_000_000, max_seconds=60.0)
@@ -244,7 +247,7 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
         if L * state.max() >= cp + shift:
             continue
         try:
-            sol = _to_checkpoint(rhs, Zh, L, loss, state, tau, tau_cap, cp + shift)
+            sol = _to_checkpoint(rhs, Zh, L, loss, state, tau, tau_cap, cp + shift, max_steps=budget.max_steps)
         except BudgetExhausted as exc:
             status, message = exc.status, str(exc)
             break
@@ -265,8 +268,30 @@ def flow_margin(Z, *, depth: int = 2, loss: str = "exponential", alpha: float = 
     return out
 
 
-def _to_checkpoint(rhs, Z, L: int, loss: str, state, tau: float, tau_cap: float, level: float):
-    """solve_ivp (BDF, analytic Jacobian) from (tau, state) until L·max u reaches ``level``."""
+@dataclass
+class _Segment:
+    """One BDF segment to a checkpoint, as ``solve_ivp`` would return it: ``status`` 1 (the level was reached), 0
+    (the horizon) or −1 (a failed step), ``t`` and ``y`` at the accepted steps (the last at the level's crossing),
+    ``sol`` the dense output over them."""
+
+    status: int
+    message: str
+    t: np.ndarray
+    y: np.ndarray
+    sol: OdeSolution
+
+    @property
+    def success(self) -> bool:
+        return self.status >= 0
+
+
+def _to_checkpoint(rhs, Z, L: int, loss: str, state, tau: float, tau_cap: float, level: float,
+                   max_steps: int = 10**9) -> _Segment:
+    """BDF (analytic Jacobian, rtol 1e-9, atol 1e-12) from (tau, state) until L·max u reaches ``level``, stepped by
+    the engine's fate loop (:func:`theorycheck.solvers.persisting.step_to_condition`): after each step the level's
+    crossing is located on the step's dense output by Brent's method (as ``solve_ivp`` locates an event: the same
+    tolerances, so the same numbers), and the run ends there; the horizon ``tau_cap``, a failed step or
+    ``max_steps`` end it otherwise."""
 
     def ev(t, s):
         return L * s.max() - level
@@ -274,9 +299,36 @@ def _to_checkpoint(rhs, Z, L: int, loss: str, state, tau: float, tau_cap: float,
     def jac(t, u):
         return normalised_jacobian(u, Z, L, loss)
 
-    ev.terminal, ev.direction = True, 1
-    return solve_ivp(rhs, (tau, tau_cap), state, method="BDF", jac=jac, rtol=1e-9, atol=1e-12, events=ev,
-                     dense_output=True)
+    solver = BDF(rhs, float(tau), state, float(tau_cap), vectorized=False, rtol=1e-9, atol=1e-12, jac=jac)
+    ts, ys, pieces, g = [float(tau)], [np.asarray(state, float)], [], [ev(float(tau), state)]
+
+    def crossed(t, y):
+        dense = solver.dense_output()
+        pieces.append(dense)
+        g_new = ev(t, y)
+        if g[0] <= 0 <= g_new:  # upward through the level (solve_ivp's direction = 1)
+            root = brentq(lambda x: ev(x, dense(x)), solver.t_old, t, xtol=4 * _EPS, rtol=4 * _EPS)
+            ts.append(root)
+            ys.append(dense(root))
+            return True, "the level was reached"
+        g[0] = g_new
+        if len(ts) > 1 and ts[-1] == t:  # a step that did not move: its interpolant is not kept (as solve_ivp)
+            pieces.pop()
+        else:
+            ts.append(t)
+            ys.append(y)
+        return None
+
+    run = step_to_condition(solver, crossed, max_steps=max_steps, clock="τ", horizon_why="the horizon was reached")
+    if run.outcome:
+        status, message = 1, "A termination event occurred."
+    elif solver.status == "finished":
+        status, message = 0, "The solver successfully reached the end of the integration interval."
+    elif solver.status == "failed":
+        status, message = -1, run.why.removeprefix("integration failed: ")
+    else:
+        raise BudgetExhausted(Status.MAX_STEPS, f"max_steps ({max_steps}) in one segment, at τ = {solver.t:.6g}")
+    return _Segment(status, message, np.asarray(ts), np.vstack(ys).T, OdeSolution(ts, pieces))
 
 
 def _log_time(sol, Z, L: int, loss: str, tau: float, log_t: float) -> float:
