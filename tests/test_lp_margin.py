@@ -14,12 +14,10 @@ from theorycheck.proofs.lp_margin import theorems as LMT
 from theorycheck.claims.trend import tends_to_zero
 from theorycheck.errors import TheorycheckError
 from theorycheck.solvers.lp_flow import DEFAULT_BUDGET as LP_BUDGET
-from theorycheck.solvers.lp_flow import (
+from theorycheck.solvers.lp_flow import flow_margin, log_loss, log_neg_dloss
+from theorycheck.solvers.lp_limits import (
     aitken_limit,
-    flow_margin,
     kkt_residual,
-    log_loss,
-    log_neg_dloss,
     lp_vertex_solution,
     orthant_l1_max_margin,
     power_limit,

@@ -33,7 +33,8 @@ def compute(*, quick: bool = False, ctx=None) -> dict:
 
 
 def _compute(quick: bool) -> dict:
-    from theorycheck.solvers.lp_flow import aitken_limit, flow_margin, kkt_residual
+    from theorycheck.solvers.lp_flow import flow_margin
+    from theorycheck.solvers.lp_limits import aitken_limit, kkt_residual
 
     Z = problem()
     rows = []

@@ -39,7 +39,7 @@ def _describe(x) -> dict:
 
 
 def _usable(Z) -> bool:
-    from theorycheck.solvers.lp_flow import orthant_l1_max_margin
+    from theorycheck.solvers.lp_limits import orthant_l1_max_margin
 
     try:
         orthant_l1_max_margin(Z)
@@ -82,7 +82,7 @@ def _followed(x, residuals, detail) -> Outcome:
 
 
 def _check_kkt(x, orthant: bool = False) -> Outcome:
-    from theorycheck.solvers.lp_flow import kkt_residual
+    from theorycheck.solvers.lp_limits import kkt_residual
 
     Z = _Z(x)
     if not _usable(Z):
@@ -99,7 +99,7 @@ def _check_kkt(x, orthant: bool = False) -> Outcome:
 
 
 def _check_l1(x) -> Outcome:
-    from theorycheck.solvers.lp_flow import kkt_residual, orthant_l1_max_margin
+    from theorycheck.solvers.lp_limits import kkt_residual, orthant_l1_max_margin
 
     Z = _Z(x)
     if not _usable(Z):

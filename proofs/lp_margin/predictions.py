@@ -15,7 +15,7 @@ KEYS = Keys("predict.lp-margin", "beta", "objective", "kkt_residual", "depth", "
 def predict(X, y, *, depth: int = 2, loss: str = "exponential", **_ignored) -> dict:
     """The global ℓ_{2/L} max margin over the reachable orthant (vertex enumeration) with its KKT
     residual, and (L = 2) the orthant and unrestricted ℓ1 max margins."""
-    from theorycheck.solvers.lp_flow import kkt_residual, lp_vertex_solution, orthant_l1_max_margin
+    from theorycheck.solvers.lp_limits import kkt_residual, lp_vertex_solution, orthant_l1_max_margin
 
     X, y = np.atleast_2d(np.asarray(X, float)), np.asarray(y, float).ravel()
     if not np.all(np.isin(y, (-1.0, 1.0))):

@@ -211,7 +211,7 @@ def _check_limit(x):
     from theorycheck.claims.claim import Outcome
     from theorycheck.claims.trend import tends_to_zero
     from theorycheck.setting import Setting
-    from theorycheck.solvers.lp_flow import orthant_l1_max_margin
+    from theorycheck.solvers.lp_limits import orthant_l1_max_margin
 
     Z = np.array(x["Z"], float)
     s = Setting(Z, np.ones(Z.shape[0]), depth=2, optimizer="sam-l2", rho=x["rho"], alpha=x["alpha"])

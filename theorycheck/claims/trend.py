@@ -22,7 +22,7 @@ def tends_to_zero(log_t, values, detail: dict) -> Outcome:
     not known) has a − 3 s.e. > 1e-3 for every admissible p of both (:func:`power_limit`); and the
     sequence has stopped decreasing (its last step is within 3 of Aitken's error bars). Otherwise
     inconclusive: a sequence still falling is no evidence of a nonzero limit."""
-    from theorycheck.solvers.lp_flow import aitken_limit, power_limit
+    from theorycheck.solvers.lp_limits import aitken_limit, power_limit
 
     a, se = aitken_limit(values)
     fits = {"log_t": power_limit(log_t, values), "log_log_t": power_limit(np.log(log_t), values)}
