@@ -41,7 +41,7 @@ def compute(*, quick: bool, ctx) -> dict:
     ts = S.time_grid(300.0, 120, log=True, t_min=1e-2)
     etas = (0.2, 0.05) if quick else (0.2, 0.05, 0.0125)
     opts = S.RunOptions(rtol=1e-10, atol=1e-12)
-    flow = S.heatmap(Z[None, :], thresholds=G.heatmap_thresholds, reductions=G.REDUCTIONS, optimizer="sam-l2", rho=RHO, alphas=alphas, times=ts, method="multi", opts=opts,
+    flow = S.heatmap(Z[None, :], thresholds=G.heatmap_thresholds, optimizer="sam-l2", rho=RHO, alphas=alphas, times=ts, method="multi", opts=opts,
                      backend="serial", progress=ctx.progress)
     flow.meta["alpha_c"] = ac
     out = {"flow": flow}

@@ -29,6 +29,7 @@ from matplotlib.ticker import MaxNLocator
 from theorycheck.numerics.minor_first._common import describe_row, fmt, nearest, span
 from theorycheck.proofs.minor_first.predict import grids as G
 from theorycheck.proofs.minor_first.predict import thresholds as th
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS
 
 from theorycheck import sweep as S
 from theorycheck.report import plots
@@ -49,7 +50,7 @@ def compute(*, quick: bool, ctx) -> dict:
     taus = S.time_grid(15.0, 100 if quick else 400, log=True, t_min=1e-3)
     out = {}
     for opt in OPTIMIZERS:
-        r = S.heatmap(Z, thresholds=G.heatmap_thresholds, reductions=G.REDUCTIONS, optimizer=opt, rho=RHO, alphas=alphas, times=taus, **ctx.kw())
+        r = S.heatmap(Z, thresholds=G.heatmap_thresholds, reductions=REDUCTIONS, optimizer=opt, rho=RHO, alphas=alphas, times=taus, **ctx.kw())
         if opt == "sam-l2":
             ac = G.collapse_threshold_per_rho(Z, [RHO], backend="serial", progress=False)
             r.meta["alpha_c"] = float(ac["alpha_c"][0])

@@ -54,7 +54,7 @@ def compute(*, quick: bool, ctx) -> dict:
     ts = S.time_grid(1e7, 100 if quick else 300, log=True, t_min=1e-2)
     out = {}
     for opt in OPTIMIZERS:
-        r = S.heatmap(Z, thresholds=G.heatmap_thresholds, reductions=G.REDUCTIONS, optimizer=opt, rho=RHO, alphas=alphas, times=ts, **ctx.kw())
+        r = S.heatmap(Z, thresholds=G.heatmap_thresholds, optimizer=opt, rho=RHO, alphas=alphas, times=ts, **ctx.kw())
         r.meta["X"], r.meta["y"] = X, y
         out[opt] = r
     return out

@@ -30,6 +30,7 @@ import numpy as np
 from theorycheck.numerics.minor_first._common import describe_row, fmt
 from theorycheck.proofs.minor_first.predict import grids as G
 from theorycheck.proofs.minor_first.predict import thresholds as th
+from theorycheck.proofs.minor_first.reduced import REDUCTIONS
 
 from theorycheck import sweep as S
 from theorycheck.report import plots
@@ -75,7 +76,7 @@ def compute(*, quick: bool, ctx) -> dict:
     ts = S.time_grid(1e8, 150 if quick else 400, log=True, t_min=1e-3)
     out = {}
     for opt in ("sam-l2", "gd"):
-        r = S.heatmap(Z[None, :], thresholds=G.heatmap_thresholds, reductions=G.REDUCTIONS, optimizer=opt, rho=RHO, alphas=alphas, times=ts, method="multi", **ctx.kw())
+        r = S.heatmap(Z[None, :], thresholds=G.heatmap_thresholds, optimizer=opt, rho=RHO, alphas=alphas, times=ts, method="multi", **ctx.kw())
         r.meta.update(alpha_c=ac, alpha_c_bracket=bracket, alpha_gd_like=gdl, labels=labels, deltas=list(DELTAS))
         out[opt] = r
     # cross-check with the single-trajectory integrator (integrate.solve) on one curve
@@ -96,7 +97,7 @@ def compute(*, quick: bool, ctx) -> dict:
     out["sam-l2"].meta["crosscheck"] = {"alpha": float(alphas[k]), "t": tc, "loss": loss_c,
                                         "stopped_because": traj.stopped_because}
     # the same α in rescaled time (C4's reduced ODE): when the major feature takes over there
-    out["rescaled"] = S.heatmap(Z, thresholds=G.heatmap_thresholds, reductions=G.REDUCTIONS, optimizer="sam-l2", rho=RHO, alphas=alphas[: len(DELTAS)],
+    out["rescaled"] = S.heatmap(Z, thresholds=G.heatmap_thresholds, reductions=REDUCTIONS, optimizer="sam-l2", rho=RHO, alphas=alphas[: len(DELTAS)],
                                 times=S.time_grid(300.0, 3000, log=True, t_min=1e-3), **ctx.kw())
     return out
 

@@ -20,12 +20,11 @@ __all__ = ["Reduction", "for_batch", "for_flow"]
 
 @runtime_checkable
 class Reduction(Protocol):
-    """What a pack's reduction offers. ``name``: its method word ("reduced"); ``refusal``: the sentence that says
+    """What a pack's reduction offers. ``refusal``: the sentence that says
     what it needs, for the error when it is asked for and does not apply; ``kernel``: a compiled integrator of its
     batch system (an object with ``available()``, ``thread_limit(n)``, ``integrate(system, grid, *, rtol, atol,
     max_steps, progress, notice)`` and ``covers(options)``), or None."""
 
-    name: str
     refusal: str
     kernel: Any
 

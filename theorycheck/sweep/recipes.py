@@ -90,9 +90,7 @@ def depth_sweep(z, *, depths: Sequence[int], optimizer: str, rho: float, alphas,
     meta_runs = []
     for L in depths:
         r = heatmap(z, optimizer=optimizer, rho=rho, alphas=alphas, times=times, depth=int(L),
-                    method="balanced" if not get_optimizer(optimizer).normalised or L != 2 else "auto", opts=opts,
-                    backend=backend,
-                    workers=workers, scheduler=scheduler, progress=progress, thresholds=thresholds,
+                    opts=opts, backend=backend, workers=workers, scheduler=scheduler, progress=progress, thresholds=thresholds,
                     reductions=reductions)
         out_j.append(r["jdag"])
         out_s.append(r["status"])

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from theorycheck.proofs.minor_first.predict import alpha_c as AC
 from theorycheck.proofs.minor_first.predict import thresholds as th
-from theorycheck.proofs.minor_first.reduced import REDUCTION, REDUCTIONS  # noqa: F401 (REDUCTIONS: for the pack's sweeps)
+from theorycheck.proofs.minor_first.reduced import REDUCTION
 
 from theorycheck import status as bst
 from theorycheck.errors import TheorycheckError

@@ -46,7 +46,6 @@ class _Kernel:
 class C4Reduction:
     """C4's reduction as the engine's :class:`~theorycheck.solvers.reduction.Reduction`."""
 
-    name = "reduced"
     refusal = "the reduced ODE of C4 needs ℓ2-SAM, L = 2, one example and a uniform α"
     kernel = _Kernel()
 
